@@ -1,0 +1,66 @@
+/** Environment → validated, typed configuration. Every problem names the variable at fault. */
+
+export type Role = "api" | "worker" | "scheduler" | "all";
+export type LogLevel = "debug" | "info" | "warn" | "error";
+
+export interface Config {
+  port: number;
+  host: string;
+  mongoUrl: string;
+  redisUrl: string;
+  role: Role;
+  logLevel: LogLevel;
+  shutdownTimeoutMs: number;
+  anthropicApiKey: string | undefined;
+  anthropicBaseUrl: string | undefined;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new ConfigError(`${name} must be one of ${allowed.join(", ")}`);
+  }
+  return raw as T;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be an integer`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}`);
+  return value;
+}
+
+function url(env: Env, name: string, fallback: string, schemes: readonly string[]): string {
+  const raw = env[name] || fallback;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a URL`);
+  }
+  if (!schemes.includes(parsed.protocol.replace(/:$/, ""))) {
+    throw new ConfigError(`${name} must use one of the schemes ${schemes.join(", ")}`);
+  }
+  return raw;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  return {
+    port: integer(env, "PORT", 8080, 0, 65535),
+    host: env.HOST || "0.0.0.0",
+    mongoUrl: url(env, "MONGO_URL", "mongodb://127.0.0.1:27017/agent_sessions", ["mongodb", "mongodb+srv"]),
+    redisUrl: url(env, "REDIS_URL", "redis://127.0.0.1:6379", ["redis", "rediss"]),
+    role: oneOf(env, "ROLE", ["api", "worker", "scheduler", "all"] as const, "all"),
+    logLevel: oneOf(env, "LOG_LEVEL", ["debug", "info", "warn", "error"] as const, "info"),
+    shutdownTimeoutMs: integer(env, "SHUTDOWN_TIMEOUT_MS", 10_000, 0, 600_000),
+    anthropicApiKey: env.ANTHROPIC_API_KEY || undefined,
+    anthropicBaseUrl: env.ANTHROPIC_BASE_URL ? url(env, "ANTHROPIC_BASE_URL", "", ["http", "https"]) : undefined,
+  };
+}

@@ -1,0 +1,289 @@
+/**
+ * The versioned configuration of an agent: its shape, the defaults filled in at write time, the rules a
+ * JSON Schema cannot say, and the PATCH upsert. Pure functions, no I/O.
+ */
+import { isKnownProvider, KNOWN_PROVIDERS, parseModelName } from "../models/providers.js";
+import { BUILTIN_TOOL_NAMES, type ToolsetName } from "../tools/catalog.js";
+
+export type PolicyType = "always_allow" | "always_ask" | "always_deny";
+export interface PermissionPolicy {
+  type: PolicyType;
+}
+export interface DefaultConfig {
+  enabled: boolean;
+  permissionPolicy: PermissionPolicy;
+}
+export interface ToolOverride<N extends string = string> {
+  name: N;
+  enabled?: boolean;
+  permissionPolicy?: PermissionPolicy;
+}
+export interface AgentToolset {
+  type: "agent_toolset";
+  defaultConfig: DefaultConfig;
+  configs: ToolOverride<ToolsetName>[];
+}
+export interface McpToolset {
+  type: "mcp_toolset";
+  mcpServerName: string;
+  defaultConfig: DefaultConfig;
+  configs: ToolOverride[];
+  resources: boolean;
+  prompts: boolean;
+}
+export interface CustomTool {
+  type: "custom_tool";
+  name: string;
+  description: string;
+  input_schema: Record<string, unknown>;
+  enabled: boolean;
+  permissionPolicy: PermissionPolicy;
+}
+export type ToolConfig = AgentToolset | McpToolset | CustomTool;
+
+export interface Skill {
+  name: string;
+  content: string;
+}
+export interface Role {
+  name: string;
+  description?: string;
+  tools: ToolConfig[];
+}
+export interface McpServer {
+  type: "url";
+  name: string;
+  url: string;
+}
+export type Metadata = Record<string, string | number | boolean | null>;
+
+export interface AgentConfig {
+  name: string;
+  modelName: string;
+  systemPrompt: string;
+  skills: Skill[];
+  tools: ToolConfig[];
+  roles: Role[];
+  mcpServers: McpServer[];
+  metadata: Metadata;
+}
+
+export interface RateLimits {
+  conversationsPerMinute: number;
+  messagesPerMinute: number;
+}
+export const DEFAULT_RATE_LIMITS: RateLimits = { conversationsPerMinute: 5, messagesPerMinute: 100 };
+
+/** Bodies as the schemas accept them: optional fields may be absent. */
+type Partial<T> = { [K in keyof T]?: T[K] };
+export type ToolInput =
+  | (Partial<Omit<AgentToolset, "type">> & { type: "agent_toolset" })
+  | (Partial<Omit<McpToolset, "type" | "mcpServerName">> & { type: "mcp_toolset"; mcpServerName: string })
+  | (Partial<Omit<CustomTool, "type" | "name" | "description" | "input_schema">> &
+      Pick<CustomTool, "type" | "name" | "description" | "input_schema">);
+export interface RoleInput {
+  name: string;
+  description?: string;
+  tools: ToolInput[];
+}
+export interface AgentCreateBody {
+  name: string;
+  modelName: string;
+  systemPrompt: string;
+  skills: Skill[];
+  tools: ToolInput[];
+  roles?: RoleInput[];
+  mcpServers?: McpServer[];
+  rateLimits?: Partial<RateLimits>;
+  metadata?: Metadata;
+}
+export interface AgentPatchBody {
+  name?: string;
+  modelName?: string;
+  systemPrompt?: string;
+  skills?: Skill[];
+  tools?: ToolInput[];
+  roles?: RoleInput[];
+  mcpServers?: McpServer[];
+  metadata?: Metadata;
+  expectedVersion?: number;
+}
+
+const ALWAYS_ASK: PermissionPolicy = { type: "always_ask" };
+const MAX_INPUT_SCHEMA_BYTES = 64 * 1024;
+
+function defaultConfig(given: Partial<DefaultConfig> | undefined): DefaultConfig {
+  return { enabled: given?.enabled ?? true, permissionPolicy: given?.permissionPolicy ?? ALWAYS_ASK };
+}
+
+/** The stored form of a tool entry: every default written out, so reads need no knowledge of them. */
+export function normalizeTool(tool: ToolInput): ToolConfig {
+  switch (tool.type) {
+    case "agent_toolset":
+      return { type: "agent_toolset", defaultConfig: defaultConfig(tool.defaultConfig), configs: tool.configs ?? [] };
+    case "mcp_toolset":
+      return {
+        type: "mcp_toolset",
+        mcpServerName: tool.mcpServerName,
+        defaultConfig: defaultConfig(tool.defaultConfig),
+        configs: tool.configs ?? [],
+        resources: tool.resources ?? false,
+        prompts: tool.prompts ?? false,
+      };
+    case "custom_tool":
+      return {
+        type: "custom_tool",
+        name: tool.name,
+        description: tool.description,
+        input_schema: tool.input_schema,
+        enabled: tool.enabled ?? true,
+        permissionPolicy: tool.permissionPolicy ?? ALWAYS_ASK,
+      };
+  }
+}
+
+/** `tools: []` on create or full replace means the built-in toolset, enabled, asking before each use. */
+function topLevelTools(tools: ToolInput[]): ToolConfig[] {
+  return tools.length === 0 ? [normalizeTool({ type: "agent_toolset" })] : tools.map(normalizeTool);
+}
+
+function normalizeRole(role: RoleInput): Role {
+  const out: Role = { name: role.name, tools: role.tools.map(normalizeTool) };
+  if (role.description !== undefined) out.description = role.description;
+  return out;
+}
+
+export function configFromCreateBody(body: AgentCreateBody): AgentConfig {
+  return {
+    name: body.name,
+    modelName: body.modelName,
+    systemPrompt: body.systemPrompt,
+    skills: body.skills,
+    tools: topLevelTools(body.tools),
+    roles: (body.roles ?? []).map(normalizeRole),
+    mcpServers: body.mcpServers ?? [],
+    metadata: body.metadata ?? {},
+  };
+}
+
+export function rateLimitsFrom(given: Partial<RateLimits> | undefined, base: RateLimits = DEFAULT_RATE_LIMITS): RateLimits {
+  return {
+    conversationsPerMinute: given?.conversationsPerMinute ?? base.conversationsPerMinute,
+    messagesPerMinute: given?.messagesPerMinute ?? base.messagesPerMinute,
+  };
+}
+
+/** The identity PATCH upserts tools by: type, plus the name of a custom tool or the server of an MCP toolset. */
+export function toolIdentity(tool: ToolConfig | ToolInput): string {
+  switch (tool.type) {
+    case "agent_toolset":
+      return "agent_toolset";
+    case "mcp_toolset":
+      return `mcp_toolset:${tool.mcpServerName}`;
+    case "custom_tool":
+      return `custom_tool:${tool.name}`;
+  }
+}
+
+/** Replaces entries whose identity matches, appends new identities, keeps the rest in place. */
+function upsert<T>(current: T[], supplied: T[] | undefined, identity: (item: T) => string): T[] {
+  if (!supplied || supplied.length === 0) return current;
+  const out = [...current];
+  for (const item of supplied) {
+    const at = out.findIndex((existing) => identity(existing) === identity(item));
+    if (at >= 0) out[at] = item;
+    else out.push(item);
+  }
+  return out;
+}
+
+/** PATCH rules 2–4: omitted configuration is kept; collections are upserted by identity. */
+export function applyPatch(current: AgentConfig, patch: AgentPatchBody): AgentConfig {
+  return {
+    name: patch.name ?? current.name,
+    modelName: patch.modelName ?? current.modelName,
+    systemPrompt: patch.systemPrompt ?? current.systemPrompt,
+    skills: upsert(current.skills, patch.skills, (s) => s.name),
+    tools: upsert(current.tools, patch.tools?.map(normalizeTool), toolIdentity),
+    roles: upsert(current.roles, patch.roles?.map(normalizeRole), (r) => r.name),
+    mcpServers: upsert(current.mcpServers, patch.mcpServers, (m) => m.name),
+    metadata: patch.metadata ?? current.metadata,
+  };
+}
+
+/** Identity clashes within one submitted collection: PATCH could not tell which entry is meant. */
+function duplicates<T>(items: T[] | undefined, identity: (item: T) => string, path: (i: number) => string): string[] {
+  const seen = new Set<string>();
+  const problems: string[] = [];
+  (items ?? []).forEach((item, i) => {
+    const id = identity(item);
+    if (seen.has(id)) problems.push(`${path(i)}: must be unique`);
+    seen.add(id);
+  });
+  return problems;
+}
+
+function toolProblems(tools: ToolInput[], serverNames: ReadonlySet<string> | null, base: string): string[] {
+  const problems: string[] = [];
+  tools.forEach((tool, i) => {
+    const at = `${base}[${i}]`;
+    switch (tool.type) {
+      case "agent_toolset":
+        problems.push(...duplicates(tool.configs, (c) => c.name, (k) => `${at}.configs[${k}].name`));
+        break;
+      case "mcp_toolset":
+        if (serverNames && !serverNames.has(tool.mcpServerName)) {
+          problems.push(`${at}.mcpServerName: must equal the name of an entry in mcpServers`);
+        }
+        problems.push(...duplicates(tool.configs, (c) => c.name, (k) => `${at}.configs[${k}].name`));
+        break;
+      case "custom_tool":
+        if (BUILTIN_TOOL_NAMES.has(tool.name)) problems.push(`${at}.name: must not be the name of a built-in tool`);
+        if (Buffer.byteLength(JSON.stringify(tool.input_schema)) > MAX_INPUT_SCHEMA_BYTES) {
+          problems.push(`${at}.input_schema: must be at most ${MAX_INPUT_SCHEMA_BYTES} bytes as JSON`);
+        }
+        break;
+    }
+  });
+  const identityPath = (i: number) => {
+    const t = tools[i]!;
+    return `${base}[${i}]${t.type === "custom_tool" ? ".name" : t.type === "mcp_toolset" ? ".mcpServerName" : ".type"}`;
+  };
+  problems.push(...duplicates(tools, toolIdentity, identityPath));
+  return problems;
+}
+
+/**
+ * Rules of one submitted body (uniqueness within each collection, known provider, tool rules). The
+ * reference from an MCP toolset to a server is checked here only when the body carries `mcpServers`
+ * in full (create, replace); a PATCH checks it on the merged result with `crossReferenceProblems`.
+ */
+export function bodyProblems(body: AgentPatchBody, fullBody: boolean): string[] {
+  const problems: string[] = [];
+  if (body.modelName !== undefined) {
+    const { provider } = parseModelName(body.modelName);
+    if (!isKnownProvider(provider)) problems.push(`modelName: provider must be one of: ${KNOWN_PROVIDERS.join(", ")}`);
+  }
+  problems.push(...duplicates(body.skills, (s) => s.name, (i) => `skills[${i}].name`));
+  problems.push(...duplicates(body.roles, (r) => r.name, (i) => `roles[${i}].name`));
+  problems.push(...duplicates(body.mcpServers, (m) => m.name, (i) => `mcpServers[${i}].name`));
+  const servers = fullBody ? new Set((body.mcpServers ?? []).map((m) => m.name)) : null;
+  problems.push(...toolProblems(body.tools ?? [], servers, "tools"));
+  (body.roles ?? []).forEach((role, r) => problems.push(...toolProblems(role.tools, servers, `roles[${r}].tools`)));
+  return problems;
+}
+
+/** After a PATCH merge: every MCP toolset, top-level or in a role, must name a configured server. */
+export function crossReferenceProblems(config: AgentConfig): string[] {
+  const servers = new Set(config.mcpServers.map((m) => m.name));
+  const problems: string[] = [];
+  const check = (tools: ToolConfig[], base: string) =>
+    tools.forEach((t, i) => {
+      if (t.type === "mcp_toolset" && !servers.has(t.mcpServerName)) {
+        problems.push(`${base}[${i}].mcpServerName: must equal the name of an entry in mcpServers`);
+      }
+    });
+  check(config.tools, "tools");
+  config.roles.forEach((role, r) => check(role.tools, `roles[${r}].tools`));
+  return problems;
+}

@@ -1,0 +1,101 @@
+/** The Koa application: middleware order is the request's path through the service. */
+import { randomUUID } from "node:crypto";
+import Router from "@koa/router";
+import Koa, { type Middleware } from "koa";
+import { HttpMethodEnum, koaBody } from "koa-body";
+import { authenticate } from "./auth.js";
+import type { AppState, Services } from "./context.js";
+import { ApiError, validationError } from "./errors.js";
+import { agentRoutes } from "./routes/agents.js";
+import { healthRoutes } from "./routes/health.js";
+import { openapiRoutes } from "./routes/openapi.js";
+
+/** Large enough for a 50 MB PDF as a base64 data URL inside an event batch, and no larger. */
+export const EVENTS_BODY_LIMIT_BYTES = 72 * 1024 * 1024;
+export const DEFAULT_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
+
+function errors(services: Services): Middleware<AppState> {
+  return async (ctx, next) => {
+    ctx.state.requestId = ctx.get("x-request-id").slice(0, 100) || randomUUID();
+    ctx.set("x-request-id", ctx.state.requestId);
+    const started = Date.now();
+    try {
+      await next();
+      if (ctx.body === undefined && (ctx.status === 405 || ctx.status === 501)) {
+        throw new ApiError(405, "method_not_allowed", "method not allowed on this path", { Allow: ctx.response.get("Allow") });
+      }
+      if (ctx.status === 404 && ctx.body === undefined) throw new ApiError(404, "not_found", "no such route");
+    } catch (caught) {
+      const err = caught instanceof ApiError ? caught : new ApiError(500, "server_error", "unexpected error");
+      if (err.status >= 500) {
+        services.log.error("request failed", { requestId: ctx.state.requestId, method: ctx.method, path: ctx.path, err: caught });
+      }
+      ctx.status = err.status;
+      ctx.set(err.headers);
+      ctx.body = { error: err.code, message: err.message, ...err.extra };
+    } finally {
+      services.log.debug("request", { requestId: ctx.state.requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Date.now() - started });
+    }
+  };
+}
+
+/** What went wrong reading a request body, in the error contract's terms (never the body itself). */
+function bodyError(err: Error): ApiError {
+  const e = err as Error & { status?: number; type?: string; limit?: number };
+  if (e.type === "entity.too.large" || e.status === 413) return validationError(`body: must be at most ${e.limit ?? "the allowed"} bytes`);
+  if (e.type === "encoding.unsupported" || e.type === "charset.unsupported" || e.status === 415) {
+    return validationError("body: must be UTF-8 encoded JSON");
+  }
+  if (e instanceof SyntaxError || e.status === 400) return validationError("body: must be a valid JSON object");
+  return new ApiError(500, "server_error", "unexpected error");
+}
+
+/** Bodies must be JSON; koa-body alone would silently ignore a body of another type. */
+const requireJson: Middleware<AppState> = async (ctx, next) => {
+  const hasBody = ctx.request.length > 0 || ctx.get("transfer-encoding") !== "";
+  if (hasBody && ["POST", "PUT", "PATCH"].includes(ctx.method) && !ctx.is("application/json", "+json")) {
+    throw validationError("content-type: must be application/json");
+  }
+  await next();
+};
+
+function bodyParser(): Middleware<AppState> {
+  const parser = (limit: number) =>
+    koaBody({
+      json: true,
+      jsonStrict: true,
+      jsonLimit: limit,
+      multipart: false,
+      urlencoded: false,
+      text: false,
+      parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH],
+      onError: (err) => {
+        throw bodyError(err);
+      },
+    }) as unknown as Middleware<AppState>;
+  const events = parser(EVENTS_BODY_LIMIT_BYTES);
+  const other = parser(DEFAULT_BODY_LIMIT_BYTES);
+  return (ctx, next) => (/^\/v1\/sessions\/[^/]+\/events$/.test(ctx.path) ? events(ctx, next) : other(ctx, next));
+}
+
+export function createApp(services: Services): Koa<AppState> {
+  const app = new Koa<AppState>({ proxy: false });
+  app.silent = true;
+
+  const open = new Router();
+  healthRoutes(open, services);
+  openapiRoutes(open);
+
+  const api = new Router();
+  agentRoutes(api, services);
+
+  app.use(errors(services));
+  app.use(open.routes());
+  app.use(open.allowedMethods());
+  app.use(authenticate(services));
+  app.use(requireJson);
+  app.use(bodyParser());
+  app.use(api.routes());
+  app.use(api.allowedMethods());
+  return app;
+}

@@ -1,0 +1,194 @@
+/**
+ * JSON Schema validation. Every file in `schemas/` is compiled once at start; bodies are validated as
+ * sent, queries with type coercion and defaults. Messages are `path: constraint` entries joined by `; `
+ * and never contain a submitted value.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+import addFormatsImport from "ajv-formats";
+import { schemasDir } from "../paths.js";
+import { validationError } from "./errors.js";
+
+const addFormats = addFormatsImport as unknown as (ajv: Ajv2020) => Ajv2020;
+
+type JsonSchema = Record<string, unknown>;
+
+/** Object keys the caller chooses freely; their names are data, so messages do not print them. */
+const FREE_FORM_PARENTS = new Set(["metadata", "properties"]);
+const MAX_MESSAGE_ENTRIES = 20;
+
+export function loadSchemaFiles(): JsonSchema[] {
+  return readdirSync(schemasDir)
+    .filter((f) => f.endsWith(".json"))
+    .sort()
+    .map((f) => JSON.parse(readFileSync(join(schemasDir, f), "utf8")) as JsonSchema);
+}
+
+function newAjv(forQuery: boolean, schemas: JsonSchema[]): Ajv2020 {
+  const ajv = new Ajv2020({
+    allErrors: true,
+    strict: true,
+    discriminator: true,
+    verbose: true, // gives parentSchema for messages; `data` is never read.
+    coerceTypes: forQuery,
+    useDefaults: forQuery,
+    allowUnionTypes: true,
+  });
+  addFormats(ajv);
+  for (const s of schemas) ajv.addSchema(s);
+  return ajv;
+}
+
+function renderPath(instancePath: string, root: string): string {
+  if (instancePath === "") return root;
+  const segments = instancePath.split("/").slice(1).map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
+  let out = "";
+  segments.forEach((seg, i) => {
+    const parent = i > 0 ? segments[i - 1] : undefined;
+    if (/^\d+$/.test(seg)) out += `[${seg}]`;
+    else if (parent !== undefined && FREE_FORM_PARENTS.has(parent)) out += "[*]";
+    else out += (out ? "." : "") + seg;
+  });
+  return out;
+}
+
+/** A submitted property name is printed only when it reads like a field name, never like a token. */
+function safePropertyName(name: string): boolean {
+  return /^[A-Za-z][A-Za-z_]{0,31}$/.test(name);
+}
+
+function describeBranches(schema: unknown): string {
+  const branches = (schema as { anyOf?: JsonSchema[] }).anyOf ?? [];
+  return branches
+    .map((b) => (b.maxLength !== undefined ? `${String(b.type)} (at most ${String(b.maxLength)} characters)` : String(b.type)))
+    .join(", ");
+}
+
+function constraint(err: ErrorObject, ajv: Ajv2020): string {
+  const p = err.params as Record<string, unknown>;
+  switch (err.keyword) {
+    case "type":
+      return `must be ${String(p.type).replace(/,/g, " or ")}`;
+    case "required":
+      return "is required";
+    case "additionalProperties":
+      return "is not allowed";
+    case "minLength":
+      return p.limit === 1 ? "must not be empty" : `must be at least ${String(p.limit)} characters`;
+    case "maxLength":
+      return `must be at most ${String(p.limit)} characters`;
+    case "minimum":
+      return `must be >= ${String(p.limit)}`;
+    case "maximum":
+      return `must be <= ${String(p.limit)}`;
+    case "minItems":
+      return `must have at least ${String(p.limit)} items`;
+    case "maxItems":
+      return `must have at most ${String(p.limit)} items`;
+    case "minProperties":
+      return `must have at least ${String(p.limit)} ${p.limit === 1 ? "property" : "properties"}`;
+    case "maxProperties":
+      return `must have at most ${String(p.limit)} properties`;
+    case "enum":
+      return `must be one of: ${(p.allowedValues as unknown[]).map(String).join(", ")}`;
+    case "const":
+      return `must be ${String(p.allowedValue)}`;
+    case "pattern":
+      return `must match the pattern ${String(p.pattern)}`;
+    case "format":
+      return `must be a valid ${String(p.format)}`;
+    case "propertyNames":
+      return "has a property name that is empty or longer than 64 characters";
+    case "anyOf":
+      return `must be one of: ${describeBranches(err.parentSchema)}`;
+    case "discriminator": {
+      const tags = ((err.parentSchema as { oneOf?: { $ref: string }[] }).oneOf ?? [])
+        .map((b) => ajv.getSchema(b.$ref)?.schema as { properties?: { type?: { const?: string } } } | undefined)
+        .map((s) => s?.properties?.type?.const)
+        .filter((t): t is string => typeof t === "string");
+      return `must be one of: ${tags.join(", ")}`;
+    }
+    case "uniqueItems":
+      return "must not contain duplicate items";
+    default:
+      return err.message ?? "is invalid";
+  }
+}
+
+/** Turns Ajv errors into `path: constraint` entries, dropping the noise of failed union branches. */
+export function formatErrors(errors: ErrorObject[], root: string, ajv: Ajv2020): string[] {
+  const unions = errors.filter((e) => e.keyword === "anyOf" || e.keyword === "propertyNames").map((e) => e.schemaPath);
+  const entries = new Set<string>();
+  for (const err of errors) {
+    if (unions.some((u) => err.schemaPath !== u && err.schemaPath.startsWith(u + "/"))) continue;
+    const p = err.params as Record<string, unknown>;
+    let path = renderPath(err.instancePath, root);
+    if (err.keyword === "required") {
+      path = err.instancePath === "" ? String(p.missingProperty) : `${path}.${String(p.missingProperty)}`;
+    } else if (err.keyword === "additionalProperties") {
+      const name = String(p.additionalProperty);
+      if (!safePropertyName(name)) {
+        entries.add(`${path}: must not have unknown properties`);
+        continue;
+      }
+      path = err.instancePath === "" ? name : `${path}.${name}`;
+    } else if (err.keyword === "discriminator") {
+      path = err.instancePath === "" ? "type" : `${path}.type`;
+    }
+    entries.add(`${path}: ${constraint(err, ajv)}`);
+  }
+  return [...entries];
+}
+
+export function joinEntries(entries: string[]): string {
+  const shown = entries.slice(0, MAX_MESSAGE_ENTRIES);
+  const rest = entries.length - shown.length;
+  return shown.join("; ") + (rest > 0 ? `; and ${rest} more` : "");
+}
+
+export class Validator {
+  private readonly bodies: Ajv2020;
+  private readonly queries: Ajv2020;
+  private readonly compiled = new Map<string, ValidateFunction>();
+
+  constructor(readonly schemas: JsonSchema[] = loadSchemaFiles()) {
+    this.bodies = newAjv(false, schemas);
+    this.queries = newAjv(true, schemas);
+    for (const s of schemas) {
+      const id = String(s.$id);
+      this.compiled.set(`body:${id}`, this.bodies.getSchema(id)!);
+      this.compiled.set(`query:${id}`, this.queries.getSchema(id)!);
+    }
+  }
+
+  private check<T>(kind: "body" | "query", schemaId: string, value: unknown, root: string): T {
+    const fn = this.compiled.get(`${kind}:${schemaId}`);
+    if (!fn) throw new Error(`unknown schema ${schemaId}`);
+    if (fn(value)) return value as T;
+    const ajv = kind === "body" ? this.bodies : this.queries;
+    throw validationError(joinEntries(formatErrors(fn.errors ?? [], root, ajv)));
+  }
+
+  body<T>(schemaId: string, value: unknown): T {
+    return this.check<T>("body", schemaId, value, "body");
+  }
+
+  /** Validates a query (or path parameters) after copying it: repeated parameters are refused. */
+  query<T>(schemaId: string, raw: Record<string, string | string[] | undefined>, root = "query"): T {
+    const copy: Record<string, unknown> = {};
+    const repeated: string[] = [];
+    for (const [k, v] of Object.entries(raw)) {
+      if (Array.isArray(v)) repeated.push(k);
+      else if (v !== undefined) copy[k] = v;
+    }
+    if (repeated.length > 0) {
+      throw validationError(joinEntries(repeated.map((k) => `${safePropertyName(k) ? k : root}: must be given at most once`)));
+    }
+    return this.check<T>("query", schemaId, copy, root);
+  }
+
+  schema(id: string): JsonSchema | undefined {
+    return this.schemas.find((s) => s.$id === id);
+  }
+}

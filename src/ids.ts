@@ -1,0 +1,28 @@
+/**
+ * Identifiers: `<prefix>_<time><random>` in Crockford base32. The time part makes ids sort by creation,
+ * which list endpoints use as the tie-break after `createdAt`.
+ */
+import { randomBytes } from "node:crypto";
+
+const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
+
+function encodeTime(ms: number): string {
+  let out = "";
+  for (let i = 0; i < 10; i++) {
+    out = ALPHABET[ms % 32] + out;
+    ms = Math.floor(ms / 32);
+  }
+  return out;
+}
+
+function encodeRandom(bytes: Buffer): string {
+  let out = "";
+  for (const b of bytes) out += ALPHABET[b & 31];
+  return out;
+}
+
+export type IdPrefix = "org" | "key" | "agt" | "ver" | "ses" | "evt" | "turn" | "req" | "wrk";
+
+export function newId(prefix: IdPrefix): string {
+  return `${prefix}_${encodeTime(Date.now())}${encodeRandom(randomBytes(16))}`;
+}

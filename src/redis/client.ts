@@ -1,0 +1,38 @@
+/** ioredis connections with the project's Lua scripts defined as commands. */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Redis } from "ioredis";
+import { luaScriptsDir } from "../paths.js";
+
+/** Script files are named `<name>-<numberOfKeys>.lua`; each becomes the command `<name>` in camelCase. */
+function defineScripts(redis: Redis): void {
+  for (const file of readdirSync(luaScriptsDir)) {
+    const match = /^(.+)-(\d+)\.lua$/.exec(file);
+    if (!match) continue;
+    const name = match[1]!.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+    redis.defineCommand(name, {
+      numberOfKeys: Number(match[2]),
+      lua: readFileSync(join(luaScriptsDir, file), "utf8"),
+    });
+  }
+}
+
+export type ScriptReply = (string | number | null | ScriptReply)[] | string | number | null;
+
+/** Calls a script defined by `defineScripts`; the typed door to ioredis's dynamic commands. */
+export async function runScript(redis: Redis, name: string, keys: string[], args: (string | number)[]): Promise<ScriptReply> {
+  const command = (redis as unknown as Record<string, (...a: (string | number)[]) => Promise<ScriptReply>>)[name];
+  if (typeof command !== "function") throw new Error(`Lua script ${name} is not defined`);
+  return command.call(redis, ...keys, ...args);
+}
+
+export function createRedis(url: string, name: string): Redis {
+  const redis = new Redis(url, {
+    connectionName: name,
+    maxRetriesPerRequest: 2,
+    enableOfflineQueue: true,
+    lazyConnect: false,
+  });
+  defineScripts(redis);
+  return redis;
+}

@@ -1,0 +1,105 @@
+/** Agent use cases: the rules of the Agents endpoints over the agent store. */
+import {
+  applyPatch,
+  bodyProblems,
+  configFromCreateBody,
+  crossReferenceProblems,
+  rateLimitsFrom,
+  type AgentCreateBody,
+  type AgentPatchBody,
+  type RateLimits,
+} from "../domain/agent-config.js";
+import { conflict, notFound, validationError } from "../http/errors.js";
+import { joinEntries } from "../http/validate.js";
+import { configOf, type AgentDoc, type AgentStatus, type AgentStore, type Page, type PublishResult, type VersionDoc } from "../store/agents.js";
+
+/** What deleting an agent must know about the rest of the system. */
+export interface AgentDependents {
+  hasSessions(orgId: string, agentId: string): Promise<boolean>;
+}
+
+function refuse(problems: string[]): void {
+  if (problems.length > 0) throw validationError(joinEntries(problems));
+}
+
+export class AgentService {
+  constructor(
+    private readonly store: AgentStore,
+    private readonly dependents: AgentDependents,
+  ) {}
+
+  async create(orgId: string, body: AgentCreateBody): Promise<AgentDoc> {
+    refuse(bodyProblems(body, true));
+    return this.store.create(orgId, configFromCreateBody(body), rateLimitsFrom(body.rateLimits));
+  }
+
+  list(orgId: string, opts: { limit: number; offset: number; status?: AgentStatus }): Promise<Page<AgentDoc>> {
+    return this.store.list(orgId, opts);
+  }
+
+  async get(orgId: string, id: string): Promise<AgentDoc> {
+    const agent = await this.store.get(orgId, id);
+    if (!agent) throw notFound("agent");
+    return agent;
+  }
+
+  /** Full replace: always a new version. `rateLimits`, when sent, are set too (they are not versioned). */
+  async replace(orgId: string, id: string, body: AgentCreateBody): Promise<AgentDoc> {
+    refuse(bodyProblems(body, true));
+    const agent = await this.get(orgId, id);
+    const rateLimits = body.rateLimits ? rateLimitsFrom(body.rateLimits, agent.rateLimits) : undefined;
+    return this.settle(agent, await this.store.publish(agent, agent.version, configFromCreateBody(body), rateLimits));
+  }
+
+  async patch(orgId: string, id: string, body: AgentPatchBody): Promise<AgentDoc> {
+    const { expectedVersion, ...changes } = body;
+    if (Object.keys(changes).length === 0) throw validationError("body: must contain at least one field other than expectedVersion");
+    refuse(bodyProblems(changes, false));
+    const agent = await this.get(orgId, id);
+    if (expectedVersion !== undefined && expectedVersion !== agent.version) {
+      throw conflict(`expectedVersion ${expectedVersion} does not match the current version ${agent.version}; refetch the agent and retry`);
+    }
+    const merged = applyPatch(configOf(agent.current), changes);
+    refuse(crossReferenceProblems(merged));
+    return this.settle(agent, await this.store.publish(agent, agent.version, merged));
+  }
+
+  private settle(read: AgentDoc, result: PublishResult): AgentDoc {
+    if (result.ok) return result.agent;
+    if (result.reason === "not_found") throw notFound("agent");
+    throw conflict(
+      `the agent changed from version ${read.version} to version ${result.currentVersion} during this update; refetch the agent and retry`,
+    );
+  }
+
+  async setRateLimits(orgId: string, id: string, limits: Partial<RateLimits>): Promise<AgentDoc> {
+    const agent = await this.store.setRateLimits(orgId, id, limits);
+    if (!agent) throw notFound("agent");
+    return agent;
+  }
+
+  async archive(orgId: string, id: string): Promise<AgentDoc> {
+    const agent = await this.store.archive(orgId, id);
+    if (!agent) throw notFound("agent");
+    return agent;
+  }
+
+  /** Permanent delete of an agent and all its versions; refused while any session still records it. */
+  async delete(orgId: string, id: string): Promise<void> {
+    await this.get(orgId, id);
+    if (await this.dependents.hasSessions(orgId, id)) {
+      throw conflict("the agent still has sessions; delete them first, or archive the agent instead");
+    }
+    if (!(await this.store.delete(orgId, id))) throw notFound("agent");
+  }
+
+  async listVersions(orgId: string, id: string, opts: { limit: number; offset: number }): Promise<Page<VersionDoc>> {
+    return this.store.listVersions(await this.get(orgId, id), opts);
+  }
+
+  async getVersion(orgId: string, id: string, version: number): Promise<VersionDoc> {
+    const found = await this.store.getVersion(await this.get(orgId, id), version);
+    if (!found) throw notFound("agent version");
+    return found;
+  }
+}

@@ -1,0 +1,33 @@
+/** MongoDB connection and the indexes every collection relies on. */
+import { MongoClient, type Db } from "mongodb";
+
+export interface Mongo {
+  client: MongoClient;
+  db: Db;
+}
+
+export async function connectMongo(url: string): Promise<Mongo> {
+  const client = new MongoClient(url, { serverSelectionTimeoutMS: 5_000, connectTimeoutMS: 5_000 });
+  await client.connect();
+  // The database comes from the URL path (mongodb://host/agent_sessions); the driver's default is "test".
+  const db = client.db();
+  return { client, db };
+}
+
+/** Creates the indexes; idempotent, run at start by every process. Only features FerretDB v1 supports. */
+export async function ensureIndexes(db: Db): Promise<void> {
+  await Promise.all([
+    db.collection("organizations").createIndex({ name: 1 }, { unique: true }),
+    db.collection("api_keys").createIndex({ hash: 1 }, { unique: true }),
+    db.collection("api_keys").createIndex({ orgId: 1 }),
+    db.collection("agents").createIndex({ orgId: 1, createdAt: -1, _id: -1 }),
+    db.collection("agents").createIndex({ orgId: 1, status: 1, createdAt: -1, _id: -1 }),
+    db.collection("agent_versions").createIndex({ agentId: 1, version: -1 }, { unique: true }),
+    db.collection("sessions").createIndex({ orgId: 1, createdAt: -1, _id: -1 }),
+    db.collection("sessions").createIndex({ orgId: 1, agentId: 1, subjectId: 1, status: 1 }),
+  ]);
+}
+
+export async function pingMongo(db: Db): Promise<void> {
+  await db.command({ ping: 1 });
+}

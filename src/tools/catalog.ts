@@ -1,0 +1,25 @@
+/** The built-in toolsets and the tools each one exposes to the model. */
+
+export const TOOLSETS = {
+  clarify: ["clarify"],
+  vision: ["vision_analyze"],
+  skills: ["skills_list", "skill_view", "skill_manage"],
+  todo: ["todo"],
+  memory: ["memory"],
+  session_search: ["session_search"],
+  code_execution: ["execute_code"],
+  web: ["web_search", "web_extract"],
+  terminal: ["terminal", "process"],
+  file: ["read_file", "write_file", "patch", "search_files"],
+} as const satisfies Record<string, readonly string[]>;
+
+export type ToolsetName = keyof typeof TOOLSETS;
+
+export const BUILTIN_TOOL_NAMES: ReadonlySet<string> = new Set(Object.values(TOOLSETS).flat());
+
+export function toolsetOf(toolName: string): ToolsetName | undefined {
+  for (const [set, tools] of Object.entries(TOOLSETS)) {
+    if ((tools as readonly string[]).includes(toolName)) return set as ToolsetName;
+  }
+  return undefined;
+}

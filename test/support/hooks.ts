@@ -1,0 +1,41 @@
+/** Mocha root hooks: one set of backing services and one test database for the whole run. */
+import { MongoClient } from "mongodb";
+import { startTestServices, type TestServices } from "./services.js";
+
+let services: TestServices | undefined;
+
+export const env = {
+  mongoUrl: "",
+  redisUrl: "",
+};
+
+/** A database of its own for every run, so runs never see each other's data. */
+function withDatabase(url: string, name: string): string {
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+export const mochaHooks = {
+  async beforeAll(this: Mocha.Context) {
+    this.timeout(180_000);
+    try {
+      services = await startTestServices();
+    } catch (err) {
+      process.stderr.write(`\n${(err as Error).message}\n\n`);
+      process.exit(1);
+    }
+    env.mongoUrl = withDatabase(services.mongoUrl, `agent_sessions_test_${Date.now().toString(36)}_${process.pid}`);
+    env.redisUrl = services.redisUrl;
+  },
+  async afterAll(this: Mocha.Context) {
+    this.timeout(60_000);
+    if (env.mongoUrl) {
+      const client = new MongoClient(env.mongoUrl);
+      await client.connect();
+      await client.db().dropDatabase().catch(() => undefined);
+      await client.close();
+    }
+    await services?.stop();
+  },
+};

@@ -1,0 +1,82 @@
+/** A real server on an ephemeral port, started in this process, and a small JSON client for it. */
+import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
+import { loadConfig } from "../../src/config.js";
+import type { Services } from "../../src/http/context.js";
+import { createApp } from "../../src/http/app.js";
+import { createLogger } from "../../src/log.js";
+import { closeServices, createServices } from "../../src/runtime.js";
+import { env } from "./hooks.js";
+
+export interface TestServer {
+  url: string;
+  services: Services;
+  /** Creates a fresh organization and an API key for it. */
+  newKey(org?: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+let orgCounter = 0;
+
+export async function startServer(extraEnv: Record<string, string> = {}): Promise<TestServer> {
+  const config = loadConfig({ MONGO_URL: env.mongoUrl, REDIS_URL: env.redisUrl, PORT: "0", LOG_LEVEL: "error", ...extraEnv });
+  const services = await createServices(config, createLogger(config.logLevel));
+  const server: Server = createApp(services).listen(0, "127.0.0.1");
+  await new Promise<void>((resolve) => server.once("listening", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    services,
+    async newKey(org?: string) {
+      const name = org ?? `org-${process.pid}-${Date.now()}-${++orgCounter}`;
+      const orgId = await services.organizations.ensureOrganization(name);
+      return (await services.organizations.createKey(orgId)).key;
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closeServices(services);
+    },
+  };
+}
+
+export interface Reply<T = Record<string, unknown>> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+/** JSON over HTTP with an API key; `raw` sends a string body as is. */
+export function client(baseUrl: string, key?: string) {
+  async function send<T = any>(method: string, path: string, body?: unknown, opts: { headers?: Record<string, string>; raw?: string } = {}): Promise<Reply<T>> {
+    const headers: Record<string, string> = { ...opts.headers };
+    if (key) headers["x-api-key"] = key;
+    let payload: string | undefined;
+    if (opts.raw !== undefined) payload = opts.raw;
+    else if (body !== undefined) payload = JSON.stringify(body);
+    if (payload !== undefined && !headers["content-type"]) headers["content-type"] = "application/json";
+    const res = await fetch(baseUrl + path, { method, headers, body: payload });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      /* non-JSON bodies stay text */
+    }
+    return { status: res.status, headers: res.headers, body: parsed as T };
+  }
+  return {
+    get: <T = any>(path: string, opts?: { headers?: Record<string, string> }) => send<T>("GET", path, undefined, opts),
+    post: <T = any>(path: string, body?: unknown, opts?: { headers?: Record<string, string>; raw?: string }) => send<T>("POST", path, body, opts),
+    patch: <T = any>(path: string, body?: unknown, opts?: { headers?: Record<string, string>; raw?: string }) => send<T>("PATCH", path, body, opts),
+    put: <T = any>(path: string, body?: unknown, opts?: { headers?: Record<string, string>; raw?: string }) => send<T>("PUT", path, body, opts),
+    delete: <T = any>(path: string) => send<T>("DELETE", path),
+    send,
+  };
+}
+
+export type Client = ReturnType<typeof client>;
+
+export function agentBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return { name: "Support bot", modelName: "mock/echo", systemPrompt: "You help.", skills: [], tools: [], ...overrides };
+}
