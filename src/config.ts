@@ -13,6 +13,13 @@ export interface Config {
   shutdownTimeoutMs: number;
   anthropicApiKey: string | undefined;
   anthropicBaseUrl: string | undefined;
+  /** Turn lock lifetime; the holder extends it while it works, a dead holder's lapses after this. */
+  lockTtlMs: number;
+  /** A wake-up unacknowledged (or a session hint unserved) this long is taken over by another worker. */
+  claimIdleMs: number;
+  sweepIntervalMs: number;
+  workerConcurrency: number;
+  sseKeepAliveMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -52,7 +59,7 @@ function url(env: Env, name: string, fallback: string, schemes: readonly string[
 }
 
 export function loadConfig(env: Env = process.env): Config {
-  return {
+  const config: Config = {
     port: integer(env, "PORT", 8080, 0, 65535),
     host: env.HOST || "0.0.0.0",
     mongoUrl: url(env, "MONGO_URL", "mongodb://127.0.0.1:27017/agent_sessions", ["mongodb", "mongodb+srv"]),
@@ -62,5 +69,13 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownTimeoutMs: integer(env, "SHUTDOWN_TIMEOUT_MS", 10_000, 0, 600_000),
     anthropicApiKey: env.ANTHROPIC_API_KEY || undefined,
     anthropicBaseUrl: env.ANTHROPIC_BASE_URL ? url(env, "ANTHROPIC_BASE_URL", "", ["http", "https"]) : undefined,
+    lockTtlMs: integer(env, "LOCK_TTL_MS", 30_000, 500, 3_600_000),
+    claimIdleMs: integer(env, "CLAIM_IDLE_MS", 60_000, 500, 86_400_000),
+    sweepIntervalMs: integer(env, "SWEEP_INTERVAL_MS", 5_000, 100, 3_600_000),
+    workerConcurrency: integer(env, "WORKER_CONCURRENCY", 32, 1, 10_000),
+    sseKeepAliveMs: integer(env, "SSE_KEEPALIVE_MS", 15_000, 100, 3_600_000),
   };
+  // A live worker extends its lock well within this; claiming sooner would take turns from live workers.
+  if (config.claimIdleMs <= config.lockTtlMs) throw new ConfigError("CLAIM_IDLE_MS must be greater than LOCK_TTL_MS");
+  return config;
 }

@@ -3,7 +3,7 @@ import type { Server } from "node:http";
 import { ConfigError, loadConfig, type Config } from "./config.js";
 import { createApp } from "./http/app.js";
 import { createLogger } from "./log.js";
-import { closeServices, createServices } from "./runtime.js";
+import { createRuntime } from "./runtime.js";
 
 function readConfig(): Config {
   try {
@@ -20,11 +20,13 @@ function readConfig(): Config {
 async function main(): Promise<void> {
   const config = readConfig();
   const log = createLogger(config.logLevel, { role: config.role, pid: process.pid });
-  const services = await createServices(config, log);
+  const runtime = await createRuntime(config, log);
 
   let server: Server | undefined;
+  if (config.role === "worker" || config.role === "all") await runtime.startWorker(true);
+  if (config.role === "scheduler") await runtime.startWorker(false);
   if (config.role === "api" || config.role === "all") {
-    const app = createApp(services);
+    const app = createApp(runtime.services);
     server = app.listen(config.port, config.host);
     await new Promise<void>((resolve, reject) => server!.once("listening", resolve).once("error", reject));
     const address = server.address();
@@ -42,12 +44,13 @@ async function main(): Promise<void> {
     }, config.shutdownTimeoutMs);
     deadline.unref();
     if (server) {
-      await new Promise<void>((resolve) => {
-        server!.close(() => resolve());
-        server!.closeIdleConnections();
-      });
+      const closed = new Promise<void>((resolve) => server!.close(() => resolve()));
+      server.closeIdleConnections();
+      // SSE responses never end by themselves; end them so clients reconnect to another pod.
+      server.closeAllConnections();
+      await closed;
     }
-    await closeServices(services);
+    await runtime.close();
     log.info("stopped");
     process.exit(0);
   };

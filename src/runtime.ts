@@ -1,33 +1,91 @@
-/** Builds the services of one process from its config, and tears them down in order. */
+/** Builds the services of one process from its config, the roles it runs, and the orderly teardown. */
+import { hostname } from "node:os";
+import { SessionActor } from "../actors/session-actor.js";
+import { TurnRunner } from "../actors/turn.js";
+import { WakeupConsumer } from "../actors/wakeups.js";
 import type { Config } from "./config.js";
 import type { Services } from "./http/context.js";
 import { Validator } from "./http/validate.js";
 import type { Logger } from "./log.js";
+import { ProviderRegistry } from "./models/registry.js";
+import { Allowances } from "./redis/allowances.js";
 import { createRedis } from "./redis/client.js";
+import { EventLog } from "./redis/event-log.js";
+import { Locks } from "./redis/locks.js";
+import { StreamReader } from "./redis/stream-reader.js";
 import { AgentService } from "./services/agents.js";
+import { EventService } from "./services/events.js";
+import { SessionService } from "./services/sessions.js";
 import { AgentStore } from "./store/agents.js";
 import { connectMongo, ensureIndexes } from "./store/mongo.js";
 import { OrganizationStore } from "./store/organizations.js";
 import { SessionStore } from "./store/sessions.js";
+import { newId } from "./ids.js";
 
-export async function createServices(config: Config, log: Logger): Promise<Services> {
+export interface Runtime {
+  services: Services;
+  /** Starts the worker side (turns) or, for the scheduler role, only the recovery sweep. */
+  startWorker(consume: boolean): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function createRuntime(config: Config, log: Logger): Promise<Runtime> {
   const validator = new Validator();
   const mongo = await connectMongo(config.mongoUrl);
   await ensureIndexes(mongo.db);
   const redis = createRedis(config.redisUrl, "agent-sessions");
   await redis.ping();
-  const sessions = new SessionStore(mongo.db);
-  return {
+
+  const agentStore = new AgentStore(mongo.db);
+  const sessionStore = new SessionStore(mongo.db);
+  const eventLog = new EventLog(redis);
+  const allowances = new Allowances(redis);
+  let reader: StreamReader | undefined;
+  let worker: WakeupConsumer | undefined;
+  const shutdown = new AbortController();
+
+  const services: Services = {
     config,
     log,
     mongo,
     redis,
     validator,
     organizations: new OrganizationStore(mongo.db),
-    agents: new AgentService(new AgentStore(mongo.db), sessions),
+    agentStore,
+    sessionStore,
+    eventLog,
+    agents: new AgentService(agentStore, sessionStore),
+    sessions: new SessionService(sessionStore, agentStore, eventLog, allowances),
+    events: new EventService(sessionStore, agentStore, eventLog, allowances, redis, log),
+    streamReader: () => (reader ??= new StreamReader(createRedis(config.redisUrl, "agent-sessions-sse"), redis, log)),
   };
-}
 
-export async function closeServices(services: Services): Promise<void> {
-  await Promise.allSettled([services.redis.quit(), services.mongo.client.close()]);
+  return {
+    services,
+    async startWorker(consume: boolean) {
+      const turns = new TurnRunner({ log: eventLog, sessions: sessionStore, agents: agentStore, providers: new ProviderRegistry(), logger: log });
+      const actor = new SessionActor({
+        log: eventLog,
+        sessions: sessionStore,
+        locks: new Locks(redis),
+        turns,
+        logger: log,
+        lockTtlMs: config.lockTtlMs,
+        shutdown: shutdown.signal,
+      });
+      worker = new WakeupConsumer(createRedis(config.redisUrl, "agent-sessions-worker"), redis, sessionStore, actor, log, {
+        consumer: `${hostname()}-${process.pid}-${newId("wrk")}`,
+        concurrency: config.workerConcurrency,
+        claimIdleMs: config.claimIdleMs,
+        sweepIntervalMs: config.sweepIntervalMs,
+        consume,
+      });
+      await worker.start();
+    },
+    async close() {
+      shutdown.abort();
+      await Promise.allSettled([worker?.stop(), reader?.stop()]);
+      await Promise.allSettled([redis.quit(), mongo.client.close()]);
+    },
+  };
 }

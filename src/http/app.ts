@@ -7,6 +7,8 @@ import { authenticate } from "./auth.js";
 import type { AppState, Services } from "./context.js";
 import { ApiError, validationError } from "./errors.js";
 import { agentRoutes } from "./routes/agents.js";
+import { eventRoutes } from "./routes/events.js";
+import { sessionRoutes } from "./routes/sessions.js";
 import { healthRoutes } from "./routes/health.js";
 import { openapiRoutes } from "./routes/openapi.js";
 
@@ -88,6 +90,8 @@ export function createApp(services: Services): Koa<AppState> {
 
   const api = new Router();
   agentRoutes(api, services);
+  sessionRoutes(api, services);
+  eventRoutes(api, services);
 
   app.use(errors(services));
   app.use(open.routes());

@@ -1,4 +1,5 @@
 /** Resource → response body. The only place that decides what a client sees (skill content never). */
+import type { SessionView } from "../services/sessions.js";
 import type { AgentDoc, Page, VersionDoc } from "../store/agents.js";
 
 export function presentVersion(v: VersionDoc) {
@@ -37,4 +38,22 @@ export function presentOffsetPage<T, R>(page: Page<T>, opts: { limit: number; of
     data: page.items.map(present),
     pagination: { limit: opts.limit, offset: opts.offset, hasMore: page.hasMore },
   };
+}
+
+export function presentSession({ doc, status }: SessionView) {
+  const out: Record<string, unknown> = {
+    id: doc._id,
+    agentId: doc.agentId,
+    agentVersion: doc.agentVersion,
+    subjectId: doc.subjectId,
+    status,
+    role: doc.role,
+    title: doc.title,
+    yoloMode: doc.yoloMode,
+    metadata: doc.metadata,
+    createdAt: doc.createdAt.toISOString(),
+    updatedAt: doc.updatedAt.toISOString(),
+  };
+  if (doc.usage) out.usage = doc.usage;
+  return out;
 }

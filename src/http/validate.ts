@@ -103,8 +103,9 @@ function constraint(err: ErrorObject, ajv: Ajv2020): string {
     case "anyOf":
       return `must be one of: ${describeBranches(err.parentSchema)}`;
     case "discriminator": {
-      const tags = ((err.parentSchema as { oneOf?: { $ref: string }[] }).oneOf ?? [])
-        .map((b) => ajv.getSchema(b.$ref)?.schema as { properties?: { type?: { const?: string } } } | undefined)
+      type Branch = { $ref?: string; properties?: { type?: { const?: string } } };
+      const tags = ((err.parentSchema as { oneOf?: Branch[] }).oneOf ?? [])
+        .map((b) => (b.$ref ? (ajv.getSchema(b.$ref)?.schema as Branch | undefined) : b))
         .map((s) => s?.properties?.type?.const)
         .filter((t): t is string => typeof t === "string");
       return `must be one of: ${tags.join(", ")}`;

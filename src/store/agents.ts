@@ -158,6 +158,16 @@ export class AgentStore {
     return { items: docs.slice(0, opts.limit), hasMore: docs.length > opts.limit };
   }
 
+  /** For workers: the version a session recorded, by agent id alone. */
+  async getVersionById(agentId: string, version: number): Promise<VersionDoc | null> {
+    const recorded = await this.versions.findOne({ agentId, version });
+    if (recorded) return recorded;
+    const agent = await this.agents.findOne({ _id: agentId, version });
+    if (!agent) return null;
+    await this.record(agent.current);
+    return agent.current;
+  }
+
   async getVersion(agent: AgentDoc, version: number): Promise<VersionDoc | null> {
     if (version === agent.version) return agent.current;
     return this.versions.findOne({ agentId: agent._id, orgId: agent.orgId, version });

@@ -25,6 +25,8 @@ export async function ensureIndexes(db: Db): Promise<void> {
     db.collection("agent_versions").createIndex({ agentId: 1, version: -1 }, { unique: true }),
     db.collection("sessions").createIndex({ orgId: 1, createdAt: -1, _id: -1 }),
     db.collection("sessions").createIndex({ orgId: 1, agentId: 1, subjectId: 1, status: 1 }),
+    db.collection("sessions").createIndex({ orgId: 1, status: 1, createdAt: -1, _id: -1 }),
+    db.collection("sessions").createIndex({ wakeAt: 1 }),
   ]);
 }
 

@@ -1,12 +1,40 @@
-/** Session records in MongoDB. */
-import type { Collection, Db } from "mongodb";
+/**
+ * Session records in MongoDB: the durable facts of a session (agent version, subject, role, title,
+ * metadata, usage). Its runtime status lives in Redis beside the event log; `status` here is a
+ * projection kept for list filters.
+ */
+import type { Collection, Db, Filter } from "mongodb";
+import type { Metadata } from "../domain/agent-config.js";
+import type { Usage } from "../domain/events.js";
+import type { SessionStatus } from "../domain/session-state.js";
 import type { AgentDependents } from "../services/agents.js";
+import type { Page } from "./agents.js";
 
 export interface SessionDoc {
   _id: string;
   orgId: string;
   agentId: string;
+  agentVersion: number;
   subjectId: string;
+  role: string | null;
+  title: string | null;
+  titleSource: "caller" | "generated" | null;
+  yoloMode: boolean;
+  metadata: Metadata;
+  status: SessionStatus;
+  usage: Usage | null;
+  /** The last turn whose usage was added to `usage`; makes adding idempotent. */
+  usageTurn: string | null;
+  /** Set before work is handed to the workers, cleared when a worker has looked: the sweeper's hint. */
+  wakeAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface SessionFilter {
+  agentId?: string;
+  subjectId?: string;
+  status?: SessionStatus;
 }
 
 export class SessionStore implements AgentDependents {
@@ -14,6 +42,89 @@ export class SessionStore implements AgentDependents {
 
   constructor(db: Db) {
     this.sessions = db.collection<SessionDoc>("sessions");
+  }
+
+  async insert(doc: SessionDoc): Promise<void> {
+    await this.sessions.insertOne(doc);
+  }
+
+  async get(orgId: string, id: string): Promise<SessionDoc | null> {
+    return this.sessions.findOne({ _id: id, orgId });
+  }
+
+  /** For workers, which act on a session by id alone. */
+  async byId(id: string): Promise<SessionDoc | null> {
+    return this.sessions.findOne({ _id: id });
+  }
+
+  async list(orgId: string, filter: SessionFilter, opts: { limit: number; offset: number }): Promise<Page<SessionDoc>> {
+    const query: Filter<SessionDoc> = { orgId };
+    if (filter.agentId) query.agentId = filter.agentId;
+    if (filter.subjectId) query.subjectId = filter.subjectId;
+    query.status = filter.status ?? { $ne: "archived" };
+    const docs = await this.sessions.find(query).sort({ createdAt: -1, _id: -1 }).skip(opts.offset).limit(opts.limit + 1).toArray();
+    return { items: docs.slice(0, opts.limit), hasMore: docs.length > opts.limit };
+  }
+
+  async update(orgId: string, id: string, set: Partial<Pick<SessionDoc, "title" | "titleSource" | "yoloMode" | "metadata">>): Promise<SessionDoc | null> {
+    return this.sessions.findOneAndUpdate({ _id: id, orgId }, { $set: { ...set, updatedAt: new Date() } }, { returnDocument: "after" });
+  }
+
+  async setStatus(id: string, status: SessionStatus): Promise<void> {
+    await this.sessions.updateOne({ _id: id }, { $set: { status, updatedAt: new Date() } });
+  }
+
+  async markWake(id: string): Promise<void> {
+    await this.sessions.updateOne({ _id: id }, { $set: { wakeAt: new Date() } });
+  }
+
+  /** Clears the hint only if nobody set it again after `seenAt`. */
+  async clearWake(id: string, seenAt: Date): Promise<void> {
+    await this.sessions.updateOne({ _id: id, wakeAt: { $lte: seenAt } }, { $set: { wakeAt: null } });
+  }
+
+  async dueWakeups(olderThan: Date, limit: number): Promise<string[]> {
+    const docs = await this.sessions.find({ wakeAt: { $ne: null, $lt: olderThan } }, { projection: { _id: 1 } }).limit(limit).toArray();
+    return docs.map((d) => d._id);
+  }
+
+  /** Adds a turn's usage once: a recovered turn that reports again is not counted twice. */
+  async addUsage(id: string, turnId: string, usage: Usage): Promise<void> {
+    const current = await this.sessions.findOne({ _id: id }, { projection: { usage: 1, usageTurn: 1 } });
+    if (!current || current.usageTurn === turnId) return;
+    const prev = current.usage;
+    const sum = (k: "input" | "output" | "cache_read" | "cache_write" | "reasoning" | "total" | "calls" | "latency_ms") => (prev?.[k] ?? 0) + usage[k];
+    const aggregate: Usage = {
+      model: usage.model,
+      input: sum("input"),
+      output: sum("output"),
+      cache_read: sum("cache_read"),
+      cache_write: sum("cache_write"),
+      reasoning: sum("reasoning"),
+      total: sum("total"),
+      calls: sum("calls"),
+      context_used: usage.context_used,
+      context_max: usage.context_max,
+      context_percent: usage.context_percent,
+      cost_status: usage.cost_status,
+      last_turn_latency_ms: usage.last_turn_latency_ms,
+      latency_ms: sum("latency_ms"),
+    };
+    if (usage.cost_usd !== undefined || prev?.cost_usd !== undefined) aggregate.cost_usd = (prev?.cost_usd ?? 0) + (usage.cost_usd ?? 0);
+    await this.sessions.updateOne(
+      { _id: id, usageTurn: current.usageTurn },
+      { $set: { usage: aggregate, usageTurn: turnId, updatedAt: new Date() } },
+    );
+  }
+
+  /** Sets a generated title only while the session has none; a caller's title always wins. */
+  async setGeneratedTitle(id: string, title: string): Promise<boolean> {
+    const res = await this.sessions.updateOne({ _id: id, title: null }, { $set: { title, titleSource: "generated", updatedAt: new Date() } });
+    return res.modifiedCount === 1;
+  }
+
+  async delete(orgId: string, id: string): Promise<boolean> {
+    return (await this.sessions.deleteOne({ _id: id, orgId })).deletedCount === 1;
   }
 
   async hasSessions(orgId: string, agentId: string): Promise<boolean> {

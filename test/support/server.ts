@@ -5,7 +5,7 @@ import { loadConfig } from "../../src/config.js";
 import type { Services } from "../../src/http/context.js";
 import { createApp } from "../../src/http/app.js";
 import { createLogger } from "../../src/log.js";
-import { closeServices, createServices } from "../../src/runtime.js";
+import { createRuntime } from "../../src/runtime.js";
 import { env } from "./hooks.js";
 
 export interface TestServer {
@@ -18,9 +18,12 @@ export interface TestServer {
 
 let orgCounter = 0;
 
+/** Starts the API and, unless ROLE=api is given, a worker in this process. */
 export async function startServer(extraEnv: Record<string, string> = {}): Promise<TestServer> {
   const config = loadConfig({ MONGO_URL: env.mongoUrl, REDIS_URL: env.redisUrl, PORT: "0", LOG_LEVEL: "error", ...extraEnv });
-  const services = await createServices(config, createLogger(config.logLevel));
+  const runtime = await createRuntime(config, createLogger(config.logLevel));
+  const services = runtime.services;
+  if (config.role === "all" || config.role === "worker") await runtime.startWorker(true);
   const server: Server = createApp(services).listen(0, "127.0.0.1");
   await new Promise<void>((resolve) => server.once("listening", resolve));
   const { port } = server.address() as AddressInfo;
@@ -35,7 +38,7 @@ export async function startServer(extraEnv: Record<string, string> = {}): Promis
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await closeServices(services);
+      await runtime.close();
     },
   };
 }

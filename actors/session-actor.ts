@@ -1,0 +1,90 @@
+/**
+ * The session actor: under the session's lock it drains the mailbox in order (the active turn, then
+ * queued prompts one turn each), and after releasing the lock looks once more, so a wake-up that
+ * arrived meanwhile is never lost. A turn found already started was begun by a worker that died:
+ * it is run again from the log, or ended with an error once it has failed to finish too often.
+ */
+import { planNextQueued, planTurnAttempt, type RuntimeState } from "../src/domain/session-state.js";
+import type { Logger } from "../src/log.js";
+import type { EventLog } from "../src/redis/event-log.js";
+import { keys } from "../src/redis/keys.js";
+import type { Locks } from "../src/redis/locks.js";
+import type { SessionStore } from "../src/store/sessions.js";
+import { Fenced, type TurnRunner } from "./turn.js";
+
+/** Workers that may start one turn before it is given up as failing. */
+export const MAX_TURN_ATTEMPTS = 3;
+
+export interface ActorDeps {
+  log: EventLog;
+  sessions: SessionStore;
+  locks: Locks;
+  turns: TurnRunner;
+  logger: Logger;
+  lockTtlMs: number;
+  /** Aborts running turns at shutdown; they stay `running` and the next worker resumes them. */
+  shutdown: AbortSignal;
+}
+
+export function hasWork(state: RuntimeState): boolean {
+  return (state.status === "running" && state.turn !== null) || (state.status === "idle" && state.queue.length > 0);
+}
+
+export class SessionActor {
+  constructor(private readonly deps: ActorDeps) {}
+
+  /** Processes everything waiting for the session; returns when the mailbox is empty or another worker has it. */
+  async process(sessionId: string): Promise<void> {
+    const { log, sessions, locks, shutdown } = this.deps;
+    while (!shutdown.aborted) {
+      const seenAt = new Date();
+      const outcome = await locks.withLock(keys.sessionLock(sessionId), this.deps.lockTtlMs, (fence, lost) =>
+        this.drain(sessionId, fence, AbortSignal.any([lost, shutdown])),
+      );
+      if (!outcome.acquired || shutdown.aborted) return;
+      await sessions.clearWake(sessionId, seenAt);
+      if (!hasWork(await log.state(sessionId))) return;
+    }
+  }
+
+  private async drain(sessionId: string, fence: string, lost: AbortSignal): Promise<void> {
+    const { log, sessions, turns, logger } = this.deps;
+    const session = await sessions.byId(sessionId);
+    if (!session) return;
+    try {
+      for (;;) {
+        if (lost.aborted) return;
+        const state = await log.state(sessionId);
+        if (state.status === "running" && state.turn) {
+          const attempt = planTurnAttempt(state)!;
+          const applied = await log.apply(sessionId, attempt, state.v, fence);
+          if (!applied.ok) {
+            if (applied.reason === "fenced") return;
+            continue;
+          }
+          const taken: RuntimeState = { ...state, v: applied.version, turn: { ...state.turn, attempts: state.turn.attempts + 1 } };
+          if (taken.turn!.attempts > MAX_TURN_ATTEMPTS) {
+            logger.warn("turn abandoned after repeated worker failures", { sessionId, turnId: state.turn.id });
+            await turns.end(session, state.turn.id, [], { type: "error", message: "the worker running this turn stopped before it finished; the turn was ended" }, undefined, fence);
+            continue;
+          }
+          if (taken.turn!.attempts > 1) logger.info("resuming a turn a stopped worker began", { sessionId, turnId: state.turn.id });
+          await sessions.setStatus(sessionId, "running");
+          await turns.run(session, taken, fence, lost);
+        } else if (state.status === "idle" && state.queue.length > 0) {
+          const next = planNextQueued(state, sessionId, new Date().toISOString())!;
+          const applied = await log.apply(sessionId, next, state.v, fence);
+          if (!applied.ok && applied.reason === "fenced") return;
+        } else {
+          return;
+        }
+      }
+    } catch (err) {
+      if (err instanceof Fenced) {
+        logger.warn("lost the session lock; another worker takes over", { sessionId });
+        return;
+      }
+      throw err;
+    }
+  }
+}

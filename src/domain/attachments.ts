@@ -1,0 +1,38 @@
+/** The attachment rules a schema cannot say: data URL type and size, declared size, PDF-only visual mode. */
+import type { Attachment } from "./events.js";
+
+const MB = 1024 * 1024;
+export const MAX_ATTACHMENT_BYTES = 25 * MB;
+export const MAX_PDF_BYTES = 50 * MB;
+
+function decodedSize(base64: string): number {
+  const padding = base64.endsWith("==") ? 2 : base64.endsWith("=") ? 1 : 0;
+  return Math.floor((base64.length * 3) / 4) - padding;
+}
+
+/** Problems as `path: constraint` entries; `base` is the attachment's path. */
+export function attachmentProblems(a: Attachment, base: string): string[] {
+  const problems: string[] = [];
+  const url = a.source.dataUrl;
+  const comma = url.indexOf(",");
+  const header = url.slice(5, comma);
+  const mime = header.slice(0, header.indexOf(";"));
+  const data = url.slice(comma + 1);
+  if (mime !== a.mediaType) problems.push(`${base}.source.dataUrl: media type must equal mediaType`);
+  if (data.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(data)) problems.push(`${base}.source.dataUrl: must be valid base64`);
+  const limit = a.mediaType === "application/pdf" ? MAX_PDF_BYTES : MAX_ATTACHMENT_BYTES;
+  const size = decodedSize(data);
+  if (size > limit) problems.push(`${base}.source.dataUrl: must decode to at most ${limit} bytes`);
+  if (a.sizeBytes !== undefined) {
+    if (a.sizeBytes > limit) problems.push(`${base}.sizeBytes: must be at most ${limit}`);
+    else if (a.sizeBytes !== size) problems.push(`${base}.sizeBytes: must equal the decoded size of source.dataUrl`);
+  }
+  if (a.analysisMode === "visual" && a.mediaType !== "application/pdf") problems.push(`${base}.analysisMode: visual is only for application/pdf`);
+  return problems;
+}
+
+/** The filename as shown: no control characters or path separators. */
+export function sanitizeFilename(name: string): string {
+  const clean = name.replace(/[\u0000-\u001f\u007f/\\]/g, "_").trim();
+  return clean === "" ? "file" : clean;
+}

@@ -1,0 +1,96 @@
+/** Event envelopes of the per-session log, and the shapes of inbound events. */
+import type { Metadata } from "./agent-config.js";
+
+export type EventStatus = "queued" | "received" | "processed" | "complete" | "running" | "streaming";
+
+export interface TextBlock {
+  type: "text";
+  text: string;
+}
+
+export interface Usage {
+  model: string;
+  input: number;
+  output: number;
+  cache_read: number;
+  cache_write: number;
+  reasoning: number;
+  total: number;
+  calls: number;
+  context_used: number;
+  context_max: number;
+  context_percent: number;
+  cost_usd?: number;
+  cost_status: "estimated" | "included" | "unknown";
+  last_turn_latency_ms: number;
+  latency_ms: number;
+}
+
+export type StopReason = { type: "end_turn" } | { type: "error"; message: string } | { type: "requires_action"; event_ids: string[] };
+
+export interface Attachment {
+  type: "file";
+  filename: string;
+  mediaType: string;
+  sizeBytes?: number;
+  source: { type: "data_url"; dataUrl: string };
+  analysisMode?: "default" | "visual";
+}
+
+export type InboundEvent =
+  | { type: "user.message"; content: TextBlock[]; metadata?: Metadata; attachments?: Attachment[] }
+  | { type: "user.steer"; message: string }
+  | { type: "user.interrupt"; message?: string }
+  | { type: "user.approval_response"; approval_id: string; result: "allow" | "deny"; scope?: "once" | "session" | "always" }
+  | {
+      type: "user.custom_tool_result";
+      tool_use_id: string;
+      content: TextBlock[];
+      is_error?: boolean;
+      status?: "running" | "completed" | "failed";
+    }
+  | { type: "user.clarify_result"; request_id: string; answer: string };
+
+export type Payload = { type: string } & Record<string, unknown>;
+
+export interface Envelope {
+  id: string;
+  type: string;
+  sessionId: string;
+  /** Gapless per session; `null` only on live-only frames, which are never in history. */
+  sequence: number;
+  turnId: string | null;
+  status: EventStatus | null;
+  usage?: Usage;
+  payload: Payload;
+  processedAt: string | null;
+  createdAt: string;
+}
+
+/** An envelope before the log gives it its sequence. */
+export type Draft = Omit<Envelope, "sequence">;
+
+export function draft(
+  sessionId: string,
+  id: string,
+  payload: Payload,
+  opts: { turnId?: string | null; status?: EventStatus | null; usage?: Usage; processedAt?: string | null; now: string },
+): Draft {
+  const d: Draft = {
+    id,
+    type: payload.type,
+    sessionId,
+    turnId: opts.turnId ?? null,
+    status: opts.status ?? null,
+    payload,
+    processedAt: opts.processedAt ?? null,
+    createdAt: opts.now,
+  };
+  if (opts.usage) d.usage = opts.usage;
+  return d;
+}
+
+/** The text of a message's blocks, joined as the model sees it. */
+export function textOf(blocks: TextBlock[]): string {
+  return blocks.map((b) => b.text).join("\n");
+}

@@ -1,0 +1,195 @@
+/**
+ * One session's event log on Redis Streams: the durable log (`<sequence>-0` ids, so `after=N` is an
+ * index lookup), the capped live stream SSE tails, the runtime state hash and the status overlay.
+ */
+import type { Redis } from "ioredis";
+import type { Draft, Envelope, EventStatus } from "../domain/events.js";
+import { INITIAL_STATE, type Plan, type RuntimeState, type SessionStatus, type StatusChange } from "../domain/session-state.js";
+import { runScript } from "./client.js";
+import { keys, sessionKeys } from "./keys.js";
+
+export const LIVE_MAXLEN = 1_000;
+
+export type ApplyResult =
+  | { ok: true; envelopes: Envelope[]; liveIds: string[]; version: number }
+  | { ok: false; reason: "stale" | "fenced" };
+
+/** A frame of the live stream, as SSE delivers it. */
+export interface LiveFrame {
+  liveId: string;
+  envelope: Envelope;
+  /** The durable sequence, absent for live-only frames (whose envelope has `sequence: null`). */
+  sequence?: number;
+}
+
+const SEQUENCE_MARK = '"sequence":0,';
+
+/** Splits an envelope's JSON around its sequence so the script can splice the number in. */
+function template(d: Draft): [string, string] {
+  const { id, type, sessionId, ...rest } = d;
+  const json = JSON.stringify({ id, type, sessionId, sequence: 0, ...rest });
+  const at = json.indexOf(SEQUENCE_MARK);
+  return [json.slice(0, at + SEQUENCE_MARK.length - 2), json.slice(at + SEQUENCE_MARK.length - 1)];
+}
+
+export function parseState(hash: Record<string, string>): RuntimeState {
+  if (!hash.v) return { ...INITIAL_STATE };
+  const json = <T>(field: string, fallback: T): T => (hash[field] ? (JSON.parse(hash[field]!) as T) : fallback);
+  return {
+    v: Number(hash.v),
+    status: (hash.status as SessionStatus | "deleted" | undefined) ?? "idle",
+    turn: json("turn", null),
+    queue: json("queue", []),
+    steers: json("steers", []),
+    interrupt: hash.interrupt || null,
+  };
+}
+
+function stateFields(state: Plan["state"]): string[] {
+  const out: string[] = [];
+  for (const [field, value] of Object.entries(state)) {
+    if (value === undefined) continue;
+    out.push(field, typeof value === "string" ? value : value === null ? "" : JSON.stringify(value));
+  }
+  return out;
+}
+
+function overlayFields(changes: StatusChange[]): string[] {
+  return changes.flatMap((c) => [c.eventId, JSON.stringify({ status: c.status, processedAt: c.processedAt, turnId: c.turnId })]);
+}
+
+function parseEntry(fields: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (let i = 0; i + 1 < fields.length; i += 2) out[fields[i]!] = fields[i + 1]!;
+  return out;
+}
+
+export class EventLog {
+  constructor(private readonly redis: Redis) {}
+
+  async state(sessionId: string): Promise<RuntimeState> {
+    return parseState(await this.redis.hgetall(keys.sessionState(sessionId)));
+  }
+
+  async statuses(sessionIds: string[]): Promise<Map<string, SessionStatus | "deleted" | undefined>> {
+    const pipeline = this.redis.pipeline();
+    for (const id of sessionIds) pipeline.hget(keys.sessionState(id), "status");
+    const replies = (await pipeline.exec()) ?? [];
+    return new Map(sessionIds.map((id, i) => [id, (replies[i]?.[1] as SessionStatus | null) ?? undefined]));
+  }
+
+  /** Applies a plan made from state version `expected` (or any version when null). */
+  async apply(sessionId: string, plan: Plan, expected: number | null, fence = ""): Promise<ApplyResult> {
+    const args: (string | number)[] = [expected === null ? "" : expected, fence, LIVE_MAXLEN, plan.drafts.length];
+    for (const d of plan.drafts) args.push(...template(d), d.type, d.turnId ?? "");
+    const state = stateFields(plan.state);
+    args.push(state.length / 2, ...state);
+    const overlay = overlayFields(plan.statuses);
+    args.push(overlay.length / 2, ...overlay);
+    const reply = (await runScript(
+      this.redis,
+      "appendEvents",
+      [
+        keys.sessionState(sessionId),
+        keys.sessionSeq(sessionId),
+        keys.sessionLog(sessionId),
+        keys.sessionLive(sessionId),
+        keys.sessionLock(sessionId),
+        keys.sessionOverlay(sessionId),
+      ],
+      args,
+    )) as (number | string)[];
+    if (reply[0] === -1) return { ok: false, reason: "stale" };
+    if (reply[0] === -2) return { ok: false, reason: "fenced" };
+    const first = Number(reply[0]);
+    const liveIds = reply.slice(2).map(String);
+    return {
+      ok: true,
+      envelopes: plan.drafts.map((d, i) => ({ ...d, sequence: first + i })),
+      liveIds,
+      version: Number(reply[1]),
+    };
+  }
+
+  /**
+   * A transport-only frame (e.g. a message delta), never in history, so it has no sequence (`null`).
+   * Refused when `fence` no longer holds the lock.
+   */
+  async appendLive(sessionId: string, fence: string, frame: Draft): Promise<boolean> {
+    const { id, type, sessionId: sid, ...rest } = frame;
+    const reply = await runScript(this.redis, "appendLive", [keys.sessionLive(sessionId), keys.sessionLock(sessionId)], [
+      fence,
+      LIVE_MAXLEN,
+      frame.type,
+      JSON.stringify({ id, type, sessionId: sid, sequence: null, ...rest }),
+    ]);
+    return reply !== -2;
+  }
+
+  /** Durable events with `sequence > after`, with their current statuses merged in. */
+  async history(sessionId: string, after: number, limit: number): Promise<Envelope[]> {
+    return (await this.historyWithLiveIds(sessionId, after, limit)).map((r) => r.envelope);
+  }
+
+  /** As `history`, with the live-stream id written beside each durable event. */
+  async historyWithLiveIds(sessionId: string, after: number, limit: number): Promise<{ envelope: Envelope; liveId: string }[]> {
+    const entries = await this.redis.xrange(keys.sessionLog(sessionId), `(${after}-0`, "+", "COUNT", limit);
+    const parsed = entries.map(([, fields]) => parseEntry(fields));
+    const envelopes = await this.withOverlay(sessionId, parsed.map((f) => JSON.parse(f.env!) as Envelope));
+    return envelopes.map((envelope, i) => ({ envelope, liveId: parsed[i]!.live ?? "0-0" }));
+  }
+
+  /** The whole durable log in order, read in pages (for rebuilding a turn). */
+  async all(sessionId: string): Promise<Envelope[]> {
+    const out: Envelope[] = [];
+    let after = 0;
+    for (;;) {
+      const page = await this.history(sessionId, after, 500);
+      out.push(...page);
+      if (page.length < 500) return out;
+      after = page[page.length - 1]!.sequence;
+    }
+  }
+
+  async withOverlay(sessionId: string, envelopes: Envelope[]): Promise<Envelope[]> {
+    if (envelopes.length === 0) return envelopes;
+    const overlay = await this.redis.hmget(keys.sessionOverlay(sessionId), ...envelopes.map((e) => e.id));
+    return envelopes.map((e, i) => {
+      const patch = overlay[i];
+      if (!patch) return e;
+      const { status, processedAt, turnId } = JSON.parse(patch) as { status: EventStatus; processedAt: string | null; turnId?: string };
+      return { ...e, status, processedAt, turnId: turnId ?? e.turnId };
+    });
+  }
+
+  /** Live frames after `afterId` (exclusive), at most `count`. */
+  async liveAfter(sessionId: string, afterId: string, count: number): Promise<LiveFrame[]> {
+    const entries = await this.redis.xrange(keys.sessionLive(sessionId), `(${afterId}`, "+", "COUNT", count);
+    return entries.map(([id, fields]) => toLiveFrame(id, fields));
+  }
+
+  /** The id of the newest live frame, or "0-0" when there is none. */
+  async lastLiveId(sessionId: string): Promise<string> {
+    const [newest] = await this.redis.xrevrange(keys.sessionLive(sessionId), "+", "-", "COUNT", 1);
+    return newest ? newest[0] : "0-0";
+  }
+
+  async lastSequence(sessionId: string): Promise<number> {
+    return Number((await this.redis.get(keys.sessionSeq(sessionId))) ?? 0);
+  }
+
+  async initialize(sessionId: string): Promise<void> {
+    await this.redis.hsetnx(keys.sessionState(sessionId), "v", "0");
+  }
+
+  async delete(sessionId: string): Promise<void> {
+    await this.redis.del(...sessionKeys(sessionId));
+  }
+}
+
+export function toLiveFrame(id: string, fields: string[]): LiveFrame {
+  const f = parseEntry(fields);
+  const frame: LiveFrame = { liveId: id, envelope: JSON.parse(f.env!) as Envelope };
+  if (f.seq !== undefined) frame.sequence = Number(f.seq);
+  return frame;
+}

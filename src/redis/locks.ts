@@ -1,0 +1,39 @@
+/**
+ * Turn locks: redlock over Redis, extended while the holder works. The lock's random value doubles as
+ * a fencing token: the event log's append script refuses writes whose token is not the current value.
+ */
+import type { Redis } from "ioredis";
+import Redlock, { type Lock } from "redlock";
+
+export type LockOutcome<T> = { acquired: false } | { acquired: true; value: T };
+
+export class Locks {
+  private readonly redlock: Redlock;
+
+  constructor(redis: Redis) {
+    // No retries: a busy lock means another worker has the session, and it re-checks the mailbox after.
+    this.redlock = new Redlock([redis], { retryCount: 0, driftFactor: 0.01 });
+  }
+
+  async withLock<T>(key: string, ttlMs: number, work: (fence: string, lost: AbortSignal) => Promise<T>): Promise<LockOutcome<T>> {
+    let lock: Lock;
+    try {
+      lock = await this.redlock.acquire([key], ttlMs);
+    } catch {
+      return { acquired: false };
+    }
+    const lost = new AbortController();
+    const extender = setInterval(() => {
+      lock.extend(ttlMs).then(
+        (extended) => (lock = extended),
+        () => lost.abort(),
+      );
+    }, Math.max(100, Math.floor(ttlMs / 3)));
+    try {
+      return { acquired: true, value: await work(lock.value, lost.signal) };
+    } finally {
+      clearInterval(extender);
+      await lock.release().catch(() => undefined);
+    }
+  }
+}

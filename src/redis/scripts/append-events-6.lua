@@ -1,0 +1,53 @@
+-- Applies one plan to a session atomically: check the state version (compare-and-set) and the writer's
+-- fencing token, give the drafts consecutive sequences, append each to the durable log (stream id
+-- "<sequence>-0") and to the live stream, write the state fields and the event-status overlay.
+-- KEYS: 1 state hash, 2 sequence counter, 3 durable log, 4 live stream, 5 turn lock, 6 status overlay
+-- ARGV: 1 expected state version ("" = any), 2 fencing token ("" = none), 3 live stream max length,
+--       4 number of events N, then N x (envelope before the sequence, envelope after it, type, turn id),
+--       then the number of state field pairs M and M x (field, value),
+--       then the number of overlay pairs K and K x (event id, status JSON).
+-- Returns {first sequence or 0, new state version, live ids...}; {-1, current version} on a version
+-- mismatch; {-2} when the fencing token is not the current lock holder's.
+local expected = ARGV[1]
+local current = redis.call('HGET', KEYS[1], 'v') or '0'
+if expected ~= '' and current ~= expected then
+  return {-1, tonumber(current)}
+end
+if ARGV[2] ~= '' and redis.call('GET', KEYS[5]) ~= ARGV[2] then
+  return {-2}
+end
+
+local maxlen = ARGV[3]
+local n = tonumber(ARGV[4])
+local i = 5
+local result = {0, 0}
+if n > 0 then
+  local first = redis.call('INCRBY', KEYS[2], n) - n + 1
+  result[1] = first
+  for k = 0, n - 1 do
+    local seq = first + k
+    local env = ARGV[i] .. seq .. ARGV[i + 1]
+    local etype, turn = ARGV[i + 2], ARGV[i + 3]
+    local liveId = redis.call('XADD', KEYS[4], 'MAXLEN', '~', maxlen, '*', 'type', etype, 'seq', seq, 'env', env)
+    redis.call('XADD', KEYS[3], seq .. '-0', 'type', etype, 'seq', seq, 'turn', turn, 'live', liveId, 'env', env)
+    result[#result + 1] = liveId
+    i = i + 4
+  end
+end
+
+local m = tonumber(ARGV[i])
+i = i + 1
+for _ = 1, m do
+  redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
+  i = i + 2
+end
+
+local k = tonumber(ARGV[i])
+i = i + 1
+for _ = 1, k do
+  redis.call('HSET', KEYS[6], ARGV[i], ARGV[i + 1])
+  i = i + 2
+end
+
+result[2] = redis.call('HINCRBY', KEYS[1], 'v', 1)
+return result

@@ -1,0 +1,154 @@
+/** Session use cases: create (with the conversation allowance), list, read, update, archive, delete. */
+import type { Metadata } from "../domain/agent-config.js";
+import type { SessionStatus } from "../domain/session-state.js";
+import { ApiError, invalidState, notFound, validationError } from "../http/errors.js";
+import { newId } from "../ids.js";
+import type { Allowances } from "../redis/allowances.js";
+import type { EventLog } from "../redis/event-log.js";
+import type { AgentStore, Page } from "../store/agents.js";
+import type { SessionDoc, SessionFilter, SessionStore } from "../store/sessions.js";
+
+export interface SessionCreateBody {
+  agentId: string;
+  subjectId: string;
+  role?: string;
+  title?: string;
+  yoloMode?: boolean;
+  metadata?: Metadata;
+}
+
+export interface SessionUpdateBody {
+  title?: string;
+  yoloMode?: boolean;
+  metadata?: Metadata;
+}
+
+/** A session record with its status as the runtime state has it. */
+export interface SessionView {
+  doc: SessionDoc;
+  status: SessionStatus;
+}
+
+const BUSY = new Set<string>(["running", "waiting_on_human"]);
+
+export class SessionService {
+  constructor(
+    private readonly sessions: SessionStore,
+    private readonly agents: AgentStore,
+    private readonly log: EventLog,
+    private readonly allowances: Allowances,
+  ) {}
+
+  async create(orgId: string, body: SessionCreateBody): Promise<{ view: SessionView; headers: Record<string, string> }> {
+    const agent = await this.agents.get(orgId, body.agentId);
+    if (!agent) throw notFound("agent");
+    if (agent.status === "archived") throw invalidState("the agent is archived and accepts no new sessions");
+    if (body.role !== undefined && !agent.current.roles.some((r) => r.name === body.role)) {
+      throw validationError("role: must name a role of the agent's latest version");
+    }
+    const granted = await this.allowances.take(
+      { orgId, agentId: agent._id, subjectId: body.subjectId },
+      "conversations",
+      agent.rateLimits.conversationsPerMinute,
+      1,
+    );
+    const now = new Date();
+    const doc: SessionDoc = {
+      _id: newId("ses"),
+      orgId,
+      agentId: agent._id,
+      agentVersion: agent.version,
+      subjectId: body.subjectId,
+      role: body.role ?? null,
+      title: body.title ?? null,
+      titleSource: body.title !== undefined ? "caller" : null,
+      yoloMode: body.yoloMode ?? false,
+      metadata: body.metadata ?? {},
+      status: "idle",
+      usage: null,
+      usageTurn: null,
+      wakeAt: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    await this.log.initialize(doc._id);
+    await this.sessions.insert(doc);
+    // An agent deleted while this session was being created: either its delete saw the session (and
+    // refused), or this check sees the agent gone.
+    if (!(await this.agents.get(orgId, agent._id))) {
+      await this.sessions.delete(orgId, doc._id);
+      await this.log.delete(doc._id);
+      throw notFound("agent");
+    }
+    return { view: { doc, status: "idle" }, headers: granted.headers };
+  }
+
+  async get(orgId: string, id: string): Promise<SessionView> {
+    const doc = await this.sessions.get(orgId, id);
+    if (!doc) throw notFound("session");
+    return { doc, status: this.visibleStatus(doc, (await this.log.state(id)).status) };
+  }
+
+  async list(orgId: string, filter: SessionFilter, opts: { limit: number; offset: number }): Promise<Page<SessionView>> {
+    const page = await this.sessions.list(orgId, filter, opts);
+    const statuses = await this.log.statuses(page.items.map((d) => d._id));
+    return { hasMore: page.hasMore, items: page.items.map((doc) => ({ doc, status: this.visibleStatus(doc, statuses.get(doc._id)) })) };
+  }
+
+  /** The runtime state is the authority; the record's projection covers a state not yet written. */
+  private visibleStatus(doc: SessionDoc, runtime: SessionStatus | "deleted" | undefined): SessionStatus {
+    if (!runtime || runtime === "deleted") return doc.status;
+    return runtime;
+  }
+
+  async update(orgId: string, id: string, body: SessionUpdateBody): Promise<SessionView> {
+    const set: Parameters<SessionStore["update"]>[2] = {};
+    if (body.title !== undefined) Object.assign(set, { title: body.title, titleSource: "caller" });
+    if (body.yoloMode !== undefined) set.yoloMode = body.yoloMode;
+    if (body.metadata !== undefined) set.metadata = body.metadata;
+    const doc = await this.sessions.update(orgId, id, set);
+    if (!doc) throw notFound("session");
+    return { doc, status: this.visibleStatus(doc, (await this.log.state(id)).status) };
+  }
+
+  /** Idempotent; refused while a turn runs or waits, decided atomically against the runtime state. */
+  async archive(orgId: string, id: string): Promise<SessionView> {
+    const doc = await this.sessions.get(orgId, id);
+    if (!doc) throw notFound("session");
+    for (;;) {
+      const state = await this.log.state(id);
+      if (state.status === "archived") break;
+      if (BUSY.has(state.status)) throw invalidState(`the session is ${state.status}; it can be archived once idle`);
+      const applied = await this.log.apply(id, { drafts: [], state: { status: "archived" }, statuses: [], wake: false }, state.v);
+      if (applied.ok) break;
+    }
+    await this.sessions.setStatus(id, "archived");
+    return { doc: { ...doc, status: "archived" }, status: "archived" };
+  }
+
+  /** Deletes the record and the whole event log; refused while a turn runs or waits. */
+  async delete(orgId: string, id: string): Promise<void> {
+    const doc = await this.sessions.get(orgId, id);
+    if (!doc) throw notFound("session");
+    for (;;) {
+      const state = await this.log.state(id);
+      if (BUSY.has(state.status)) throw invalidState(`the session is ${state.status}; it can be deleted once idle`);
+      if (state.status === "deleted") break;
+      const applied = await this.log.apply(id, { drafts: [], state: { status: "deleted" }, statuses: [], wake: false }, state.v);
+      if (applied.ok) break;
+    }
+    try {
+      await this.log.delete(id);
+    } catch {
+      throw new ApiError(502, "runtime_delete_failed", "the session's event log could not be deleted; retry the deletion");
+    }
+    await this.sessions.delete(orgId, id);
+  }
+
+  /** An idempotent hint: checks the agent and subject, creates nothing. */
+  async warm(orgId: string, agentId: string): Promise<void> {
+    const agent = await this.agents.get(orgId, agentId);
+    if (!agent) throw notFound("agent");
+    if (agent.status === "archived") throw invalidState("the agent is archived and accepts no new sessions");
+  }
+}
