@@ -7,7 +7,6 @@
 import { planNextQueued, planTurnAttempt, type RuntimeState } from "../src/domain/session-state.js";
 import type { Logger } from "../src/log.js";
 import type { EventLog } from "../src/redis/event-log.js";
-import { keys } from "../src/redis/keys.js";
 import type { Locks } from "../src/redis/locks.js";
 import type { SessionStore } from "../src/store/sessions.js";
 import { Fenced, type TurnRunner } from "./turn.js";
@@ -38,7 +37,7 @@ export class SessionActor {
     const { log, sessions, locks, shutdown } = this.deps;
     while (!shutdown.aborted) {
       const seenAt = new Date();
-      const outcome = await locks.withLock(keys.sessionLock(sessionId), this.deps.lockTtlMs, (fence, lost) =>
+      const outcome = await locks.withLock(log.keys.sessionLock(sessionId), this.deps.lockTtlMs, (fence, lost) =>
         this.drain(sessionId, fence, AbortSignal.any([lost, shutdown])),
       );
       if (!outcome.acquired || shutdown.aborted) return;

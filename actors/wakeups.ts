@@ -6,7 +6,7 @@
  */
 import type { Redis } from "ioredis";
 import type { Logger } from "../src/log.js";
-import { keys } from "../src/redis/keys.js";
+import type { Keys } from "../src/redis/keys.js";
 import { ensureWorkerGroup, WORKER_GROUP } from "../src/redis/wakeups.js";
 import type { SessionStore } from "../src/store/sessions.js";
 import type { SessionActor } from "./session-actor.js";
@@ -20,6 +20,9 @@ export interface WakeupOptions {
   consume: boolean;
 }
 
+const MAX_RETRIES = 4;
+const RETRY_BASE_MS = 250;
+
 type StreamReply = [string, [string, string[]][]][] | null;
 
 export class WakeupConsumer {
@@ -32,6 +35,7 @@ export class WakeupConsumer {
   constructor(
     private readonly blocking: Redis,
     private readonly redis: Redis,
+    private readonly keys: Keys,
     private readonly sessions: SessionStore,
     private readonly actor: SessionActor,
     private readonly logger: Logger,
@@ -39,13 +43,16 @@ export class WakeupConsumer {
   ) {}
 
   async start(): Promise<void> {
-    await ensureWorkerGroup(this.redis);
+    await ensureWorkerGroup(this.redis, this.keys);
     if (this.opts.consume) this.loop = this.read();
     this.sweeper = setInterval(() => void this.sweep(), this.opts.sweepIntervalMs);
   }
 
-  /** One run per session at a time in this process; a wake-up during a run asks for one more. */
-  private handle(sessionId: string): Promise<void> {
+  /**
+   * One run per session at a time in this process; a wake-up during a run asks for one more. A run
+   * that fails (a database blip, say) is retried with backoff; past that the sweeper takes it up.
+   */
+  private handle(sessionId: string, retry = 0): Promise<void> {
     const running = this.active.get(sessionId);
     if (running) {
       this.again.add(sessionId);
@@ -58,7 +65,10 @@ export class WakeupConsumer {
           await this.actor.process(sessionId);
         } while (this.again.has(sessionId) && !this.stopped);
       } catch (err) {
-        this.logger.error("session processing failed", { sessionId, err });
+        this.logger.error("session processing failed", { sessionId, retry, err });
+        if (retry < MAX_RETRIES && !this.stopped) {
+          setTimeout(() => void this.handle(sessionId, retry + 1), RETRY_BASE_MS * 2 ** retry).unref();
+        }
       } finally {
         this.active.delete(sessionId);
       }
@@ -71,7 +81,7 @@ export class WakeupConsumer {
     const at = fields.indexOf("session");
     if (at >= 0 && fields[at + 1]) await this.handle(fields[at + 1]!);
     // Stopped mid-way: left unacknowledged, so another worker claims it.
-    if (!this.stopped) await this.redis.xack(keys.wakeups(), WORKER_GROUP, entryId);
+    if (!this.stopped) await this.redis.xack(this.keys.wakeups(), WORKER_GROUP, entryId);
   }
 
   private async read(): Promise<void> {
@@ -91,7 +101,7 @@ export class WakeupConsumer {
           "BLOCK",
           2_000,
           "STREAMS",
-          keys.wakeups(),
+          this.keys.wakeups(),
           ">",
         )) as StreamReply;
       } catch (err) {
@@ -110,7 +120,7 @@ export class WakeupConsumer {
     if (this.stopped) return;
     try {
       if (this.opts.consume) {
-        const [, claimed] = (await this.redis.xautoclaim(keys.wakeups(), WORKER_GROUP, this.opts.consumer, this.opts.claimIdleMs, "0-0", "COUNT", 50)) as [
+        const [, claimed] = (await this.redis.xautoclaim(this.keys.wakeups(), WORKER_GROUP, this.opts.consumer, this.opts.claimIdleMs, "0-0", "COUNT", 50)) as [
           string,
           [string, string[]][],
         ];

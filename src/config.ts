@@ -20,6 +20,7 @@ export interface Config {
   sweepIntervalMs: number;
   workerConcurrency: number;
   sseKeepAliveMs: number;
+  redisKeyPrefix: string;
 }
 
 export class ConfigError extends Error {}
@@ -42,6 +43,13 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   const value = Number(raw);
   if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}`);
   return value;
+}
+
+function pattern(env: Env, name: string, fallback: string, re: RegExp, description: string): string {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (!re.test(raw)) throw new ConfigError(`${name} must be ${description}`);
+  return raw;
 }
 
 function url(env: Env, name: string, fallback: string, schemes: readonly string[]): string {
@@ -74,6 +82,7 @@ export function loadConfig(env: Env = process.env): Config {
     sweepIntervalMs: integer(env, "SWEEP_INTERVAL_MS", 5_000, 100, 3_600_000),
     workerConcurrency: integer(env, "WORKER_CONCURRENCY", 32, 1, 10_000),
     sseKeepAliveMs: integer(env, "SSE_KEEPALIVE_MS", 15_000, 100, 3_600_000),
+    redisKeyPrefix: pattern(env, "REDIS_KEY_PREFIX", "as", /^[a-z0-9_-]{1,32}$/, "1-32 lowercase letters, digits, _ or -"),
   };
   // A live worker extends its lock well within this; claiming sooner would take turns from live workers.
   if (config.claimIdleMs <= config.lockTtlMs) throw new ConfigError("CLAIM_IDLE_MS must be greater than LOCK_TTL_MS");

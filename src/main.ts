@@ -23,8 +23,10 @@ async function main(): Promise<void> {
   const runtime = await createRuntime(config, log);
 
   let server: Server | undefined;
-  if (config.role === "worker" || config.role === "all") await runtime.startWorker(true);
-  if (config.role === "scheduler") await runtime.startWorker(false);
+  if (config.role !== "api") {
+    await runtime.startWorker(config.role !== "scheduler");
+    log.info("worker started", { consumesWakeups: config.role !== "scheduler" });
+  }
   if (config.role === "api" || config.role === "all") {
     const app = createApp(runtime.services);
     server = app.listen(config.port, config.host);

@@ -11,6 +11,7 @@ import { ProviderRegistry } from "./models/registry.js";
 import { Allowances } from "./redis/allowances.js";
 import { createRedis } from "./redis/client.js";
 import { EventLog } from "./redis/event-log.js";
+import { Keys } from "./redis/keys.js";
 import { Locks } from "./redis/locks.js";
 import { StreamReader } from "./redis/stream-reader.js";
 import { AgentService } from "./services/agents.js";
@@ -38,8 +39,9 @@ export async function createRuntime(config: Config, log: Logger): Promise<Runtim
 
   const agentStore = new AgentStore(mongo.db);
   const sessionStore = new SessionStore(mongo.db);
-  const eventLog = new EventLog(redis);
-  const allowances = new Allowances(redis);
+  const keys = new Keys(config.redisKeyPrefix);
+  const eventLog = new EventLog(redis, keys);
+  const allowances = new Allowances(redis, keys);
   let reader: StreamReader | undefined;
   let worker: WakeupConsumer | undefined;
   const shutdown = new AbortController();
@@ -73,7 +75,7 @@ export async function createRuntime(config: Config, log: Logger): Promise<Runtim
         lockTtlMs: config.lockTtlMs,
         shutdown: shutdown.signal,
       });
-      worker = new WakeupConsumer(createRedis(config.redisUrl, "agent-sessions-worker"), redis, sessionStore, actor, log, {
+      worker = new WakeupConsumer(createRedis(config.redisUrl, "agent-sessions-worker"), redis, keys, sessionStore, actor, log, {
         consumer: `${hostname()}-${process.pid}-${newId("wrk")}`,
         concurrency: config.workerConcurrency,
         claimIdleMs: config.claimIdleMs,

@@ -1,7 +1,6 @@
 /** `x-api-key` → organization, then the per-key request ceiling (fixed 60-second window in Redis). */
 import type { Middleware } from "koa";
 import { consume, rateLimitHeaders, windowStart } from "../redis/fixed-window.js";
-import { keys } from "../redis/keys.js";
 import type { AppState, Services } from "./context.js";
 import { ApiError, unavailable } from "./errors.js";
 
@@ -17,7 +16,7 @@ export function authenticate(services: Services): Middleware<AppState> {
 
     let result;
     try {
-      result = await consume(services.redis, keys.keyCeiling(principal.keyId, windowStart()), principal.requestsPerMinute, 1);
+      result = await consume(services.redis, services.eventLog.keys.keyCeiling(principal.keyId, windowStart()), principal.requestsPerMinute, 1);
     } catch (err) {
       services.log.warn("key ceiling could not be checked", { err });
       throw unavailable("the request ceiling cannot be verified; retry with exponential backoff");

@@ -9,7 +9,6 @@ import type { ServerResponse } from "node:http";
 import type { Envelope } from "../domain/events.js";
 import type { EventLog, LiveFrame } from "../redis/event-log.js";
 import { toLiveFrame } from "../redis/event-log.js";
-import { keys } from "../redis/keys.js";
 import { isStreamId, maxStreamId } from "../redis/stream-ids.js";
 import type { StreamReader, Subscription } from "../redis/stream-reader.js";
 import { validationError } from "./errors.js";
@@ -101,7 +100,7 @@ export async function streamSession(res: ServerResponse, sessionId: string, star
     liveFrom = maxStreamId(liveFrom, f.liveId);
     frame(f.envelope, encodeCursor(lastSequence, liveFrom));
   };
-  subscription = await reader.subscribe(keys.sessionLive(sessionId), liveFrom, (entries) => {
+  subscription = await reader.subscribe(log.keys.sessionLive(sessionId), liveFrom, (entries) => {
     for (const [id, fields] of entries) {
       const f = toLiveFrame(id, fields);
       queue = queue.then(() => onFrame(f)).catch(() => close());

@@ -5,7 +5,7 @@
 import type { Redis } from "ioredis";
 import { ApiError } from "../http/errors.js";
 import { consume, rateLimitHeaders, windowStart, type WindowResult } from "./fixed-window.js";
-import { keys, WINDOW_MS } from "./keys.js";
+import { WINDOW_MS, type Keys } from "./keys.js";
 
 export type AllowanceKind = "conversations" | "messages";
 
@@ -23,12 +23,15 @@ export interface Granted {
 }
 
 export class Allowances {
-  constructor(private readonly redis: Redis) {}
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: Keys,
+  ) {}
 
   /** Counts `cost` points or throws `429 rate_limited` with the spec's body and headers. */
   async take(scope: AllowanceScope, kind: AllowanceKind, limit: number, cost: number): Promise<Granted> {
     const now = Date.now();
-    const key = keys.allowance(scope.orgId, scope.agentId, scope.subjectId, kind, windowStart(now));
+    const key = this.keys.allowance(scope.orgId, scope.agentId, scope.subjectId, kind, windowStart(now));
     let result: WindowResult;
     try {
       result = await consume(this.redis, key, limit, cost, now);

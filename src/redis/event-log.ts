@@ -6,7 +6,7 @@ import type { Redis } from "ioredis";
 import type { Draft, Envelope, EventStatus } from "../domain/events.js";
 import { INITIAL_STATE, type Plan, type RuntimeState, type SessionStatus, type StatusChange } from "../domain/session-state.js";
 import { runScript } from "./client.js";
-import { keys, sessionKeys } from "./keys.js";
+import type { Keys } from "./keys.js";
 
 export const LIVE_MAXLEN = 1_000;
 
@@ -65,15 +65,18 @@ function parseEntry(fields: string[]): Record<string, string> {
 }
 
 export class EventLog {
-  constructor(private readonly redis: Redis) {}
+  constructor(
+    private readonly redis: Redis,
+    readonly keys: Keys,
+  ) {}
 
   async state(sessionId: string): Promise<RuntimeState> {
-    return parseState(await this.redis.hgetall(keys.sessionState(sessionId)));
+    return parseState(await this.redis.hgetall(this.keys.sessionState(sessionId)));
   }
 
   async statuses(sessionIds: string[]): Promise<Map<string, SessionStatus | "deleted" | undefined>> {
     const pipeline = this.redis.pipeline();
-    for (const id of sessionIds) pipeline.hget(keys.sessionState(id), "status");
+    for (const id of sessionIds) pipeline.hget(this.keys.sessionState(id), "status");
     const replies = (await pipeline.exec()) ?? [];
     return new Map(sessionIds.map((id, i) => [id, (replies[i]?.[1] as SessionStatus | null) ?? undefined]));
   }
@@ -90,12 +93,12 @@ export class EventLog {
       this.redis,
       "appendEvents",
       [
-        keys.sessionState(sessionId),
-        keys.sessionSeq(sessionId),
-        keys.sessionLog(sessionId),
-        keys.sessionLive(sessionId),
-        keys.sessionLock(sessionId),
-        keys.sessionOverlay(sessionId),
+        this.keys.sessionState(sessionId),
+        this.keys.sessionSeq(sessionId),
+        this.keys.sessionLog(sessionId),
+        this.keys.sessionLive(sessionId),
+        this.keys.sessionLock(sessionId),
+        this.keys.sessionOverlay(sessionId),
       ],
       args,
     )) as (number | string)[];
@@ -117,7 +120,7 @@ export class EventLog {
    */
   async appendLive(sessionId: string, fence: string, frame: Draft): Promise<boolean> {
     const { id, type, sessionId: sid, ...rest } = frame;
-    const reply = await runScript(this.redis, "appendLive", [keys.sessionLive(sessionId), keys.sessionLock(sessionId)], [
+    const reply = await runScript(this.redis, "appendLive", [this.keys.sessionLive(sessionId), this.keys.sessionLock(sessionId)], [
       fence,
       LIVE_MAXLEN,
       frame.type,
@@ -133,7 +136,7 @@ export class EventLog {
 
   /** As `history`, with the live-stream id written beside each durable event. */
   async historyWithLiveIds(sessionId: string, after: number, limit: number): Promise<{ envelope: Envelope; liveId: string }[]> {
-    const entries = await this.redis.xrange(keys.sessionLog(sessionId), `(${after}-0`, "+", "COUNT", limit);
+    const entries = await this.redis.xrange(this.keys.sessionLog(sessionId), `(${after}-0`, "+", "COUNT", limit);
     const parsed = entries.map(([, fields]) => parseEntry(fields));
     const envelopes = await this.withOverlay(sessionId, parsed.map((f) => JSON.parse(f.env!) as Envelope));
     return envelopes.map((envelope, i) => ({ envelope, liveId: parsed[i]!.live ?? "0-0" }));
@@ -153,7 +156,7 @@ export class EventLog {
 
   async withOverlay(sessionId: string, envelopes: Envelope[]): Promise<Envelope[]> {
     if (envelopes.length === 0) return envelopes;
-    const overlay = await this.redis.hmget(keys.sessionOverlay(sessionId), ...envelopes.map((e) => e.id));
+    const overlay = await this.redis.hmget(this.keys.sessionOverlay(sessionId), ...envelopes.map((e) => e.id));
     return envelopes.map((e, i) => {
       const patch = overlay[i];
       if (!patch) return e;
@@ -164,26 +167,26 @@ export class EventLog {
 
   /** Live frames after `afterId` (exclusive), at most `count`. */
   async liveAfter(sessionId: string, afterId: string, count: number): Promise<LiveFrame[]> {
-    const entries = await this.redis.xrange(keys.sessionLive(sessionId), `(${afterId}`, "+", "COUNT", count);
+    const entries = await this.redis.xrange(this.keys.sessionLive(sessionId), `(${afterId}`, "+", "COUNT", count);
     return entries.map(([id, fields]) => toLiveFrame(id, fields));
   }
 
   /** The id of the newest live frame, or "0-0" when there is none. */
   async lastLiveId(sessionId: string): Promise<string> {
-    const [newest] = await this.redis.xrevrange(keys.sessionLive(sessionId), "+", "-", "COUNT", 1);
+    const [newest] = await this.redis.xrevrange(this.keys.sessionLive(sessionId), "+", "-", "COUNT", 1);
     return newest ? newest[0] : "0-0";
   }
 
   async lastSequence(sessionId: string): Promise<number> {
-    return Number((await this.redis.get(keys.sessionSeq(sessionId))) ?? 0);
+    return Number((await this.redis.get(this.keys.sessionSeq(sessionId))) ?? 0);
   }
 
   async initialize(sessionId: string): Promise<void> {
-    await this.redis.hsetnx(keys.sessionState(sessionId), "v", "0");
+    await this.redis.hsetnx(this.keys.sessionState(sessionId), "v", "0");
   }
 
   async delete(sessionId: string): Promise<void> {
-    await this.redis.del(...sessionKeys(sessionId));
+    await this.redis.del(...this.keys.sessionKeys(sessionId));
   }
 }
 

@@ -1,30 +1,45 @@
 /**
  * Every Redis key name. Keys of one session carry `{<sessionId>}` as hash tag so they share a cluster
  * slot and Lua scripts over them stay legal; allowance keys share the tag of their counting scope.
+ * All names start with a namespace (REDIS_KEY_PREFIX, default `as`), so several deployments or test
+ * runs can share one Redis without reading each other's wake-ups.
  */
 
 export const WINDOW_MS = 60_000;
 
-export const keys = {
-  keyCeiling: (keyId: string, windowStart: number) => `as:rl:key:{${keyId}}:${windowStart}`,
-  allowance: (orgId: string, agentId: string, subjectId: string, kind: string, windowStart: number) =>
-    `as:rl:{${orgId}:${agentId}:${subjectId}}:${kind}:${windowStart}`,
-  sessionLog: (sessionId: string) => `as:{${sessionId}}:log`,
-  sessionSeq: (sessionId: string) => `as:{${sessionId}}:seq`,
-  sessionLive: (sessionId: string) => `as:{${sessionId}}:live`,
-  sessionOverlay: (sessionId: string) => `as:{${sessionId}}:overlay`,
-  sessionState: (sessionId: string) => `as:{${sessionId}}:state`,
-  sessionLock: (sessionId: string) => `as:{${sessionId}}:lock`,
-  wakeups: () => "as:wakeups",
-} as const;
+export class Keys {
+  constructor(readonly prefix = "as") {}
 
-/** All keys one session owns, for deletion. */
-export function sessionKeys(sessionId: string): string[] {
-  return [
-    keys.sessionLog(sessionId),
-    keys.sessionSeq(sessionId),
-    keys.sessionLive(sessionId),
-    keys.sessionOverlay(sessionId),
-    keys.sessionState(sessionId),
-  ];
+  keyCeiling(keyId: string, windowStart: number): string {
+    return `${this.prefix}:rl:key:{${keyId}}:${windowStart}`;
+  }
+  allowance(orgId: string, agentId: string, subjectId: string, kind: string, windowStart: number): string {
+    return `${this.prefix}:rl:{${orgId}:${agentId}:${subjectId}}:${kind}:${windowStart}`;
+  }
+  sessionLog(sessionId: string): string {
+    return `${this.prefix}:{${sessionId}}:log`;
+  }
+  sessionSeq(sessionId: string): string {
+    return `${this.prefix}:{${sessionId}}:seq`;
+  }
+  sessionLive(sessionId: string): string {
+    return `${this.prefix}:{${sessionId}}:live`;
+  }
+  sessionOverlay(sessionId: string): string {
+    return `${this.prefix}:{${sessionId}}:overlay`;
+  }
+  sessionState(sessionId: string): string {
+    return `${this.prefix}:{${sessionId}}:state`;
+  }
+  sessionLock(sessionId: string): string {
+    return `${this.prefix}:{${sessionId}}:lock`;
+  }
+  wakeups(): string {
+    return `${this.prefix}:wakeups`;
+  }
+
+  /** All keys one session owns, for deletion. */
+  sessionKeys(sessionId: string): string[] {
+    return [this.sessionLog(sessionId), this.sessionSeq(sessionId), this.sessionLive(sessionId), this.sessionOverlay(sessionId), this.sessionState(sessionId)];
+  }
 }

@@ -71,7 +71,7 @@ export class EventService {
         if (result.plan.wake) await this.sessions.markWake(sessionId);
         const applied = await this.log.apply(sessionId, result.plan, state.v);
         if (!applied.ok) continue;
-        if (result.plan.wake) await publishWakeup(this.redis, sessionId);
+        if (result.plan.wake) await publishWakeup(this.redis, this.log.keys, sessionId);
         if (result.plan.state.status && result.plan.state.status !== "deleted") await this.sessions.setStatus(sessionId, result.plan.state.status);
         const persisted = new Set(result.persisted.map((d) => d.id));
         return { data: applied.envelopes.filter((e) => persisted.has(e.id)), headers: granted.headers };

@@ -1,4 +1,5 @@
 /** Mocha root hooks: one set of backing services and one test database for the whole run. */
+import { Redis } from "ioredis";
 import { MongoClient } from "mongodb";
 import { startTestServices, type TestServices } from "./services.js";
 
@@ -7,6 +8,8 @@ let services: TestServices | undefined;
 export const env = {
   mongoUrl: "",
   redisUrl: "",
+  /** Redis namespace of this run, so concurrent runs on one Redis never share wake-ups. */
+  redisKeyPrefix: `test-${Date.now().toString(36)}-${process.pid}`,
 };
 
 /** A database of its own for every run, so runs never see each other's data. */
@@ -35,6 +38,16 @@ export const mochaHooks = {
       await client.connect();
       await client.db().dropDatabase().catch(() => undefined);
       await client.close();
+    }
+    if (env.redisUrl) {
+      const redis = new Redis(env.redisUrl);
+      let cursor = "0";
+      do {
+        const [next, found] = await redis.scan(cursor, "MATCH", `${env.redisKeyPrefix}:*`, "COUNT", 1000);
+        if (found.length > 0) await redis.del(...found);
+        cursor = next;
+      } while (cursor !== "0");
+      await redis.quit();
     }
     await services?.stop();
   },

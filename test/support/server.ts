@@ -20,7 +20,7 @@ let orgCounter = 0;
 
 /** Starts the API and, unless ROLE=api is given, a worker in this process. */
 export async function startServer(extraEnv: Record<string, string> = {}): Promise<TestServer> {
-  const config = loadConfig({ MONGO_URL: env.mongoUrl, REDIS_URL: env.redisUrl, PORT: "0", LOG_LEVEL: "error", ...extraEnv });
+  const config = loadConfig({ MONGO_URL: env.mongoUrl, REDIS_URL: env.redisUrl, REDIS_KEY_PREFIX: env.redisKeyPrefix, PORT: "0", LOG_LEVEL: "error", ...extraEnv });
   const runtime = await createRuntime(config, createLogger(config.logLevel));
   const services = runtime.services;
   if (config.role === "all" || config.role === "worker") await runtime.startWorker(true);

@@ -1,0 +1,71 @@
+/** Real service processes (`node dist/src/main.js`) for multi-process tests. */
+import { spawn, type ChildProcess } from "node:child_process";
+import { createServer } from "node:net";
+import { env } from "./hooks.js";
+
+export interface ServiceProcess {
+  child: ChildProcess;
+  url: string;
+  output: () => string;
+  /** Resolves when a log line contains `text`. */
+  waitForLog(text: string, timeoutMs?: number): Promise<void>;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+    srv.on("error", reject);
+  });
+}
+
+export async function startProcess(role: "api" | "worker" | "all", extraEnv: Record<string, string> = {}): Promise<ServiceProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ["dist/src/main.js"], {
+    env: { ...process.env, MONGO_URL: env.mongoUrl, REDIS_URL: env.redisUrl, REDIS_KEY_PREFIX: env.redisKeyPrefix, PORT: String(port), HOST: "127.0.0.1", ROLE: role, LOG_LEVEL: "info", ...extraEnv },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  const listeners = new Set<() => void>();
+  const onData = (d: Buffer) => {
+    out += d.toString();
+    listeners.forEach((l) => l());
+  };
+  child.stdout!.on("data", onData);
+  child.stderr!.on("data", onData);
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+
+  const proc: ServiceProcess = {
+    child,
+    url: `http://127.0.0.1:${port}`,
+    output: () => out,
+    waitForLog(text, timeoutMs = 15_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          if (out.includes(text)) {
+            listeners.delete(check);
+            clearTimeout(timer);
+            resolve();
+          }
+        };
+        const timer = setTimeout(() => {
+          listeners.delete(check);
+          reject(new Error(`process did not log "${text}"; output:\n${out}`));
+        }, timeoutMs);
+        listeners.add(check);
+        check();
+      });
+    },
+    async stop(signal = "SIGTERM") {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      child.kill(signal);
+      return exited;
+    },
+  };
+  await proc.waitForLog(role === "worker" ? '"msg":"worker started"' : '"msg":"listening"');
+  return proc;
+}

@@ -1,0 +1,80 @@
+/** A small SSE client over fetch, recording every frame and comment, for black-box stream tests. */
+
+export interface SseFrame {
+  event: string;
+  id: string | undefined;
+  data: any;
+}
+
+export interface SseConnection {
+  status: number;
+  frames: SseFrame[];
+  comments: string[];
+  /** Resolves with the first frame index where `predicate` holds, waiting up to `timeoutMs`. */
+  waitFor(predicate: (frames: SseFrame[]) => boolean, timeoutMs?: number): Promise<void>;
+  close(): void;
+  closed: Promise<void>;
+}
+
+export async function openSse(url: string, key: string, headers: Record<string, string> = {}): Promise<SseConnection> {
+  const controller = new AbortController();
+  const res = await fetch(url, { headers: { "x-api-key": key, accept: "text/event-stream", ...headers }, signal: controller.signal });
+  const frames: SseFrame[] = [];
+  const comments: string[] = [];
+  const waiters = new Set<() => void>();
+  const notify = () => waiters.forEach((w) => w());
+
+  const closed = (async () => {
+    if (!res.body || res.status !== 200) return;
+    const decoder = new TextDecoder();
+    let buffer = "";
+    try {
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+        buffer += decoder.decode(chunk, { stream: true });
+        let end: number;
+        while ((end = buffer.indexOf("\n\n")) >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const frame: Partial<SseFrame> = {};
+          let data = "";
+          for (const line of block.split("\n")) {
+            if (line.startsWith(":")) comments.push(line.slice(1).trim());
+            else if (line.startsWith("event: ")) frame.event = line.slice(7);
+            else if (line.startsWith("id: ")) frame.id = line.slice(4);
+            else if (line.startsWith("data: ")) data += line.slice(6);
+          }
+          if (frame.event) frames.push({ event: frame.event, id: frame.id, data: JSON.parse(data) });
+          notify();
+        }
+      }
+    } catch {
+      /* aborted by close() */
+    }
+    notify();
+  })();
+
+  return {
+    status: res.status,
+    frames,
+    comments,
+    closed,
+    close: () => controller.abort(),
+    waitFor(predicate, timeoutMs = 10_000) {
+      return new Promise<void>((resolve, reject) => {
+        const check = () => {
+          if (predicate(frames)) {
+            waiters.delete(check);
+            clearTimeout(timer);
+            resolve();
+          }
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`SSE wait timed out with ${frames.length} frames: ${frames.map((f) => f.event).join(", ")}`));
+        }, timeoutMs);
+        waiters.add(check);
+        check();
+      });
+    },
+  };
+}
