@@ -21,7 +21,7 @@ export function configOf(v: VersionDoc): AgentConfig {
     metadata: v.metadata,
   };
 }
-import type { Collection, Db } from "mongodb";
+import { MongoServerError, type Collection, type Db } from "mongodb";
 import type { AgentConfig, RateLimits } from "../domain/agent-config.js";
 import { newId } from "../ids.js";
 
@@ -51,6 +51,10 @@ export interface Page<T> {
   hasMore: boolean;
 }
 
+function isDuplicateKey(err: unknown): boolean {
+  return err instanceof MongoServerError && err.code === 11000;
+}
+
 export type PublishResult = { ok: true; agent: AgentDoc } | { ok: false; reason: "not_found" } | { ok: false; reason: "conflict"; currentVersion: number };
 
 export class AgentStore {
@@ -66,13 +70,17 @@ export class AgentStore {
     return { _id: newId("ver"), agentId, orgId, version, createdAt: at, ...config };
   }
 
-  /** Insert-if-absent keyed by (agentId, version): idempotent, so repairs and retries are safe. */
+  /**
+   * Insert-if-absent keyed by (agentId, version) (a unique index): idempotent, so repairs and retries
+   * are safe. A plain insert, not an upsert with `$setOnInsert`: FerretDB v1 drops empty arrays
+   * (`skills: []`, `roles: []`) from a `$setOnInsert` document.
+   */
   private async record(version: VersionDoc): Promise<void> {
-    await this.versions.updateOne(
-      { agentId: version.agentId, version: version.version },
-      { $setOnInsert: version },
-      { upsert: true },
-    );
+    try {
+      await this.versions.insertOne(version);
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+    }
   }
 
   async create(orgId: string, config: AgentConfig, rateLimits: RateLimits): Promise<AgentDoc> {
