@@ -53,7 +53,7 @@ export class AgentService {
     refuseFullBody(body);
     const agent = await this.get(orgId, id);
     const rateLimits = body.rateLimits ? rateLimitsFrom(body.rateLimits, agent.rateLimits) : undefined;
-    return this.settle(agent, await this.store.publish(agent, agent.version, configFromCreateBody(body), rateLimits));
+    return this.settle(agent, await this.store.publish(agent, configFromCreateBody(body), rateLimits));
   }
 
   async patch(orgId: string, id: string, body: AgentPatchBody): Promise<AgentDoc> {
@@ -66,7 +66,7 @@ export class AgentService {
     }
     const merged = applyPatch(configOf(agent.current), changes);
     refuse(referenceProblems(changes, merged.mcpServers));
-    return this.settle(agent, await this.store.publish(agent, agent.version, merged));
+    return this.settle(agent, await this.store.publish(agent, merged));
   }
 
   private settle(read: AgentDoc, result: PublishResult): AgentDoc {
