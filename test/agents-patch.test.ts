@@ -150,6 +150,24 @@ describe("agents: PATCH /v1/agents/{agentId}", () => {
     });
   });
 
+  describe("the merged version keeps the bounds of a create body", () => {
+    const full: [string, number, (i: number) => Record<string, unknown>][] = [
+      ["skills", 100, (i) => ({ name: `s${i}`, content: "c" })],
+      ["tools", 100, (i) => customTool(`t${i}`)],
+      ["roles", 50, (i) => ({ name: `r${i}`, tools: [] })],
+      ["mcpServers", 50, (i) => server(`m${i}`)],
+    ];
+    for (const [field, max, item] of full) {
+      it(`${field}: adding one to an agent that has ${max} is 400; replacing one of them is accepted`, async () => {
+        const a = await create({ [field]: Array.from({ length: max }, (_, i) => item(i)) });
+        expectValidation(await api.patch(`/v1/agents/${a.id}`, { [field]: [item(max)] }), `${field}: must have at most ${max} items`);
+        expect((await api.get(`/v1/agents/${a.id}`)).body.version.version).to.equal(1);
+        const replaced = await patch(a.id, { [field]: [item(0)] });
+        expect(replaced.version[field]).to.have.length(max);
+      });
+    }
+  });
+
   describe("rule 1: at least one field other than expectedVersion", () => {
     it("an empty body is 400", async () => {
       const a = await create();

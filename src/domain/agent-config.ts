@@ -211,6 +211,18 @@ export function applyPatch(current: AgentConfig, patch: AgentPatchBody): AgentCo
   };
 }
 
+/**
+ * The most entries one version may hold, the same as `schemas/agent-create.json` allows in a body. A PATCH
+ * appends, so the merged result is checked too: every version stays a valid full-replace body.
+ */
+export const VERSION_MAX_ITEMS = { skills: 100, tools: 100, roles: 50, mcpServers: 50 } as const;
+
+export function versionLimitProblems(config: AgentConfig): string[] {
+  return (Object.keys(VERSION_MAX_ITEMS) as (keyof typeof VERSION_MAX_ITEMS)[])
+    .filter((field) => config[field].length > VERSION_MAX_ITEMS[field])
+    .map((field) => `${field}: must have at most ${VERSION_MAX_ITEMS[field]} items`);
+}
+
 /** Identity clashes within one submitted collection: PATCH could not tell which entry is meant. */
 function duplicates<T>(items: T[] | undefined, identity: (item: T) => string, path: (i: number) => string): string[] {
   const seen = new Set<string>();

@@ -5,6 +5,7 @@ import {
   configFromCreateBody,
   rateLimitsFrom,
   referenceProblems,
+  versionLimitProblems,
   type AgentCreateBody,
   type AgentPatchBody,
   type RateLimits,
@@ -65,7 +66,7 @@ export class AgentService {
       throw conflict(`expectedVersion ${expectedVersion} does not match the current version ${agent.version}; refetch the agent and retry`);
     }
     const merged = applyPatch(configOf(agent.current), changes);
-    refuse(referenceProblems(changes, merged.mcpServers));
+    refuse([...referenceProblems(changes, merged.mcpServers), ...versionLimitProblems(merged)]);
     return this.settle(agent, await this.store.publish(agent, merged));
   }
 
