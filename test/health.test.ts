@@ -1,5 +1,6 @@
 import { expect } from "chai";
 import { expectError, expectValidation } from "./support/expect.js";
+import { capturingLogs } from "./support/logs.js";
 import { agentBody, client, startServer, type Client, type TestServer } from "./support/server.js";
 
 describe("health and the HTTP contract", () => {
@@ -62,27 +63,42 @@ describe("health and the HTTP contract", () => {
     agents.list = async () => {
       throw cause;
     };
-    const logged: string[] = [];
-    const write = process.stdout.write;
-    process.stdout.write = ((chunk: string | Uint8Array) => {
-      logged.push(String(chunk));
-      return true;
-    }) as typeof process.stdout.write;
-    let res;
-    try {
-      res = await api.get("/v1/agents");
-    } finally {
-      process.stdout.write = write;
+    const { result: res, lines } = await capturingLogs(() => api.get("/v1/agents")).finally(() => {
       agents.list = original;
-    }
+    });
     expectError(res, 500, "server_error");
     expect(res.body).to.deep.equal({ error: "server_error", message: "unexpected error" });
 
-    const entry = logged.map((line) => JSON.parse(line) as Record<string, any>).find((e) => e.msg === "request failed");
-    expect(entry, logged.join("")).to.not.equal(undefined);
+    const entry = lines.map((line) => JSON.parse(line) as Record<string, any>).find((e) => e.msg === "request failed");
+    expect(entry, lines.join("\n")).to.not.equal(undefined);
     expect(entry).to.include({ level: "error", method: "GET", path: "/v1/agents" });
     expect(entry!.requestId).to.equal(res.headers.get("x-request-id"));
     expect(entry!.err.message).to.equal(cause.message);
     expect(entry!.err.stack).to.include("database exploded");
+  });
+});
+
+describe("when a backing service does not answer", () => {
+  let server: TestServer;
+  afterEach(async () => server.close());
+
+  it("Redis down: /readyz is 503 and an authenticated request is 503 server_error (the ceiling cannot be checked)", async () => {
+    server = await startServer();
+    const api = client(server.url, await server.newKey());
+    server.services.redis.disconnect();
+    const ready = await client(server.url).get("/readyz");
+    expect(ready.status).to.equal(503);
+    expect(ready.body).to.deep.equal({ status: "unavailable", checks: { mongodb: "ok", redis: "unavailable" } });
+    // A 5xx is logged; keep that line out of the test report.
+    expectError((await capturingLogs(() => api.get("/v1/agents"))).result, 503, "server_error");
+    expect((await client(server.url).get("/healthz")).status).to.equal(200);
+  });
+
+  it("MongoDB down: /readyz is 503", async () => {
+    server = await startServer();
+    await server.services.mongo.client.close();
+    const ready = await client(server.url).get("/readyz");
+    expect(ready.status).to.equal(503);
+    expect(ready.body).to.deep.equal({ status: "unavailable", checks: { mongodb: "unavailable", redis: "ok" } });
   });
 });
