@@ -14,10 +14,11 @@ interface Exit {
   stderr: string;
 }
 
-/** Runs a command in the project root with extra environment and collects its output. */
-function run(command: string, args: string[], extraEnv: Record<string, string>, onStart?: (child: ReturnType<typeof spawn>) => void): Promise<Exit> {
+/** Runs a command in the project root with changed environment (undefined removes a variable) and collects its output. */
+function run(command: string, args: string[], envChanges: Record<string, string | undefined>, onStart?: (child: ReturnType<typeof spawn>) => void): Promise<Exit> {
+  const childEnv = Object.fromEntries(Object.entries({ ...process.env, ...envChanges }).filter(([, v]) => v !== undefined));
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: projectRoot, env: { ...process.env, ...extraEnv }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(command, args, { cwd: projectRoot, env: childEnv, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -76,6 +77,16 @@ describe("commands and process lifecycle", () => {
       expect(out.code).to.not.equal(0);
       expect(out.stdout).to.equal("");
       expect(out.stderr).to.include("--org");
+    });
+  });
+
+  describe("npm test without MONGO_URL and REDIS_URL both set", () => {
+    it("stops before any test and says how to start local services", async () => {
+      const mocha = join(projectRoot, "node_modules", "mocha", "bin", "mocha.js");
+      const out = await run("node", [mocha], { MONGO_URL: env.mongoUrl, REDIS_URL: undefined });
+      expect(out.code).to.not.equal(0);
+      expect(out.stderr).to.include("Set both MONGO_URL and REDIS_URL").and.include("npm run services");
+      expect(out.stdout).to.not.include("passing");
     });
   });
 
