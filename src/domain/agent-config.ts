@@ -211,6 +211,18 @@ export function applyPatch(current: AgentConfig, patch: AgentPatchBody): AgentCo
   };
 }
 
+/**
+ * The most entries one version may hold, the same as `schemas/agent-create.json` allows in a body. A PATCH
+ * appends, so the merged result is checked too: every version stays a valid full-replace body.
+ */
+export const VERSION_MAX_ITEMS = { skills: 100, tools: 100, roles: 50, mcpServers: 50 } as const;
+
+export function versionLimitProblems(config: AgentConfig): string[] {
+  return (Object.keys(VERSION_MAX_ITEMS) as (keyof typeof VERSION_MAX_ITEMS)[])
+    .filter((field) => config[field].length > VERSION_MAX_ITEMS[field])
+    .map((field) => `${field}: must have at most ${VERSION_MAX_ITEMS[field]} items`);
+}
+
 /** Identity clashes within one submitted collection: PATCH could not tell which entry is meant. */
 function duplicates<T>(items: T[] | undefined, identity: (item: T) => string, path: (i: number) => string): string[] {
   const seen = new Set<string>();
@@ -223,18 +235,13 @@ function duplicates<T>(items: T[] | undefined, identity: (item: T) => string, pa
   return problems;
 }
 
-function toolProblems(tools: ToolInput[], serverNames: ReadonlySet<string> | null, base: string): string[] {
+function toolProblems(tools: ToolInput[], base: string): string[] {
   const problems: string[] = [];
   tools.forEach((tool, i) => {
     const at = `${base}[${i}]`;
     switch (tool.type) {
       case "agent_toolset":
-        problems.push(...duplicates(tool.configs, (c) => c.name, (k) => `${at}.configs[${k}].name`));
-        break;
       case "mcp_toolset":
-        if (serverNames && !serverNames.has(tool.mcpServerName)) {
-          problems.push(`${at}.mcpServerName: must equal the name of an entry in mcpServers`);
-        }
         problems.push(...duplicates(tool.configs, (c) => c.name, (k) => `${at}.configs[${k}].name`));
         break;
       case "custom_tool":
@@ -253,12 +260,8 @@ function toolProblems(tools: ToolInput[], serverNames: ReadonlySet<string> | nul
   return problems;
 }
 
-/**
- * Rules of one submitted body (uniqueness within each collection, known provider, tool rules). The
- * reference from an MCP toolset to a server is checked here only when the body carries `mcpServers`
- * in full (create, replace); a PATCH checks it on the merged result with `crossReferenceProblems`.
- */
-export function bodyProblems(body: AgentPatchBody, fullBody: boolean): string[] {
+/** Rules of one submitted body: uniqueness within each collection, known provider, tool rules. */
+export function bodyProblems(body: AgentPatchBody): string[] {
   const problems: string[] = [];
   if (body.modelName !== undefined) {
     const { provider } = parseModelName(body.modelName);
@@ -267,23 +270,26 @@ export function bodyProblems(body: AgentPatchBody, fullBody: boolean): string[] 
   problems.push(...duplicates(body.skills, (s) => s.name, (i) => `skills[${i}].name`));
   problems.push(...duplicates(body.roles, (r) => r.name, (i) => `roles[${i}].name`));
   problems.push(...duplicates(body.mcpServers, (m) => m.name, (i) => `mcpServers[${i}].name`));
-  const servers = fullBody ? new Set((body.mcpServers ?? []).map((m) => m.name)) : null;
-  problems.push(...toolProblems(body.tools ?? [], servers, "tools"));
-  (body.roles ?? []).forEach((role, r) => problems.push(...toolProblems(role.tools, servers, `roles[${r}].tools`)));
+  problems.push(...toolProblems(body.tools ?? [], "tools"));
+  (body.roles ?? []).forEach((role, r) => problems.push(...toolProblems(role.tools, `roles[${r}].tools`)));
   return problems;
 }
 
-/** After a PATCH merge: every MCP toolset, top-level or in a role, must name a configured server. */
-export function crossReferenceProblems(config: AgentConfig): string[] {
-  const servers = new Set(config.mcpServers.map((m) => m.name));
+/**
+ * Every submitted MCP toolset, top-level or in a role, must name one of `servers`: the body's own for
+ * create and replace, the merged result's for a PATCH. Entries a PATCH leaves alone need no check, as a
+ * PATCH never removes or renames a server. Paths are those of the submitted body.
+ */
+export function referenceProblems(body: Pick<AgentPatchBody, "tools" | "roles">, servers: McpServer[]): string[] {
+  const names = new Set(servers.map((m) => m.name));
   const problems: string[] = [];
-  const check = (tools: ToolConfig[], base: string) =>
+  const check = (tools: ToolInput[], base: string) =>
     tools.forEach((t, i) => {
-      if (t.type === "mcp_toolset" && !servers.has(t.mcpServerName)) {
+      if (t.type === "mcp_toolset" && !names.has(t.mcpServerName)) {
         problems.push(`${base}[${i}].mcpServerName: must equal the name of an entry in mcpServers`);
       }
     });
-  check(config.tools, "tools");
-  config.roles.forEach((role, r) => check(role.tools, `roles[${r}].tools`));
+  check(body.tools ?? [], "tools");
+  (body.roles ?? []).forEach((role, r) => check(role.tools, `roles[${r}].tools`));
   return problems;
 }

@@ -3,8 +3,9 @@ import {
   applyPatch,
   bodyProblems,
   configFromCreateBody,
-  crossReferenceProblems,
   rateLimitsFrom,
+  referenceProblems,
+  versionLimitProblems,
   type AgentCreateBody,
   type AgentPatchBody,
   type RateLimits,
@@ -22,6 +23,11 @@ function refuse(problems: string[]): void {
   if (problems.length > 0) throw validationError(joinEntries(problems));
 }
 
+/** Create and full replace carry the whole configuration, so every rule is checked on the body alone. */
+function refuseFullBody(body: AgentCreateBody): void {
+  refuse([...bodyProblems(body), ...referenceProblems(body, body.mcpServers ?? [])]);
+}
+
 export class AgentService {
   constructor(
     private readonly store: AgentStore,
@@ -29,7 +35,7 @@ export class AgentService {
   ) {}
 
   async create(orgId: string, body: AgentCreateBody): Promise<AgentDoc> {
-    refuse(bodyProblems(body, true));
+    refuseFullBody(body);
     return this.store.create(orgId, configFromCreateBody(body), rateLimitsFrom(body.rateLimits));
   }
 
@@ -45,23 +51,23 @@ export class AgentService {
 
   /** Full replace: always a new version. `rateLimits`, when sent, are set too (they are not versioned). */
   async replace(orgId: string, id: string, body: AgentCreateBody): Promise<AgentDoc> {
-    refuse(bodyProblems(body, true));
+    refuseFullBody(body);
     const agent = await this.get(orgId, id);
     const rateLimits = body.rateLimits ? rateLimitsFrom(body.rateLimits, agent.rateLimits) : undefined;
-    return this.settle(agent, await this.store.publish(agent, agent.version, configFromCreateBody(body), rateLimits));
+    return this.settle(agent, await this.store.publish(agent, configFromCreateBody(body), rateLimits));
   }
 
   async patch(orgId: string, id: string, body: AgentPatchBody): Promise<AgentDoc> {
     const { expectedVersion, ...changes } = body;
     if (Object.keys(changes).length === 0) throw validationError("body: must contain at least one field other than expectedVersion");
-    refuse(bodyProblems(changes, false));
+    refuse(bodyProblems(changes));
     const agent = await this.get(orgId, id);
     if (expectedVersion !== undefined && expectedVersion !== agent.version) {
       throw conflict(`expectedVersion ${expectedVersion} does not match the current version ${agent.version}; refetch the agent and retry`);
     }
     const merged = applyPatch(configOf(agent.current), changes);
-    refuse(crossReferenceProblems(merged));
-    return this.settle(agent, await this.store.publish(agent, agent.version, merged));
+    refuse([...referenceProblems(changes, merged.mcpServers), ...versionLimitProblems(merged)]);
+    return this.settle(agent, await this.store.publish(agent, merged));
   }
 
   private settle(read: AgentDoc, result: PublishResult): AgentDoc {

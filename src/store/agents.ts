@@ -1,11 +1,13 @@
 /**
  * Agents and their immutable versions.
  *
- * The agent document is the commit point: publishing a version is one conditional update
- * `{_id, version: N} → N+1` that also embeds the new version, so concurrent writers cannot both win
- * and no update is lost. The version is then recorded in `agent_versions` (insert-if-absent); a writer
- * that died between the two steps is repaired by the next reader or writer, which records the embedded
- * latest version again.
+ * The commit point of a new version is its insert into `agent_versions`: the unique index on
+ * (agentId, version) lets exactly one writer take each number, so concurrent writers cannot both win
+ * and no update is lost. A conditional update of the agent document would not do: FerretDB v1 applies
+ * it as read, modify, write of the whole document, and two of them can both succeed. The agent
+ * document then points at the newest version (`current`, embedded for one-query reads); that pointer
+ * only moves forward, and a writer that finds its number taken moves it forward first, which also
+ * repairs a writer that died between the two steps.
  */
 
 /** The configuration part of a version document. */
@@ -21,7 +23,7 @@ export function configOf(v: VersionDoc): AgentConfig {
     metadata: v.metadata,
   };
 }
-import type { Collection, Db } from "mongodb";
+import { MongoServerError, type Collection, type Db } from "mongodb";
 import type { AgentConfig, RateLimits } from "../domain/agent-config.js";
 import { newId } from "../ids.js";
 
@@ -51,6 +53,10 @@ export interface Page<T> {
   hasMore: boolean;
 }
 
+function isDuplicateKey(err: unknown): boolean {
+  return err instanceof MongoServerError && err.code === 11000;
+}
+
 export type PublishResult = { ok: true; agent: AgentDoc } | { ok: false; reason: "not_found" } | { ok: false; reason: "conflict"; currentVersion: number };
 
 export class AgentStore {
@@ -66,22 +72,14 @@ export class AgentStore {
     return { _id: newId("ver"), agentId, orgId, version, createdAt: at, ...config };
   }
 
-  /** Insert-if-absent keyed by (agentId, version): idempotent, so repairs and retries are safe. */
-  private async record(version: VersionDoc): Promise<void> {
-    await this.versions.updateOne(
-      { agentId: version.agentId, version: version.version },
-      { $setOnInsert: version },
-      { upsert: true },
-    );
-  }
-
   async create(orgId: string, config: AgentConfig, rateLimits: RateLimits): Promise<AgentDoc> {
     const now = new Date();
     const id = newId("agt");
     const current = this.newVersion(orgId, id, 1, config, now);
     const doc: AgentDoc = { _id: id, orgId, status: "active", rateLimits, createdAt: now, updatedAt: now, version: 1, current };
+    // Version first: every version an agent document points at is already recorded.
+    await this.versions.insertOne(current);
     await this.agents.insertOne(doc);
-    await this.record(current);
     return doc;
   }
 
@@ -101,27 +99,42 @@ export class AgentStore {
   }
 
   /**
-   * Publishes `config` as version `expectedVersion + 1`, only if the agent is still at `expectedVersion`.
-   * `read` is the state the caller built `config` from; its version is recorded first, in case the writer
-   * that published it died before recording it.
+   * Publishes `config` as the version after `read`, the state the caller built it from; refused when
+   * another writer published that number first. `rateLimits`, when given, are set too.
    */
-  async publish(read: AgentDoc, expectedVersion: number, config: AgentConfig, rateLimits?: RateLimits): Promise<PublishResult> {
-    const { orgId, _id: id } = read;
-    await this.record(read.current);
-    const now = new Date();
-    const next = this.newVersion(orgId, id, expectedVersion + 1, config, now);
-    const updated = await this.agents.findOneAndUpdate(
-      { _id: id, orgId, version: expectedVersion },
-      { $set: { version: next.version, current: next, updatedAt: now, ...(rateLimits ? { rateLimits } : {}) } },
+  async publish(read: AgentDoc, config: AgentConfig, rateLimits?: RateLimits): Promise<PublishResult> {
+    const next = this.newVersion(read.orgId, read._id, read.version + 1, config, new Date());
+    try {
+      await this.versions.insertOne(next);
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+      return this.refused(read);
+    }
+    let agent = await this.pointAt(next);
+    if (agent && rateLimits) {
+      agent = await this.agents.findOneAndUpdate({ _id: read._id, orgId: read.orgId }, { $set: { rateLimits } }, { returnDocument: "after" });
+    }
+    if (!agent) return { ok: false, reason: "not_found" };
+    // A later writer may already have built on this version; the answer still shows the one published here.
+    return { ok: true, agent: { ...agent, version: next.version, current: next, updatedAt: next.createdAt } };
+  }
+
+  /** Another writer took the number: point the agent at the newest version (that writer may have died first). */
+  private async refused(read: AgentDoc): Promise<PublishResult> {
+    const newest = await this.versions.find({ agentId: read._id, orgId: read.orgId }).sort({ version: -1 }).limit(1).next();
+    const agent = newest && (await this.pointAt(newest));
+    if (!newest || !agent) return { ok: false, reason: "not_found" };
+    return { ok: false, reason: "conflict", currentVersion: Math.max(agent.version, newest.version) };
+  }
+
+  /** Moves the agent's pointer forward to `version` (never back) and returns the agent as it then is. */
+  private async pointAt(version: VersionDoc): Promise<AgentDoc | null> {
+    const moved = await this.agents.findOneAndUpdate(
+      { _id: version.agentId, orgId: version.orgId, version: { $lt: version.version } },
+      { $set: { version: version.version, current: version, updatedAt: version.createdAt } },
       { returnDocument: "after" },
     );
-    if (!updated) {
-      const existing = await this.get(orgId, id);
-      if (!existing) return { ok: false, reason: "not_found" };
-      return { ok: false, reason: "conflict", currentVersion: existing.version };
-    }
-    await this.record(next);
-    return { ok: true, agent: updated };
+    return moved ?? this.get(version.orgId, version.agentId);
   }
 
   async setRateLimits(orgId: string, id: string, limits: Partial<RateLimits>): Promise<AgentDoc | null> {
@@ -148,7 +161,6 @@ export class AgentStore {
   }
 
   async listVersions(agent: AgentDoc, opts: { limit: number; offset: number }): Promise<Page<VersionDoc>> {
-    await this.record(agent.current);
     const docs = await this.versions
       .find({ agentId: agent._id, orgId: agent.orgId })
       .sort({ version: -1 })

@@ -1,0 +1,24 @@
+# One image for every role (ROLE=api|worker|scheduler|all).
+
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json ./
+COPY src ./src
+COPY schemas ./schemas
+# Compile, then drop the dev dependencies (TypeScript, mocha, testcontainers) from node_modules.
+RUN npm run build && npm prune --omit=dev --no-audit --no-fund
+
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production
+WORKDIR /app
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+# Read at run time: JSON Schemas (validation, /v1/openapi.json) and the Redis Lua scripts; see src/paths.ts.
+COPY --from=build /app/schemas ./schemas
+COPY --from=build /app/src/redis/scripts ./src/redis/scripts
+USER node
+EXPOSE 8080
+CMD ["node", "dist/src/main.js"]
