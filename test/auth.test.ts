@@ -1,6 +1,5 @@
 import { expect } from "chai";
 import { hashKey } from "../src/store/organizations.js";
-import { keys } from "../src/redis/keys.js";
 import { windowStart } from "../src/redis/fixed-window.js";
 import { expectError, roomInWindow } from "./support/expect.js";
 import { agentBody, client, startServer, type Client, type Reply, type TestServer } from "./support/server.js";
@@ -147,7 +146,7 @@ describe("authentication and organization scope", () => {
       const { keyId, api } = await orgWithKey();
       await roomInWindow();
       // Stand in for 999 earlier requests of this window rather than sending them.
-      await server.services.redis.set(keys.keyCeiling(keyId, windowStart()), "999", "PX", 60_000);
+      await server.services.redis.set(server.services.eventLog.keys.keyCeiling(keyId, windowStart()), "999", "PX", 60_000);
       expect((await api.get("/v1/agents")).status).to.equal(200);
       const res = await api.get("/v1/agents");
       expectError(res, 429, "rate_limited");

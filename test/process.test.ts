@@ -103,7 +103,7 @@ describe("commands and process lifecycle", () => {
     ];
     for (const [variable, bad] of cases) {
       it(`${Object.entries(bad)[0]!.join("=")} exits non-zero naming ${variable}`, async () => {
-        const out = await run("node", [mainJs], { MONGO_URL: env.mongoUrl, REDIS_URL: env.redisUrl, PORT: "0", ...bad });
+        const out = await run("node", [mainJs], { MONGO_URL: env.mongoUrl, REDIS_URL: env.redisUrl, REDIS_KEY_PREFIX: env.redisKeyPrefix, PORT: "0", ...bad });
         expect(out.code).to.not.equal(0);
         expect(out.stderr).to.include(variable);
         expect(out.stderr).to.match(/^configuration error: /);
@@ -116,7 +116,7 @@ describe("commands and process lifecycle", () => {
       const port = await freePort();
       const base = `http://127.0.0.1:${port}`;
       let healthy = false;
-      const out = await run("node", [mainJs], { MONGO_URL: env.mongoUrl, REDIS_URL: env.redisUrl, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "warn" }, (child) => {
+      const out = await run("node", [mainJs], { MONGO_URL: env.mongoUrl, REDIS_URL: env.redisUrl, REDIS_KEY_PREFIX: env.redisKeyPrefix, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "warn" }, (child) => {
         void (async () => {
           for (let i = 0; i < 200 && child.exitCode === null; i++) {
             try {

@@ -9,6 +9,19 @@
  * only moves forward, and a writer that finds its number taken moves it forward first, which also
  * repairs a writer that died between the two steps.
  */
+import { MongoServerError, type Collection, type Db } from "mongodb";
+import type { AgentConfig, RateLimits } from "../domain/agent-config.js";
+import { newId } from "../ids.js";
+
+export type AgentStatus = "active" | "archived";
+
+export interface VersionDoc extends AgentConfig {
+  _id: string;
+  agentId: string;
+  orgId: string;
+  version: number;
+  createdAt: Date;
+}
 
 /** The configuration part of a version document. */
 export function configOf(v: VersionDoc): AgentConfig {
@@ -22,19 +35,6 @@ export function configOf(v: VersionDoc): AgentConfig {
     mcpServers: v.mcpServers,
     metadata: v.metadata,
   };
-}
-import { MongoServerError, type Collection, type Db } from "mongodb";
-import type { AgentConfig, RateLimits } from "../domain/agent-config.js";
-import { newId } from "../ids.js";
-
-export type AgentStatus = "active" | "archived";
-
-export interface VersionDoc extends AgentConfig {
-  _id: string;
-  agentId: string;
-  orgId: string;
-  version: number;
-  createdAt: Date;
 }
 
 export interface AgentDoc {
@@ -172,12 +172,7 @@ export class AgentStore {
 
   /** For workers: the version a session recorded, by agent id alone. */
   async getVersionById(agentId: string, version: number): Promise<VersionDoc | null> {
-    const recorded = await this.versions.findOne({ agentId, version });
-    if (recorded) return recorded;
-    const agent = await this.agents.findOne({ _id: agentId, version });
-    if (!agent) return null;
-    await this.record(agent.current);
-    return agent.current;
+    return this.versions.findOne({ agentId, version });
   }
 
   async getVersion(agent: AgentDoc, version: number): Promise<VersionDoc | null> {
