@@ -68,12 +68,13 @@ export class SessionActor {
             continue;
           }
           if (taken.turn!.attempts > 1) logger.info("resuming a turn a stopped worker began", { sessionId, turnId: state.turn.id });
-          await sessions.setStatus(sessionId, "running");
+          await sessions.setStatus(sessionId, "running", applied.version);
           await turns.run(session, taken, fence, lost);
         } else if (state.status === "idle" && state.queue.length > 0) {
           const next = planNextQueued(state, sessionId, new Date().toISOString())!;
           const applied = await log.apply(sessionId, next, state.v, fence);
-          if (!applied.ok && applied.reason === "fenced") return;
+          if (applied.ok) await sessions.setStatus(sessionId, "running", applied.version);
+          else if (applied.reason === "fenced") return;
         } else {
           return;
         }

@@ -153,9 +153,11 @@ export class TurnRunner {
       const plan = planTurnEnd(state, session._id, output, stop, usage, new Date().toISOString());
       plan.drafts.push(...extra);
       const applied = await log.apply(session._id, plan, state.v, fence);
-      if (applied.ok) break;
+      if (applied.ok) {
+        await sessions.setStatus(session._id, "idle", applied.version);
+        return;
+      }
       if (applied.reason === "fenced") throw new Fenced();
     }
-    await sessions.setStatus(session._id, "idle");
   }
 }

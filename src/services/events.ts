@@ -72,7 +72,9 @@ export class EventService {
         const applied = await this.log.apply(sessionId, result.plan, state.v);
         if (!applied.ok) continue;
         if (result.plan.wake) await publishWakeup(this.redis, this.log.keys, sessionId);
-        if (result.plan.state.status && result.plan.state.status !== "deleted") await this.sessions.setStatus(sessionId, result.plan.state.status);
+        if (result.plan.state.status && result.plan.state.status !== "deleted") {
+          await this.sessions.setStatus(sessionId, result.plan.state.status, applied.version);
+        }
         const persisted = new Set(result.persisted.map((d) => d.id));
         return { data: applied.envelopes.filter((e) => persisted.has(e.id)), headers: granted.headers };
       }

@@ -65,6 +65,7 @@ export class SessionService {
       yoloMode: body.yoloMode ?? false,
       metadata: body.metadata ?? {},
       status: "idle",
+      statusVersion: 0,
       usage: null,
       usageTurn: null,
       wakeAt: null,
@@ -120,9 +121,11 @@ export class SessionService {
       if (state.status === "archived") break;
       if (BUSY.has(state.status)) throw invalidState(`the session is ${state.status}; it can be archived once idle`);
       const applied = await this.log.apply(id, { drafts: [], state: { status: "archived" }, statuses: [], wake: false }, state.v);
-      if (applied.ok) break;
+      if (applied.ok) {
+        await this.sessions.setStatus(id, "archived", applied.version);
+        break;
+      }
     }
-    await this.sessions.setStatus(id, "archived");
     return { doc: { ...doc, status: "archived" }, status: "archived" };
   }
 

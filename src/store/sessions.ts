@@ -21,7 +21,9 @@ export interface SessionDoc {
   titleSource: "caller" | "generated" | null;
   yoloMode: boolean;
   metadata: Metadata;
+  /** Projection of the runtime status, for list filters; `statusVersion` is the state version it reflects. */
   status: SessionStatus;
+  statusVersion: number;
   usage: Usage | null;
   /** The last turn whose usage was added to `usage`; makes adding idempotent. */
   usageTurn: string | null;
@@ -70,8 +72,15 @@ export class SessionStore implements AgentDependents {
     return this.sessions.findOneAndUpdate({ _id: id, orgId }, { $set: { ...set, updatedAt: new Date() } }, { returnDocument: "after" });
   }
 
-  async setStatus(id: string, status: SessionStatus): Promise<void> {
-    await this.sessions.updateOne({ _id: id }, { $set: { status, updatedAt: new Date() } });
+  /**
+   * Projects the runtime status as of state version `stateVersion`; an older version never overwrites
+   * a newer one, whichever process writes last.
+   */
+  async setStatus(id: string, status: SessionStatus, stateVersion: number): Promise<void> {
+    await this.sessions.updateOne(
+      { _id: id, statusVersion: { $lt: stateVersion } },
+      { $set: { status, statusVersion: stateVersion, updatedAt: new Date() } },
+    );
   }
 
   async markWake(id: string): Promise<void> {
