@@ -8,6 +8,7 @@ import { planNextQueued, planTurnAttempt, type RuntimeState } from "../src/domai
 import type { Logger } from "../src/log.js";
 import type { EventLog } from "../src/redis/event-log.js";
 import type { Locks } from "../src/redis/locks.js";
+import type { Wakeups } from "../src/redis/wakeups.js";
 import type { SessionStore } from "../src/store/sessions.js";
 import { Fenced, type TurnRunner } from "./turn.js";
 
@@ -17,6 +18,7 @@ export const MAX_TURN_ATTEMPTS = 3;
 export interface ActorDeps {
   log: EventLog;
   sessions: SessionStore;
+  wakeups: Wakeups;
   locks: Locks;
   turns: TurnRunner;
   logger: Logger;
@@ -34,14 +36,14 @@ export class SessionActor {
 
   /** Processes everything waiting for the session; returns when the mailbox is empty or another worker has it. */
   async process(sessionId: string): Promise<void> {
-    const { log, sessions, locks, shutdown } = this.deps;
+    const { log, wakeups, locks, shutdown } = this.deps;
     while (!shutdown.aborted) {
-      const seenAt = new Date();
+      const seenAt = Date.now();
       const outcome = await locks.withLock(log.keys.sessionLock(sessionId), this.deps.lockTtlMs, (fence, lost) =>
         this.drain(sessionId, fence, AbortSignal.any([lost, shutdown])),
       );
       if (!outcome.acquired || shutdown.aborted) return;
-      await sessions.clearWake(sessionId, seenAt);
+      await wakeups.clearPending(sessionId, seenAt);
       if (!hasWork(await log.state(sessionId))) return;
     }
   }

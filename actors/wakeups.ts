@@ -1,14 +1,12 @@
 /**
  * The worker side of wake-ups: a consumer in the `workers` group reads the wake-up stream and hands
  * each session to the actor; entries are acknowledged once handled. Entries a dead consumer left
- * unacknowledged are claimed (XAUTOCLAIM) after `claimIdleMs`, and sessions whose wake-up hint in
- * MongoDB is older than that are looked at again: nothing handed to the workers is lost.
+ * unacknowledged are claimed (XAUTOCLAIM) after `claimIdleMs`, and sessions still in the pending set
+ * after that long are looked at again: nothing handed to the workers is lost.
  */
 import type { Redis } from "ioredis";
 import type { Logger } from "../src/log.js";
-import type { Keys } from "../src/redis/keys.js";
-import { ensureWorkerGroup, WORKER_GROUP } from "../src/redis/wakeups.js";
-import type { SessionStore } from "../src/store/sessions.js";
+import { WORKER_GROUP, type Wakeups } from "../src/redis/wakeups.js";
 import type { SessionActor } from "./session-actor.js";
 
 export interface WakeupOptions {
@@ -35,15 +33,14 @@ export class WakeupConsumer {
   constructor(
     private readonly blocking: Redis,
     private readonly redis: Redis,
-    private readonly keys: Keys,
-    private readonly sessions: SessionStore,
+    private readonly wakeups: Wakeups,
     private readonly actor: SessionActor,
     private readonly logger: Logger,
     private readonly opts: WakeupOptions,
   ) {}
 
   async start(): Promise<void> {
-    await ensureWorkerGroup(this.redis, this.keys);
+    await this.wakeups.ensureGroup();
     if (this.opts.consume) this.loop = this.read();
     this.sweeper = setInterval(() => void this.sweep(), this.opts.sweepIntervalMs);
   }
@@ -81,7 +78,7 @@ export class WakeupConsumer {
     const at = fields.indexOf("session");
     if (at >= 0 && fields[at + 1]) await this.handle(fields[at + 1]!);
     // Stopped mid-way: left unacknowledged, so another worker claims it.
-    if (!this.stopped) await this.redis.xack(this.keys.wakeups(), WORKER_GROUP, entryId);
+    if (!this.stopped) await this.redis.xack(this.wakeups.keys.wakeups(), WORKER_GROUP, entryId);
   }
 
   private async read(): Promise<void> {
@@ -101,7 +98,7 @@ export class WakeupConsumer {
           "BLOCK",
           2_000,
           "STREAMS",
-          this.keys.wakeups(),
+          this.wakeups.keys.wakeups(),
           ">",
         )) as StreamReply;
       } catch (err) {
@@ -120,13 +117,13 @@ export class WakeupConsumer {
     if (this.stopped) return;
     try {
       if (this.opts.consume) {
-        const [, claimed] = (await this.redis.xautoclaim(this.keys.wakeups(), WORKER_GROUP, this.opts.consumer, this.opts.claimIdleMs, "0-0", "COUNT", 50)) as [
+        const [, claimed] = (await this.redis.xautoclaim(this.wakeups.keys.wakeups(), WORKER_GROUP, this.opts.consumer, this.opts.claimIdleMs, "0-0", "COUNT", 50)) as [
           string,
           [string, string[]][],
         ];
         for (const [id, fields] of claimed) if (fields) void this.handleEntry(id, fields);
       }
-      const due = await this.sessions.dueWakeups(new Date(Date.now() - this.opts.claimIdleMs), 50);
+      const due = await this.wakeups.due(Date.now() - this.opts.claimIdleMs, 50);
       for (const sessionId of due) void this.handle(sessionId);
     } catch (err) {
       this.logger.warn("wake-up sweep failed", { err });

@@ -13,7 +13,9 @@ import { createRedis } from "./redis/client.js";
 import { EventLog } from "./redis/event-log.js";
 import { Keys } from "./redis/keys.js";
 import { Locks } from "./redis/locks.js";
+import { RateLimitCache } from "./redis/rate-limit-cache.js";
 import { StreamReader } from "./redis/stream-reader.js";
+import { Wakeups } from "./redis/wakeups.js";
 import { AgentService } from "./services/agents.js";
 import { EventService } from "./services/events.js";
 import { SessionService } from "./services/sessions.js";
@@ -42,6 +44,8 @@ export async function createRuntime(config: Config, log: Logger): Promise<Runtim
   const keys = new Keys(config.redisKeyPrefix);
   const eventLog = new EventLog(redis, keys);
   const allowances = new Allowances(redis, keys);
+  const wakeups = new Wakeups(redis, keys);
+  const limitsCache = new RateLimitCache(redis, keys);
   let reader: StreamReader | undefined;
   let worker: WakeupConsumer | undefined;
   const shutdown = new AbortController();
@@ -56,9 +60,9 @@ export async function createRuntime(config: Config, log: Logger): Promise<Runtim
     agentStore,
     sessionStore,
     eventLog,
-    agents: new AgentService(agentStore, sessionStore),
+    agents: new AgentService(agentStore, sessionStore, limitsCache),
     sessions: new SessionService(sessionStore, agentStore, eventLog, allowances),
-    events: new EventService(sessionStore, agentStore, eventLog, allowances, redis, log),
+    events: new EventService(sessionStore, agentStore, eventLog, allowances, wakeups, limitsCache, log),
     streamReader: () => (reader ??= new StreamReader(createRedis(config.redisUrl, "agent-sessions-sse"), redis, log)),
   };
 
@@ -69,13 +73,14 @@ export async function createRuntime(config: Config, log: Logger): Promise<Runtim
       const actor = new SessionActor({
         log: eventLog,
         sessions: sessionStore,
+        wakeups,
         locks: new Locks(redis),
         turns,
         logger: log,
         lockTtlMs: config.lockTtlMs,
         shutdown: shutdown.signal,
       });
-      worker = new WakeupConsumer(createRedis(config.redisUrl, "agent-sessions-worker"), redis, keys, sessionStore, actor, log, {
+      worker = new WakeupConsumer(createRedis(config.redisUrl, "agent-sessions-worker"), redis, wakeups, actor, log, {
         consumer: `${hostname()}-${process.pid}-${newId("wrk")}`,
         concurrency: config.workerConcurrency,
         claimIdleMs: config.claimIdleMs,

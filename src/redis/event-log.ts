@@ -74,6 +74,16 @@ export class EventLog {
     return parseState(await this.redis.hgetall(this.keys.sessionState(sessionId)));
   }
 
+  /** The state, or null when the session has none: it was deleted (creation writes it first). */
+  async existingState(sessionId: string): Promise<RuntimeState | null> {
+    const hash = await this.redis.hgetall(this.keys.sessionState(sessionId));
+    return hash.v === undefined ? null : parseState(hash);
+  }
+
+  async exists(sessionId: string): Promise<boolean> {
+    return (await this.redis.exists(this.keys.sessionState(sessionId))) === 1;
+  }
+
   async statuses(sessionIds: string[]): Promise<Map<string, SessionStatus | "deleted" | undefined>> {
     const pipeline = this.redis.pipeline();
     for (const id of sessionIds) pipeline.hget(this.keys.sessionState(id), "status");

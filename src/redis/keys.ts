@@ -37,6 +37,13 @@ export class Keys {
   wakeups(): string {
     return `${this.prefix}:wakeups`;
   }
+  agentLimits(agentId: string): string {
+    return `${this.prefix}:agent:{${agentId}}:limits`;
+  }
+  /** Sessions handed to the workers and not yet looked at, scored by when. */
+  pending(): string {
+    return `${this.prefix}:pending`;
+  }
 
   /** All keys one session owns, for deletion. */
   sessionKeys(sessionId: string): string[] {

@@ -12,6 +12,7 @@ import {
 } from "../domain/agent-config.js";
 import { conflict, notFound, validationError } from "../http/errors.js";
 import { joinEntries } from "../http/validate.js";
+import type { RateLimitCache } from "../redis/rate-limit-cache.js";
 import { configOf, type AgentDoc, type AgentStatus, type AgentStore, type Page, type PublishResult, type VersionDoc } from "../store/agents.js";
 
 /** What deleting an agent must know about the rest of the system. */
@@ -32,6 +33,7 @@ export class AgentService {
   constructor(
     private readonly store: AgentStore,
     private readonly dependents: AgentDependents,
+    private readonly limitsCache: RateLimitCache,
   ) {}
 
   async create(orgId: string, body: AgentCreateBody): Promise<AgentDoc> {
@@ -54,7 +56,9 @@ export class AgentService {
     refuseFullBody(body);
     const agent = await this.get(orgId, id);
     const rateLimits = body.rateLimits ? rateLimitsFrom(body.rateLimits, agent.rateLimits) : undefined;
-    return this.settle(agent, await this.store.publish(agent, configFromCreateBody(body), rateLimits));
+    const result = this.settle(agent, await this.store.publish(agent, configFromCreateBody(body), rateLimits));
+    if (rateLimits) await this.limitsCache.invalidate(id);
+    return result;
   }
 
   async patch(orgId: string, id: string, body: AgentPatchBody): Promise<AgentDoc> {
@@ -81,6 +85,7 @@ export class AgentService {
   async setRateLimits(orgId: string, id: string, limits: Partial<RateLimits>): Promise<AgentDoc> {
     const agent = await this.store.setRateLimits(orgId, id, limits);
     if (!agent) throw notFound("agent");
+    await this.limitsCache.invalidate(id);
     return agent;
   }
 

@@ -1,4 +1,5 @@
 /** Inbound events: send rules, the message allowance, and the atomic append that moves the session. */
+import { DEFAULT_RATE_LIMITS } from "../domain/agent-config.js";
 import { attachmentProblems, sanitizeFilename } from "../domain/attachments.js";
 import type { Envelope, InboundEvent } from "../domain/events.js";
 import { planInbound, startsTurn } from "../domain/session-state.js";
@@ -6,9 +7,9 @@ import { ApiError, notFound, validationError } from "../http/errors.js";
 import { joinEntries } from "../http/validate.js";
 import type { Logger } from "../log.js";
 import type { Allowances, Granted } from "../redis/allowances.js";
+import type { RateLimitCache } from "../redis/rate-limit-cache.js";
 import type { EventLog } from "../redis/event-log.js";
-import { publishWakeup } from "../redis/wakeups.js";
-import type { Redis } from "ioredis";
+import type { Wakeups } from "../redis/wakeups.js";
 import type { AgentStore } from "../store/agents.js";
 import type { SessionStore } from "../store/sessions.js";
 
@@ -18,6 +19,14 @@ export interface EventsPostBody {
 }
 
 const MAX_CAS_ATTEMPTS = 50;
+const IDENTITY_CACHE_SIZE = 10_000;
+
+/** What never changes about a session: whose it is, and whom it counts against. */
+interface SessionIdentity {
+  orgId: string;
+  agentId: string;
+  subjectId: string;
+}
 
 /** Send rules 1 and 5 and the attachment rules; returns the events as they will be stored. */
 export function checkBatch(body: EventsPostBody): InboundEvent[] {
@@ -43,37 +52,65 @@ export class EventService {
     private readonly agents: AgentStore,
     private readonly log: EventLog,
     private readonly allowances: Allowances,
-    private readonly redis: Redis,
+    private readonly wakeups: Wakeups,
+    private readonly limits: RateLimitCache,
     private readonly logger: Logger,
   ) {}
 
-  async sessionOf(orgId: string, sessionId: string) {
-    const session = await this.sessions.get(orgId, sessionId);
-    if (!session) throw notFound("session");
-    return session;
+  private readonly identities = new Map<string, SessionIdentity>();
+
+  /**
+   * The session's identity, from a small in-process cache (it is immutable), so sending events costs
+   * no MongoDB read. Existence is checked by the caller against the runtime state, which deletion removes.
+   */
+  private async identity(orgId: string, sessionId: string): Promise<SessionIdentity> {
+    let found = this.identities.get(sessionId);
+    if (!found) {
+      const doc = await this.sessions.get(orgId, sessionId);
+      if (!doc) throw notFound("session");
+      found = { orgId: doc.orgId, agentId: doc.agentId, subjectId: doc.subjectId };
+      if (this.identities.size >= IDENTITY_CACHE_SIZE) this.identities.delete(this.identities.keys().next().value!);
+      this.identities.set(sessionId, found);
+    }
+    if (found.orgId !== orgId) throw notFound("session");
+    return found;
+  }
+
+  private gone(sessionId: string): never {
+    this.identities.delete(sessionId);
+    throw notFound("session");
+  }
+
+  /** Checks that the session exists in the caller's organization. */
+  async sessionOf(orgId: string, sessionId: string): Promise<SessionIdentity> {
+    const identity = await this.identity(orgId, sessionId);
+    if (!(await this.log.exists(sessionId))) this.gone(sessionId);
+    return identity;
   }
 
   async post(orgId: string, sessionId: string, body: EventsPostBody): Promise<{ data: Envelope[]; headers: Record<string, string> }> {
     const events = checkBatch(body);
-    const session = await this.sessionOf(orgId, sessionId);
+    const session = await this.identity(orgId, sessionId);
     let granted: Granted | undefined;
     try {
       for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
-        const state = await this.log.state(sessionId);
+        const state = (await this.log.existingState(sessionId)) ?? this.gone(sessionId);
         const result = planInbound(state, sessionId, events, body.delivery ?? "immediate", new Date().toISOString());
         if (!result.ok) throw new ApiError(result.rejection.code === "validation_error" ? 400 : 409, result.rejection.code, result.rejection.message);
         // Counted only once the batch is known to be acceptable; given back if the append is refused.
         if (!granted) {
-          const agent = await this.agents.get(orgId, session.agentId);
-          const limit = agent?.rateLimits.messagesPerMinute ?? 100;
+          const limits = await this.limits.get(session.agentId, async () => (await this.agents.get(orgId, session.agentId))?.rateLimits ?? null);
+          const limit = limits?.messagesPerMinute ?? DEFAULT_RATE_LIMITS.messagesPerMinute;
           granted = await this.allowances.take({ orgId, agentId: session.agentId, subjectId: session.subjectId }, "messages", limit, events.length);
         }
-        if (result.plan.wake) await this.sessions.markWake(sessionId);
+        if (result.plan.wake) await this.wakeups.markPending(sessionId);
         const applied = await this.log.apply(sessionId, result.plan, state.v);
         if (!applied.ok) continue;
-        if (result.plan.wake) await publishWakeup(this.redis, this.log.keys, sessionId);
-        if (result.plan.state.status && result.plan.state.status !== "deleted") {
-          await this.sessions.setStatus(sessionId, result.plan.state.status, applied.version);
+        if (result.plan.wake) await this.wakeups.publish(sessionId);
+        const status = result.plan.state.status;
+        if (status && status !== "deleted") {
+          // The projection for list filters need not hold up the response; the state is the authority.
+          this.sessions.setStatus(sessionId, status, applied.version).catch((err: unknown) => this.logger.warn("status projection failed", { sessionId, err }));
         }
         const persisted = new Set(result.persisted.map((d) => d.id));
         return { data: applied.envelopes.filter((e) => persisted.has(e.id)), headers: granted.headers };

@@ -68,7 +68,6 @@ export class SessionService {
       statusVersion: 0,
       usage: null,
       usageTurn: null,
-      wakeAt: null,
       createdAt: now,
       updatedAt: now,
     };

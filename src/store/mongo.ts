@@ -26,7 +26,6 @@ export async function ensureIndexes(db: Db): Promise<void> {
     db.collection("sessions").createIndex({ orgId: 1, createdAt: -1, _id: -1 }),
     db.collection("sessions").createIndex({ orgId: 1, agentId: 1, subjectId: 1, status: 1 }),
     db.collection("sessions").createIndex({ orgId: 1, status: 1, createdAt: -1, _id: -1 }),
-    db.collection("sessions").createIndex({ wakeAt: 1 }),
   ]);
 }
 

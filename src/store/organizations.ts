@@ -27,6 +27,10 @@ export interface Principal {
   requestsPerMinute: number;
 }
 
+/** How long a pod trusts a key lookup; a key revoked through another pod stops working within this. */
+export const KEY_CACHE_TTL_MS = 5_000;
+const KEY_CACHE_SIZE = 10_000;
+
 export function hashKey(key: string): string {
   return createHash("sha256").update(key, "utf8").digest("hex");
 }
@@ -34,6 +38,7 @@ export function hashKey(key: string): string {
 export class OrganizationStore {
   private readonly orgs: Collection<OrganizationDoc>;
   private readonly keys: Collection<ApiKeyDoc>;
+  private readonly recent = new Map<string, { principal: Principal; until: number }>();
 
   constructor(db: Db) {
     this.orgs = db.collection<OrganizationDoc>("organizations");
@@ -72,12 +77,23 @@ export class OrganizationStore {
 
   async revokeKey(keyId: string): Promise<boolean> {
     const res = await this.keys.updateOne({ _id: keyId, revokedAt: null }, { $set: { revokedAt: new Date() } });
+    for (const [hash, entry] of this.recent) if (entry.principal.keyId === keyId) this.recent.delete(hash);
     return res.matchedCount === 1;
   }
 
+  /** Valid keys are remembered for a few seconds so most requests cost no database read. */
   async authenticate(key: string): Promise<Principal | null> {
-    const doc = await this.keys.findOne({ hash: hashKey(key) });
-    if (!doc || doc.revokedAt) return null;
-    return { orgId: doc.orgId, keyId: doc._id, requestsPerMinute: doc.requestsPerMinute };
+    const hash = hashKey(key);
+    const cached = this.recent.get(hash);
+    if (cached && cached.until > Date.now()) return cached.principal;
+    const doc = await this.keys.findOne({ hash });
+    if (!doc || doc.revokedAt) {
+      this.recent.delete(hash);
+      return null;
+    }
+    const principal = { orgId: doc.orgId, keyId: doc._id, requestsPerMinute: doc.requestsPerMinute };
+    if (this.recent.size >= KEY_CACHE_SIZE) this.recent.delete(this.recent.keys().next().value!);
+    this.recent.set(hash, { principal, until: Date.now() + KEY_CACHE_TTL_MS });
+    return principal;
   }
 }

@@ -27,8 +27,6 @@ export interface SessionDoc {
   usage: Usage | null;
   /** The last turn whose usage was added to `usage`; makes adding idempotent. */
   usageTurn: string | null;
-  /** Set before work is handed to the workers, cleared when a worker has looked: the sweeper's hint. */
-  wakeAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -81,20 +79,6 @@ export class SessionStore implements AgentDependents {
       { _id: id, statusVersion: { $lt: stateVersion } },
       { $set: { status, statusVersion: stateVersion, updatedAt: new Date() } },
     );
-  }
-
-  async markWake(id: string): Promise<void> {
-    await this.sessions.updateOne({ _id: id }, { $set: { wakeAt: new Date() } });
-  }
-
-  /** Clears the hint only if nobody set it again after `seenAt`. */
-  async clearWake(id: string, seenAt: Date): Promise<void> {
-    await this.sessions.updateOne({ _id: id, wakeAt: { $lte: seenAt } }, { $set: { wakeAt: null } });
-  }
-
-  async dueWakeups(olderThan: Date, limit: number): Promise<string[]> {
-    const docs = await this.sessions.find({ wakeAt: { $ne: null, $lt: olderThan } }, { projection: { _id: 1 } }).limit(limit).toArray();
-    return docs.map((d) => d._id);
   }
 
   /** Adds a turn's usage once: a recovered turn that reports again is not counted twice. */
