@@ -118,7 +118,7 @@ export class EventLog {
     const liveIds = reply.slice(2).map(String);
     return {
       ok: true,
-      envelopes: plan.drafts.map((d, i) => ({ ...d, sequence: first + i })),
+      envelopes: plan.drafts.map(({ id, type, sessionId: sid, ...rest }, i) => ({ id, type, sessionId: sid, sequence: first + i, ...rest })),
       liveIds,
       version: Number(reply[1]),
     };
