@@ -81,7 +81,7 @@ export class TurnRunner {
       let result: ModelResult;
       try {
         result = await provider.call(
-          { model, system: version.systemPrompt, messages: conversation(history), steers: steers.map((s) => s.text), signal: abort.signal },
+          { model, system: version.systemPrompt, messages: conversation(history), tools: [], steers: steers.map((s) => s.text), signal: abort.signal },
           {
             onTextDelta: async (text) => {
               streamed += text;

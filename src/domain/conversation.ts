@@ -9,9 +9,10 @@ function payloadOf<T>(e: Envelope): T {
 
 function userMessage(e: Envelope): ModelMessage {
   const p = payloadOf<{ content: TextBlock[]; attachments?: Attachment[] }>(e);
-  const msg: ModelMessage = { role: "user", text: textOf(p.content) };
-  if (p.attachments?.length) msg.attachments = p.attachments;
-  return msg;
+  return {
+    role: "user",
+    content: [{ type: "text", text: textOf(p.content) }, ...(p.attachments ?? []).map((attachment) => ({ type: "attachment" as const, attachment }))],
+  };
 }
 
 /**
@@ -30,7 +31,7 @@ export function conversation(log: Envelope[]): ModelMessage[] {
     if (e.type === "session.status_running" && e.turnId) {
       for (const prompt of promptsByTurn.get(e.turnId) ?? []) out.push(userMessage(prompt));
     } else if (e.type === "agent.message" && payloadOf<{ delta: boolean }>(e).delta === false) {
-      out.push({ role: "assistant", text: textOf(payloadOf<{ content: TextBlock[] }>(e).content) });
+      out.push({ role: "assistant", content: [{ type: "text", text: textOf(payloadOf<{ content: TextBlock[] }>(e).content) }] });
     }
   }
   return out;

@@ -7,7 +7,7 @@
  * Steers received since the previous call are appended to the reply as ` [steer: <text>]`.
  */
 import type { ModelMessage, ModelProvider, ModelRequest, ModelResult, StreamHandlers, TokenUsage } from "./provider.js";
-import { sleep } from "./provider.js";
+import { sleep, textOfBlocks } from "./provider.js";
 
 const CONTEXT_MAX = 200_000;
 const MAX_SLOW_MS = 600_000;
@@ -16,7 +16,8 @@ const DELTA_COUNT = 4;
 const tokens = (text: string) => Math.ceil(text.length / 4);
 
 function promptTokens(request: ModelRequest): number {
-  return tokens(request.system) + request.messages.reduce((n, m: ModelMessage) => n + tokens(m.text), 0) + request.steers.reduce((n, s) => n + tokens(s), 0);
+  const messages = request.messages.reduce((n, m: ModelMessage) => n + tokens(JSON.stringify(m.content)), 0);
+  return tokens(request.system) + messages + request.steers.reduce((n, s) => n + tokens(s), 0);
 }
 
 /** Splits text into a few chunks at word boundaries, so clients see real streaming. */
@@ -30,7 +31,7 @@ export function chunks(text: string, count = DELTA_COUNT): string[] {
 export class MockProvider implements ModelProvider {
   async call(request: ModelRequest, handlers: StreamHandlers): Promise<ModelResult> {
     const last = [...request.messages].reverse().find((m) => m.role === "user");
-    let text = last?.text.trim() ?? "";
+    let text = last ? textOfBlocks(last.content).trim() : "";
     const usage: TokenUsage = { input: promptTokens(request), output: 0, cache_read: 0, cache_write: 0, reasoning: 0 };
 
     const slow = /^\/slow\s+(\d+)\s*([\s\S]*)$/.exec(text);
@@ -55,6 +56,6 @@ export class MockProvider implements ModelProvider {
       await handlers.onTextDelta(part);
     }
     usage.output = tokens(reply) + usage.reasoning;
-    return { ok: true, text: reply, usage, contextMax: CONTEXT_MAX };
+    return { ok: true, text: reply, toolUses: [], usage, contextMax: CONTEXT_MAX };
   }
 }

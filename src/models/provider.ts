@@ -1,14 +1,31 @@
 /** The one interface every model provider implements; the turn engine knows nothing else of models. */
 import type { Attachment } from "../domain/events.js";
 
-export type ModelMessage =
-  | { role: "user"; text: string; attachments?: Attachment[] }
-  | { role: "assistant"; text: string };
+/** What a message holds, in the provider-neutral form the turn engine rebuilds from the log. */
+export type ModelBlock =
+  | { type: "text"; text: string }
+  | { type: "attachment"; attachment: Attachment }
+  | { type: "tool_use"; id: string; name: string; input: unknown }
+  | { type: "tool_result"; tool_use_id: string; content: string; is_error: boolean };
+
+export interface ModelMessage {
+  role: "user" | "assistant";
+  content: ModelBlock[];
+}
+
+/** A tool the model may call, as the model sees it. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  input_schema: Record<string, unknown>;
+}
 
 export interface ModelRequest {
   model: string;
+  /** The agent's system prompt, with the skills section the turn engine adds (see docs/decisions.md). */
   system: string;
   messages: ModelMessage[];
+  tools: ToolSpec[];
   /** Guidance the user sent with `user.steer` since the previous model call. */
   steers: string[];
   signal: AbortSignal;
@@ -27,8 +44,14 @@ export interface TokenUsage {
   reasoning: number;
 }
 
+export interface ToolUse {
+  id: string;
+  name: string;
+  input: unknown;
+}
+
 export type ModelResult =
-  | { ok: true; text: string; usage: TokenUsage; contextMax: number }
+  | { ok: true; text: string; toolUses: ToolUse[]; usage: TokenUsage; contextMax: number }
   | { ok: false; error: string; usage: TokenUsage; contextMax: number };
 
 export interface ModelProvider {
@@ -55,4 +78,12 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
 
 export function isAbort(err: unknown): boolean {
   return err instanceof Error && err.name === "AbortError";
+}
+
+/** The plain text of a message's text blocks. */
+export function textOfBlocks(blocks: ModelBlock[]): string {
+  return blocks
+    .filter((b): b is { type: "text"; text: string } => b.type === "text")
+    .map((b) => b.text)
+    .join("\n");
 }
