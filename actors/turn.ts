@@ -40,7 +40,8 @@ function usageOf(model: string, tokens: TokenUsage, contextMax: number, latencyM
     calls: 1,
     context_used: contextUsed,
     context_max: contextMax,
-    context_percent: Math.min(100, Math.round((contextUsed * 100) / contextMax)),
+    // A turn that ended before the model answered knows no context window (0): 0 %, never NaN.
+    context_percent: contextMax > 0 ? Math.min(100, Math.round((contextUsed * 100) / contextMax)) : 0,
     cost_usd: 0,
     cost_status: "included",
     last_turn_latency_ms: latencyMs,
