@@ -1,6 +1,18 @@
 import { expect } from "chai";
 import { startServer, type Client, type TestServer } from "./support/server.js";
-import { allEvents, createAgent, createSession, message, newTenant, remainingOf, send, sendOk, steer, waitForStatus } from "./support/api.js";
+import {
+  allEvents,
+  createAgent,
+  createSession,
+  message,
+  newTenant,
+  remainingOf,
+  send,
+  sendOk,
+  steer,
+  waitForStatus,
+  withinOneWindow,
+} from "./support/api.js";
 
 const ENVELOPE_FIELDS = ["createdAt", "id", "payload", "processedAt", "sequence", "sessionId", "status", "turnId", "type"];
 
@@ -48,32 +60,33 @@ describe("POST events: validation", () => {
   let server: TestServer;
   let api: Client;
   let sessionId: string;
-  /** The sequence and allowance remaining seen on the last accepted request. */
-  let lastSequence: number;
-  let lastRemaining: number;
+  let probes = 0;
 
   before(async () => {
     server = await startServer();
     ({ api, sessionId } = await roomySession(server));
+  });
+  beforeEach(() => withinOneWindow(3_000));
+  after(async () => server.close());
+
+  /** An accepted one-point request (an interrupt while idle): its sequence and the allowance left. */
+  async function probe(): Promise<{ sequence: number; remaining: number }> {
     const res = await send(api, sessionId, [{ type: "user.interrupt" }]);
     expect(res.status).to.equal(202);
-    lastSequence = res.body.data[0].sequence;
-    lastRemaining = remainingOf(res);
-  });
-  after(async () => server.close());
+    probes++;
+    return { sequence: res.body.data[0].sequence, remaining: remainingOf(res) };
+  }
 
   /** The request is refused as a whole: nothing is persisted and no allowance point is used. */
   async function expectRejected(body: unknown, expected: string): Promise<void> {
+    const before = await probe();
     const res = await api.post(`/v1/sessions/${sessionId}/events`, body);
     expect(res.status, JSON.stringify(res.body)).to.equal(400);
     expect(res.body.error).to.equal("validation_error");
     expect(res.body.message).to.contain(expected);
-    const probe = await send(api, sessionId, [{ type: "user.interrupt" }]);
-    expect(probe.status).to.equal(202);
-    expect(probe.body.data[0].sequence, "nothing persisted").to.equal(lastSequence + 1);
-    expect(remainingOf(probe), "nothing counted").to.equal(lastRemaining - 1);
-    lastSequence = probe.body.data[0].sequence;
-    lastRemaining = remainingOf(probe);
+    const after = await probe();
+    expect(after.sequence, "nothing persisted").to.equal(before.sequence + 1);
+    expect(after.remaining, "nothing counted").to.equal(before.remaining - 1);
   }
 
   const interrupt = { type: "user.interrupt" };
@@ -166,7 +179,7 @@ describe("POST events: validation", () => {
 
   it("history holds only the accepted probes", async () => {
     const history = await allEvents(api, sessionId);
-    expect(history.map((e) => e.type)).to.deep.equal(Array.from({ length: lastSequence }, () => "user.interrupt"));
+    expect(history.map((e) => e.type)).to.deep.equal(Array.from({ length: probes }, () => "user.interrupt"));
   });
 });
 
@@ -295,6 +308,7 @@ describe("POST events: send rules", () => {
 
   it("a user.message while a turn runs is 409 invalid_state, persisted and counted nothing", async () => {
     const { api, sessionId } = await roomySession(server);
+    await withinOneWindow();
     const started = await send(api, sessionId, [message("/slow 3000 x")]);
     expect(started.status).to.equal(202);
     const before = await allEvents(api, sessionId);
@@ -321,6 +335,7 @@ describe("POST events: send rules", () => {
   ]) {
     it(`a ${event.type} with nothing pending is 409 no_active_turn, persisted and counted nothing`, async () => {
       const { api, sessionId } = await roomySession(server);
+      await withinOneWindow();
       const first = await send(api, sessionId, [{ type: "user.interrupt" }]);
       const res = await send(api, sessionId, [event]);
       expect(res.status).to.equal(409);
@@ -333,6 +348,7 @@ describe("POST events: send rules", () => {
 
   it("a user.interrupt while idle is persisted as processed and counts one point", async () => {
     const { api, sessionId } = await roomySession(server);
+    await withinOneWindow();
     const a = await send(api, sessionId, [{ type: "user.interrupt", message: "stop" }]);
     expect(a.status).to.equal(202);
     const [env] = a.body.data;
