@@ -31,8 +31,8 @@ export function attachmentProblems(a: Attachment, base: string): string[] {
   return problems;
 }
 
-/** The filename as shown: no control characters or path separators. */
+/** The filename as shown: no control characters (C0, DEL, C1), bidi overrides or path separators. */
 export function sanitizeFilename(name: string): string {
-  const clean = name.replace(/[\u0000-\u001f\u007f/\\]/g, "_").trim();
+  const clean = name.replace(/[\p{Cc}\u202a-\u202e\u2066-\u2069/\\]/gu, "_").trim();
   return clean === "" ? "file" : clean;
 }
