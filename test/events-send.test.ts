@@ -238,6 +238,17 @@ describe("POST events: accepted limits and attachments", () => {
     expect(kept.filename).to.contain("x").and.contain(".png");
   });
 
+  it("strips every control character (C0, DEL, C1), path separator and bidi override from filenames", async () => {
+    const { api, sessionId } = await roomySession(server);
+    const names = ["..\\dir/a\u0000\u001f\u007f.txt", "b\u0085\u009f.txt", "\u202egnp.exe\u2066.txt"];
+    const [accepted] = await sendOk(api, sessionId, [withAttachments(...names.map((filename) => attachment("text/plain", { filename })))]);
+    for (const { filename } of accepted.payload.attachments) {
+      expect(filename).to.match(/\.txt$/);
+      expect(filename).to.not.match(/[/\\\p{Cc}\u202a-\u202e\u2066-\u2069]/u);
+    }
+    await waitForStatus(api, sessionId, "idle");
+  });
+
   describe("attachment size", () => {
     const justOver25MB = 25 * 1024 * 1024 + 1;
     let bytes: Buffer;
@@ -331,7 +342,7 @@ describe("POST events: send rules", () => {
   for (const event of [
     { type: "user.approval_response", approval_id: "evt_none", result: "allow" },
     { type: "user.custom_tool_result", tool_use_id: "evt_none", content: [{ type: "text", text: "done" }] },
-    { type: "user.clarify_result", request_id: "req_none", answer: "yes" },
+    { type: "user.clarify_result", request_id: "req_none", answer: "" },
   ]) {
     it(`a ${event.type} with nothing pending is 409 no_active_turn, persisted and counted nothing`, async () => {
       const { api, sessionId } = await roomySession(server);
