@@ -278,6 +278,13 @@ describe("sessions API", () => {
       expect(history.filter((e) => e.type === "session.title_updated")).to.deep.equal([]);
     });
 
+    it("a title given at creation is kept after the first turn, with no session.title_updated", async () => {
+      const { api, session } = await newSession(server, { title: "Given" });
+      const done = await completeTurn(api, session.id, "something else entirely");
+      expect(done.title).to.equal("Given");
+      expect((await allEvents(api, session.id)).map((e) => e.type)).to.not.include("session.title_updated");
+    });
+
     it("without a title, the first turn persists one session.title_updated and sets the title", async () => {
       const { api, session } = await newSession(server);
       await completeTurn(api, session.id, "plan the release");
@@ -319,6 +326,18 @@ describe("sessions API", () => {
       expect((await api.get(`/v1/sessions/${session.id}`)).status).to.equal(200);
       await waitForStatus(api, session.id, "idle");
     });
+
+    it("the status filter follows a session from running back to idle", async () => {
+      const { api, session } = await newSession(server);
+      const ids = async (status: string) => ((await api.get(`/v1/sessions?status=${status}`)).body.data as { id: string }[]).map((s) => s.id);
+      await sendOk(api, session.id, [message("/slow 1500 x")]);
+      expect(await ids("running")).to.deep.equal([session.id]);
+      expect(await ids("idle")).to.deep.equal([]);
+      expect((await api.get("/v1/sessions")).body.data[0]).to.include({ id: session.id, status: "running" });
+      await waitForStatus(api, session.id, "idle");
+      expect(await ids("idle")).to.deep.equal([session.id]);
+      expect(await ids("running")).to.deep.equal([]);
+    });
   });
 
   describe("delete", () => {
@@ -337,6 +356,9 @@ describe("sessions API", () => {
       const events = await api.get(`/v1/sessions/${session.id}/events`);
       expect(events.status).to.equal(404);
       expect(events.body.error).to.equal("not_found");
+      expect((await api.get(`/v1/sessions/${session.id}/events/stream`)).status).to.equal(404);
+      expect((await send(api, session.id, [message("hi")])).status).to.equal(404);
+      expect(await redis.exists(...sessionKeys)).to.equal(0);
       expect((await api.delete(`/v1/sessions/${session.id}`)).status).to.equal(404);
     });
 
