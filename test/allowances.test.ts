@@ -169,7 +169,7 @@ describe("allowances", () => {
     });
 
     it("refused events (validation, missing or archived session, prompt conflict) do not count", async () => {
-      await withinOneWindow(8_000);
+      await withinOneWindow();
       const { api, agent, session } = await limited(3);
       // A second session of the same agent and subject shares the counter; it gets archived.
       const archived = await createSession(api, agent.id, { subjectId: session.subjectId });
@@ -187,7 +187,7 @@ describe("allowances", () => {
     });
 
     it("a when_idle prompt counts when it is queued, not again when it drains", async () => {
-      await withinOneWindow(15_000);
+      await withinOneWindow();
       const { api, session } = await limited(3);
       expectRateLimitHeaders(await send(api, session.id, [message("/slow 500 first")]), 3, 2);
       const queued = await send(api, session.id, [message("second")], { delivery: "when_idle" });
