@@ -125,6 +125,15 @@ describe("sessions API", () => {
         });
       }
 
+      it("names every failing path as `path: constraint`, joined by '; ', without echoing values", async () => {
+        const res = await api.post("/v1/sessions", { title: "secret-title-value".repeat(20) });
+        expect(res.status).to.equal(400);
+        expect(res.body).to.deep.equal({
+          error: "validation_error",
+          message: "agentId: is required; subjectId: is required; title: must be at most 200 characters",
+        });
+      });
+
       it("creates nothing for a refused body", async () => {
         const res = await api.get(`/v1/sessions?agentId=${agentId}`);
         expect(res.body.data).to.deep.equal([]);
