@@ -44,23 +44,25 @@ export class SessionActor {
       );
       if (!outcome.acquired || shutdown.aborted) return;
       await wakeups.clearPending(sessionId, seenAt);
-      if (!hasWork(await log.state(sessionId))) return;
+      // Another pass only when this one could act: a session without a record has nothing to run.
+      if (!outcome.value || !hasWork(await log.state(sessionId))) return;
     }
   }
 
-  private async drain(sessionId: string, fence: string, lost: AbortSignal): Promise<void> {
+  /** Runs what the mailbox holds; false when the session has no record (deleted), so nothing can run. */
+  private async drain(sessionId: string, fence: string, lost: AbortSignal): Promise<boolean> {
     const { log, sessions, turns, logger } = this.deps;
     const session = await sessions.byId(sessionId);
-    if (!session) return;
+    if (!session) return false;
     try {
       for (;;) {
-        if (lost.aborted) return;
+        if (lost.aborted) return true;
         const state = await log.state(sessionId);
         if (state.status === "running" && state.turn) {
           const attempt = planTurnAttempt(state)!;
           const applied = await log.apply(sessionId, attempt, state.v, fence);
           if (!applied.ok) {
-            if (applied.reason === "fenced") return;
+            if (applied.reason !== "stale") return true;
             continue;
           }
           const taken: RuntimeState = { ...state, v: applied.version, turn: { ...state.turn, attempts: state.turn.attempts + 1 } };
@@ -76,15 +78,15 @@ export class SessionActor {
           const next = planNextQueued(state, sessionId, new Date().toISOString())!;
           const applied = await log.apply(sessionId, next, state.v, fence);
           if (applied.ok) await sessions.setStatus(sessionId, "running", applied.version);
-          else if (applied.reason === "fenced") return;
+          else if (applied.reason === "fenced") return true;
         } else {
-          return;
+          return true;
         }
       }
     } catch (err) {
       if (err instanceof Fenced) {
         logger.warn("lost the session lock; another worker takes over", { sessionId });
-        return;
+        return true;
       }
       throw err;
     }

@@ -131,7 +131,7 @@ export class TurnRunner {
       const state = await this.deps.log.state(sessionId);
       const applied = await this.deps.log.apply(sessionId, planSteersConsumed(state, ids, new Date().toISOString()), state.v, fence);
       if (applied.ok) return;
-      if (applied.reason === "fenced") throw new Fenced();
+      if (applied.reason !== "stale") throw new Fenced();
     }
   }
 
@@ -152,12 +152,12 @@ export class TurnRunner {
       if (state.turn?.id !== turnId) return;
       const plan = planTurnEnd(state, session._id, output, stop, usage, new Date().toISOString());
       plan.drafts.push(...extra);
+      // The list projection first, with the version this append will produce: once a reader can see
+      // the session idle, a list filtered by status agrees.
+      await sessions.setStatus(session._id, "idle", state.v + 1);
       const applied = await log.apply(session._id, plan, state.v, fence);
-      if (applied.ok) {
-        await sessions.setStatus(session._id, "idle", applied.version);
-        return;
-      }
-      if (applied.reason === "fenced") throw new Fenced();
+      if (applied.ok) return;
+      if (applied.reason !== "stale") throw new Fenced();
     }
   }
 }

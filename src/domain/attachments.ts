@@ -19,7 +19,8 @@ export function attachmentProblems(a: Attachment, base: string): string[] {
   const mime = header.slice(0, header.indexOf(";"));
   const data = url.slice(comma + 1);
   if (mime !== a.mediaType) problems.push(`${base}.source.dataUrl: media type must equal mediaType`);
-  if (data.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(data)) problems.push(`${base}.source.dataUrl: must be valid base64`);
+  if (data.length === 0) problems.push(`${base}.source.dataUrl: must not be empty`);
+  else if (data.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(data)) problems.push(`${base}.source.dataUrl: must be valid base64`);
   const limit = a.mediaType === "application/pdf" ? MAX_PDF_BYTES : MAX_ATTACHMENT_BYTES;
   const size = decodedSize(data);
   if (size > limit) problems.push(`${base}.source.dataUrl: must decode to at most ${limit} bytes`);
@@ -31,8 +32,8 @@ export function attachmentProblems(a: Attachment, base: string): string[] {
   return problems;
 }
 
-/** The filename as shown: no control characters or path separators. */
+/** The filename as shown: no control characters (C0, DEL, C1), bidi overrides or path separators. */
 export function sanitizeFilename(name: string): string {
-  const clean = name.replace(/[\u0000-\u001f\u007f/\\]/g, "_").trim();
+  const clean = name.replace(/[\p{Cc}\u202a-\u202e\u2066-\u2069/\\]/gu, "_").trim();
   return clean === "" ? "file" : clean;
 }

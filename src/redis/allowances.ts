@@ -4,6 +4,7 @@
  */
 import type { Redis } from "ioredis";
 import { ApiError } from "../http/errors.js";
+import { runScript } from "./client.js";
 import { consume, rateLimitHeaders, windowStart, type WindowResult } from "./fixed-window.js";
 import { WINDOW_MS, type Keys } from "./keys.js";
 
@@ -60,7 +61,7 @@ export class Allowances {
       result,
       headers,
       refund: async () => {
-        await this.redis.decrby(key, cost);
+        await runScript(this.redis, "refund", [key], [cost]);
       },
     };
   }

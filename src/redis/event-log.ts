@@ -12,7 +12,7 @@ export const LIVE_MAXLEN = 1_000;
 
 export type ApplyResult =
   | { ok: true; envelopes: Envelope[]; liveIds: string[]; version: number }
-  | { ok: false; reason: "stale" | "fenced" };
+  | { ok: false; reason: "stale" | "fenced" | "missing" };
 
 /** A frame of the live stream, as SSE delivers it. */
 export interface LiveFrame {
@@ -114,6 +114,7 @@ export class EventLog {
     )) as (number | string)[];
     if (reply[0] === -1) return { ok: false, reason: "stale" };
     if (reply[0] === -2) return { ok: false, reason: "fenced" };
+    if (reply[0] === -3) return { ok: false, reason: "missing" };
     const first = Number(reply[0]);
     const liveIds = reply.slice(2).map(String);
     return {

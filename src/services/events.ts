@@ -105,13 +105,12 @@ export class EventService {
         }
         if (result.plan.wake) await this.wakeups.markPending(sessionId);
         const applied = await this.log.apply(sessionId, result.plan, state.v);
+        if (!applied.ok && applied.reason === "missing") this.gone(sessionId);
         if (!applied.ok) continue;
         if (result.plan.wake) await this.wakeups.publish(sessionId);
         const status = result.plan.state.status;
-        if (status && status !== "deleted") {
-          // The projection for list filters need not hold up the response; the state is the authority.
-          this.sessions.setStatus(sessionId, status, applied.version).catch((err: unknown) => this.logger.warn("status projection failed", { sessionId, err }));
-        }
+        // Written before answering, so a list filtered by status agrees with the session once the POST returns.
+        if (status && status !== "deleted") await this.sessions.setStatus(sessionId, status, applied.version);
         const persisted = new Set(result.persisted.map((d) => d.id));
         return { data: applied.envelopes.filter((e) => persisted.has(e.id)), headers: granted.headers };
       }

@@ -71,8 +71,14 @@ export class SessionService {
       createdAt: now,
       updatedAt: now,
     };
-    await this.log.initialize(doc._id);
-    await this.sessions.insert(doc);
+    try {
+      await this.log.initialize(doc._id);
+      await this.sessions.insert(doc);
+    } catch (err) {
+      // Not durably created, so not counted (counting rule 6).
+      await granted.refund().catch(() => undefined);
+      throw err;
+    }
     // An agent deleted while this session was being created: either its delete saw the session (and
     // refused), or this check sees the agent gone.
     if (!(await this.agents.get(orgId, agent._id))) {
@@ -124,6 +130,7 @@ export class SessionService {
         await this.sessions.setStatus(id, "archived", applied.version);
         break;
       }
+      if (applied.reason === "missing") throw notFound("session");
     }
     return { doc: { ...doc, status: "archived" }, status: "archived" };
   }
@@ -137,7 +144,7 @@ export class SessionService {
       if (BUSY.has(state.status)) throw invalidState(`the session is ${state.status}; it can be deleted once idle`);
       if (state.status === "deleted") break;
       const applied = await this.log.apply(id, { drafts: [], state: { status: "deleted" }, statuses: [], wake: false }, state.v);
-      if (applied.ok) break;
+      if (applied.ok || applied.reason === "missing") break;
     }
     try {
       await this.log.delete(id);

@@ -7,7 +7,11 @@
 --       then the number of state field pairs M and M x (field, value),
 --       then the number of overlay pairs K and K x (event id, status JSON).
 -- Returns {first sequence or 0, new state version, live ids...}; {-1, current version} on a version
--- mismatch; {-2} when the fencing token is not the current lock holder's.
+-- mismatch; {-2} when the fencing token is not the current lock holder's; {-3} when the session has no
+-- state (it was deleted: creation writes the state first), so a late writer cannot resurrect its keys.
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  return {-3}
+end
 local expected = ARGV[1]
 local current = redis.call('HGET', KEYS[1], 'v') or '0'
 if expected ~= '' and current ~= expected then

@@ -1,0 +1,384 @@
+import { expect } from "chai";
+import { startServer, type Client, type TestServer } from "./support/server.js";
+import {
+  allEvents,
+  createAgent,
+  createSession,
+  message,
+  newTenant,
+  remainingOf,
+  send,
+  sendOk,
+  steer,
+  waitForStatus,
+  withinOneWindow,
+} from "./support/api.js";
+
+const ENVELOPE_FIELDS = ["createdAt", "id", "payload", "processedAt", "sequence", "sessionId", "status", "turnId", "type"];
+
+const MEDIA_TYPES = [
+  "application/pdf",
+  "text/csv",
+  "application/csv",
+  "text/plain",
+  "text/markdown",
+  "text/x-markdown",
+  "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+  "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+  "image/png",
+  "image/jpeg",
+  "image/webp",
+  "image/gif",
+  "image/bmp",
+];
+
+function dataUrl(mediaType: string, bytes: Buffer | string = "hello"): string {
+  return `data:${mediaType};base64,${Buffer.from(bytes).toString("base64")}`;
+}
+
+function attachment(mediaType: string, extra: Record<string, unknown> = {}, bytes: Buffer | string = "hello"): Record<string, unknown> {
+  return { type: "file", filename: "report.bin", mediaType, source: { type: "data_url", dataUrl: dataUrl(mediaType, bytes) }, ...extra };
+}
+
+function withAttachments(...attachments: unknown[]): Record<string, unknown> {
+  return message("see attached", { attachments });
+}
+
+function blocks(n: number, text = "b"): { type: "text"; text: string }[] {
+  return Array.from({ length: n }, () => ({ type: "text" as const, text }));
+}
+
+/** A tenant whose agent allows plenty of messages, so only the rule under test decides. */
+async function roomySession(server: TestServer): Promise<{ api: Client; agentId: string; sessionId: string }> {
+  const api = await newTenant(server);
+  const agent = await createAgent(api, { rateLimits: { messagesPerMinute: 1000 } });
+  const session = await createSession(api, agent.id);
+  return { api, agentId: agent.id, sessionId: session.id };
+}
+
+describe("POST events: validation", () => {
+  let server: TestServer;
+  let api: Client;
+  let sessionId: string;
+  let probes = 0;
+
+  before(async () => {
+    server = await startServer();
+    ({ api, sessionId } = await roomySession(server));
+  });
+  beforeEach(() => withinOneWindow(3_000));
+  after(async () => server.close());
+
+  /** An accepted one-point request (an interrupt while idle): its sequence and the allowance left. */
+  async function probe(): Promise<{ sequence: number; remaining: number }> {
+    const res = await send(api, sessionId, [{ type: "user.interrupt" }]);
+    expect(res.status).to.equal(202);
+    probes++;
+    return { sequence: res.body.data[0].sequence, remaining: remainingOf(res) };
+  }
+
+  /** The request is refused as a whole: nothing is persisted and no allowance point is used. */
+  async function expectRejected(body: unknown, expected: string): Promise<void> {
+    const before = await probe();
+    const res = await api.post(`/v1/sessions/${sessionId}/events`, body);
+    expect(res.status, JSON.stringify(res.body)).to.equal(400);
+    expect(res.body.error).to.equal("validation_error");
+    expect(res.body.message).to.contain(expected);
+    const after = await probe();
+    expect(after.sequence, "nothing persisted").to.equal(before.sequence + 1);
+    expect(after.remaining, "nothing counted").to.equal(before.remaining - 1);
+  }
+
+  const interrupt = { type: "user.interrupt" };
+  const cases: [string, () => unknown, string][] = [
+    ["no events field", () => ({}), "events: is required"],
+    ["0 events", () => ({ events: [] }), "events: must have at least 1 items"],
+    ["101 events", () => ({ events: Array.from({ length: 101 }, () => interrupt) }), "events: must have at most 100 items"],
+    ["an unknown event type", () => ({ events: [{ type: "user.sudo_result" }] }), "events[0].type: must be one of: user.message, user.steer"],
+    ["an event without a type", () => ({ events: [{ message: "x" }] }), "events[0].type: is required"],
+    ["a valid event beside an invalid one", () => ({ events: [interrupt, { type: "user.steer", message: "" }] }), "events[1].message: must not be empty"],
+    ["a user.message with 0 text blocks", () => ({ events: [{ type: "user.message", content: [] }] }), "events[0].content: must have at least 1 items"],
+    ["a user.message with 101 text blocks", () => ({ events: [{ type: "user.message", content: blocks(101) }] }), "events[0].content: must have at most 100 items"],
+    ["an empty text", () => ({ events: [message("")] }), "events[0].content[0].text: must not be empty"],
+    ["a text of 20,001 characters", () => ({ events: [message("x".repeat(20_001))] }), "events[0].content[0].text: must be at most 20000 characters"],
+    ["a text block of another type", () => ({ events: [{ type: "user.message", content: [{ type: "image", text: "x" }] }] }), "events[0].content[0].type: must be text"],
+    ["a user.message without content", () => ({ events: [{ type: "user.message" }] }), "events[0].content: is required"],
+    ["a user.message with an unknown field", () => ({ events: [message("hi", { role: "admin" })] }), "events[0].role: is not allowed"],
+    ["a user.steer without message", () => ({ events: [{ type: "user.steer" }] }), "events[0].message: is required"],
+    ["a user.approval_response without approval_id", () => ({ events: [{ type: "user.approval_response", result: "allow" }] }), "events[0].approval_id: is required"],
+    ["a user.approval_response without result", () => ({ events: [{ type: "user.approval_response", approval_id: "evt_1" }] }), "events[0].result: is required"],
+    [
+      "a user.approval_response with a bad result",
+      () => ({ events: [{ type: "user.approval_response", approval_id: "evt_1", result: "maybe" }] }),
+      "events[0].result: must be one of: allow, deny",
+    ],
+    [
+      "a user.approval_response with a bad scope",
+      () => ({ events: [{ type: "user.approval_response", approval_id: "evt_1", result: "allow", scope: "forever" }] }),
+      "events[0].scope: must be one of: once, session, always",
+    ],
+    [
+      "a user.custom_tool_result without tool_use_id",
+      () => ({ events: [{ type: "user.custom_tool_result", content: blocks(1) }] }),
+      "events[0].tool_use_id: is required",
+    ],
+    ["a user.custom_tool_result without content", () => ({ events: [{ type: "user.custom_tool_result", tool_use_id: "evt_1" }] }), "events[0].content: is required"],
+    [
+      "a user.custom_tool_result with a bad status",
+      () => ({ events: [{ type: "user.custom_tool_result", tool_use_id: "evt_1", content: blocks(1), status: "done" }] }),
+      "events[0].status: must be one of: running, completed, failed",
+    ],
+    ["a user.clarify_result without request_id", () => ({ events: [{ type: "user.clarify_result", answer: "yes" }] }), "events[0].request_id: is required"],
+    ["a user.clarify_result without answer", () => ({ events: [{ type: "user.clarify_result", request_id: "req_1" }] }), "events[0].answer: is required"],
+    [
+      "11 attachments",
+      () => ({ events: [withAttachments(...Array.from({ length: 11 }, () => attachment("text/plain")))] }),
+      "events[0].attachments: must have at most 10 items",
+    ],
+    ["an attachment with a media type not accepted", () => ({ events: [withAttachments(attachment("application/zip"))] }), "events[0].attachments[0].mediaType: must be one of"],
+    [
+      "a data URL whose media type differs from mediaType",
+      () => ({ events: [withAttachments({ ...attachment("image/png"), source: { type: "data_url", dataUrl: dataUrl("image/jpeg") } })] }),
+      "events[0].attachments[0].source.dataUrl: media type must equal mediaType",
+    ],
+    [
+      "a data URL that is not base64",
+      () => ({ events: [withAttachments({ ...attachment("text/plain"), source: { type: "data_url", dataUrl: "data:text/plain;base64,not base64!" } })] }),
+      "events[0].attachments[0].source.dataUrl: must be valid base64",
+    ],
+    [
+      "a data URL that is not a data URL",
+      () => ({ events: [withAttachments({ ...attachment("text/plain"), source: { type: "data_url", dataUrl: "https://example.com/a.txt" } })] }),
+      "events[0].attachments[0].source.dataUrl: must match the pattern",
+    ],
+    [
+      "sizeBytes different from the decoded size",
+      () => ({ events: [withAttachments(attachment("text/plain", { sizeBytes: 6 }, "hello"))] }),
+      "events[0].attachments[0].sizeBytes: must equal the decoded size of source.dataUrl",
+    ],
+    [
+      "analysisMode visual on a non-PDF",
+      () => ({ events: [withAttachments(attachment("image/png", { analysisMode: "visual" }))] }),
+      "events[0].attachments[0].analysisMode: visual is only for application/pdf",
+    ],
+    ["two user.message in one request", () => ({ events: [message("a"), message("b")] }), "events: at most one event per request may start a turn"],
+    [
+      "delivery when_idle with a non-message event",
+      () => ({ events: [message("a"), steer("b")], delivery: "when_idle" }),
+      "events[1].type: delivery when_idle accepts only user.message events",
+    ],
+    ["a bad delivery value", () => ({ events: [interrupt], delivery: "later" }), "delivery: must be one of: immediate, when_idle"],
+    ["metadata with an object value", () => ({ events: [message("hi", { metadata: { nested: { a: 1 } } })] }), "events[0].metadata[*]: must be one of"],
+    ["an unknown top-level field", () => ({ events: [interrupt], priority: 1 }), "priority: is not allowed"],
+  ];
+  for (const [name, body, expected] of cases) {
+    it(`refuses ${name} with 400 validation_error, persisting and counting nothing`, async () => {
+      await expectRejected(body(), expected);
+    });
+  }
+
+  it("history holds only the accepted probes", async () => {
+    const history = await allEvents(api, sessionId);
+    expect(history.map((e) => e.type)).to.deep.equal(Array.from({ length: probes }, () => "user.interrupt"));
+  });
+});
+
+describe("POST events: accepted limits and attachments", () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer();
+  });
+  after(async () => server.close());
+
+  it("accepts 1 and 100 events in one request (100 user.steer), each persisted in order", async () => {
+    const { api, sessionId } = await roomySession(server);
+    const one = await sendOk(api, sessionId, [steer("only")]);
+    expect(one).to.have.length(1);
+    const res = await send(api, sessionId, Array.from({ length: 100 }, (_, i) => steer(`s${i}`)));
+    expect(res.status).to.equal(202);
+    expect(res.body.data).to.have.length(100);
+    expect(res.body.data.map((e: any) => e.sequence)).to.deep.equal(Array.from({ length: 100 }, (_, i) => i + 2));
+    expect(res.body.data.map((e: any) => e.payload.message)).to.deep.equal(Array.from({ length: 100 }, (_, i) => `s${i}`));
+    expect(await allEvents(api, sessionId)).to.have.length(101);
+  });
+
+  it("accepts 100 text blocks and a text of exactly 20,000 characters", async () => {
+    const { api, sessionId } = await roomySession(server);
+    const content = blocks(100);
+    content[0] = { type: "text", text: "x".repeat(20_000) };
+    const [accepted] = await sendOk(api, sessionId, [{ type: "user.message", content }]);
+    expect(accepted.payload.content).to.deep.equal(content);
+    await waitForStatus(api, sessionId, "idle");
+  });
+
+  it("accepts 10 attachments, and every accepted media type", async () => {
+    const { api, sessionId } = await roomySession(server);
+    const first = MEDIA_TYPES.slice(0, 10).map((t) => attachment(t));
+    const rest = MEDIA_TYPES.slice(10).map((t) => attachment(t, { sizeBytes: 5 }));
+    const [a] = await sendOk(api, sessionId, [withAttachments(...first)]);
+    expect(a.payload.attachments).to.have.length(10);
+    await waitForStatus(api, sessionId, "idle");
+    const [b] = await sendOk(api, sessionId, [withAttachments(...rest, attachment("application/pdf", { analysisMode: "visual" }))]);
+    expect(b.payload.attachments.map((x: any) => x.mediaType)).to.deep.equal([...MEDIA_TYPES.slice(10), "application/pdf"]);
+    await waitForStatus(api, sessionId, "idle");
+  });
+
+  it("keeps the accepted attachment, dataUrl included, in history with a sanitized filename", async () => {
+    const { api, sessionId } = await roomySession(server);
+    const sent = attachment("image/png", { filename: "../x\u0001.png", sizeBytes: 9 }, Buffer.from([137, 80, 78, 71, 13, 10, 26, 10, 0]));
+    const [accepted] = await sendOk(api, sessionId, [withAttachments(sent)]);
+    await waitForStatus(api, sessionId, "idle");
+    const stored = (await allEvents(api, sessionId)).find((e) => e.type === "user.message");
+    expect(stored.payload.attachments).to.deep.equal(accepted.payload.attachments);
+    const [kept] = stored.payload.attachments;
+    expect(kept.source).to.deep.equal(sent.source);
+    expect(kept).to.include({ type: "file", mediaType: "image/png", sizeBytes: 9 });
+    expect(kept.filename).to.be.a("string").and.not.empty;
+    expect(kept.filename).to.not.match(/[/\\\u0000-\u001f\u007f]/);
+    expect(kept.filename).to.contain("x").and.contain(".png");
+  });
+
+  it("strips every control character (C0, DEL, C1), path separator and bidi override from filenames", async () => {
+    const { api, sessionId } = await roomySession(server);
+    const names = ["..\\dir/a\u0000\u001f\u007f.txt", "b\u0085\u009f.txt", "\u202egnp.exe\u2066.txt"];
+    const [accepted] = await sendOk(api, sessionId, [withAttachments(...names.map((filename) => attachment("text/plain", { filename })))]);
+    for (const { filename } of accepted.payload.attachments) {
+      expect(filename).to.match(/\.txt$/);
+      expect(filename).to.not.match(/[/\\\p{Cc}\u202a-\u202e\u2066-\u2069]/u);
+    }
+    await waitForStatus(api, sessionId, "idle");
+  });
+
+  describe("attachment size", () => {
+    const justOver25MB = 25 * 1024 * 1024 + 1;
+    let bytes: Buffer;
+    before(() => {
+      bytes = Buffer.alloc(justOver25MB, 7);
+    });
+
+    it("refuses an image larger than 25 MB", async () => {
+      const { api, sessionId } = await roomySession(server);
+      const res = await send(api, sessionId, [withAttachments(attachment("image/png", {}, bytes))]);
+      expect(res.status).to.equal(400);
+      expect(res.body.error).to.equal("validation_error");
+      expect(res.body.message).to.contain("events[0].attachments[0].source.dataUrl: must decode to at most 26214400 bytes");
+      expect(await allEvents(api, sessionId)).to.deep.equal([]);
+    });
+
+    it("accepts a PDF of the same size", async () => {
+      const { api, sessionId } = await roomySession(server);
+      const res = await send(api, sessionId, [withAttachments(attachment("application/pdf", { sizeBytes: justOver25MB }, bytes))]);
+      expect(res.status, res.status === 202 ? "" : JSON.stringify(res.body)).to.equal(202);
+      expect(res.body.data[0].payload.attachments[0].sizeBytes).to.equal(justOver25MB);
+      await waitForStatus(api, sessionId, "idle");
+      expect((await api.delete(`/v1/sessions/${sessionId}`)).status).to.equal(200);
+    });
+  });
+});
+
+describe("POST events: send rules", () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer();
+  });
+  after(async () => server.close());
+
+  it("answers 202 {object: list, data} with the persisted envelopes, exactly the envelope fields", async () => {
+    const { api, sessionId } = await roomySession(server);
+    const sent = message("hi", { metadata: { ticket: "T-9", urgent: true, n: 1, none: null }, attachments: [attachment("text/plain")] });
+    const res = await send(api, sessionId, [sent]);
+    expect(res.status).to.equal(202);
+    expect(Object.keys(res.body).sort()).to.deep.equal(["data", "object"]);
+    expect(res.body.object).to.equal("list");
+    expect(res.body.data).to.have.length(1);
+    const [env] = res.body.data;
+    expect(Object.keys(env).sort()).to.deep.equal(ENVELOPE_FIELDS);
+    expect(env).to.include({ type: "user.message", sessionId, sequence: 1, status: "received", processedAt: null });
+    expect(env.id).to.be.a("string").and.not.empty;
+    expect(env.turnId).to.be.a("string").and.not.empty;
+    expect(env.payload).to.deep.equal({ ...sent, attachments: [{ ...(sent.attachments as object[])[0], filename: "report.bin" }] });
+    expect(new Date(env.createdAt).toISOString()).to.equal(env.createdAt);
+    await waitForStatus(api, sessionId, "idle");
+
+    const history = await allEvents(api, sessionId);
+    for (const e of history) {
+      const fields = e.type === "session.status_idle" ? [...ENVELOPE_FIELDS, "usage"].sort() : ENVELOPE_FIELDS;
+      expect(Object.keys(e).sort(), e.type).to.deep.equal(fields);
+      expect(e.type).to.equal(e.payload.type);
+      expect(e.sessionId).to.equal(sessionId);
+    }
+    expect(history[0]).to.deep.include({ id: env.id, payload: env.payload, status: "processed" });
+  });
+
+  it("a user.message without metadata or attachments has neither in its payload", async () => {
+    const { api, sessionId } = await roomySession(server);
+    const [env] = await sendOk(api, sessionId, [message("hi")]);
+    expect(env.payload).to.deep.equal(message("hi"));
+    await waitForStatus(api, sessionId, "idle");
+  });
+
+  it("a user.message while a turn runs is 409 invalid_state, persisted and counted nothing", async () => {
+    const { api, sessionId } = await roomySession(server);
+    await withinOneWindow();
+    const started = await send(api, sessionId, [message("/slow 3000 x")]);
+    expect(started.status).to.equal(202);
+    const before = await allEvents(api, sessionId);
+    const res = await send(api, sessionId, [message("again")]);
+    expect(res.status).to.equal(409);
+    expect(res.body.error).to.equal("invalid_state");
+    const probe = await send(api, sessionId, [{ type: "user.interrupt" }]);
+    expect(probe.status).to.equal(202);
+    expect(remainingOf(probe)).to.equal(remainingOf(started) - 1);
+    const after = await allEvents(api, sessionId);
+    expect(after.slice(0, before.length).map((e) => e.id)).to.deep.equal(before.map((e) => e.id));
+    expect(after.filter((e) => e.type === "user.message")).to.have.length(1);
+    // The probe interrupted the turn; it still ends, with a usage snapshot of integers.
+    const idle = await waitForStatus(api, sessionId, "idle");
+    for (const k of ["input", "output", "total", "calls", "context_used", "context_max", "context_percent", "latency_ms"]) {
+      expect(Number.isInteger(idle.usage[k]), `usage.${k}`).to.equal(true);
+    }
+  });
+
+  for (const event of [
+    { type: "user.approval_response", approval_id: "evt_none", result: "allow" },
+    { type: "user.custom_tool_result", tool_use_id: "evt_none", content: [{ type: "text", text: "done" }] },
+    { type: "user.clarify_result", request_id: "req_none", answer: "" },
+  ]) {
+    it(`a ${event.type} with nothing pending is 409 no_active_turn, persisted and counted nothing`, async () => {
+      const { api, sessionId } = await roomySession(server);
+      await withinOneWindow();
+      const first = await send(api, sessionId, [{ type: "user.interrupt" }]);
+      const res = await send(api, sessionId, [event]);
+      expect(res.status).to.equal(409);
+      expect(res.body.error).to.equal("no_active_turn");
+      const probe = await send(api, sessionId, [{ type: "user.interrupt" }]);
+      expect(probe.body.data[0].sequence).to.equal(2);
+      expect(remainingOf(probe)).to.equal(remainingOf(first) - 1);
+    });
+  }
+
+  it("a user.interrupt while idle is persisted as processed and counts one point", async () => {
+    const { api, sessionId } = await roomySession(server);
+    await withinOneWindow();
+    const a = await send(api, sessionId, [{ type: "user.interrupt", message: "stop" }]);
+    expect(a.status).to.equal(202);
+    const [env] = a.body.data;
+    expect(env).to.include({ type: "user.interrupt", status: "processed", turnId: null, sequence: 1 });
+    expect(env.processedAt).to.be.a("string");
+    expect(env.payload).to.deep.equal({ type: "user.interrupt", message: "stop" });
+    const b = await send(api, sessionId, [{ type: "user.interrupt" }]);
+    expect(remainingOf(b)).to.equal(remainingOf(a) - 1);
+    expect((await api.get(`/v1/sessions/${sessionId}`)).body.status).to.equal("idle");
+    expect((await allEvents(api, sessionId)).map((e) => e.status)).to.deep.equal(["processed", "processed"]);
+  });
+
+  it("a missing session is 404 not_found and a missing body is 400", async () => {
+    const { api, sessionId } = await roomySession(server);
+    const missing = await send(api, "ses_missing", [{ type: "user.interrupt" }]);
+    expect(missing.status).to.equal(404);
+    expect(missing.body.error).to.equal("not_found");
+    const empty = await api.post(`/v1/sessions/${sessionId}/events`);
+    expect(empty.status).to.equal(400);
+    expect(empty.body.error).to.equal("validation_error");
+  });
+});
