@@ -28,7 +28,9 @@ export interface ActorDeps {
 }
 
 export function hasWork(state: RuntimeState): boolean {
-  return (state.status === "running" && state.turn !== null) || (state.status === "idle" && state.queue.length > 0);
+  if (state.status === "running" && state.turn !== null) return true;
+  if (state.status === "waiting_on_human" && state.turn !== null && state.interrupt === state.turn.id) return true;
+  return state.status === "idle" && state.queue.length > 0;
 }
 
 export class SessionActor {
@@ -58,7 +60,10 @@ export class SessionActor {
       for (;;) {
         if (lost.aborted) return true;
         const state = await log.state(sessionId);
-        if (state.status === "running" && state.turn) {
+        if (state.status === "waiting_on_human" && state.turn && state.interrupt === state.turn.id) {
+          // Interrupted while waiting for the human: the turn ends; its open questions stay unanswered.
+          await turns.end(session, state.turn.id, [], { type: "end_turn" }, undefined, fence);
+        } else if (state.status === "running" && state.turn) {
           const attempt = planTurnAttempt(state)!;
           const applied = await log.apply(sessionId, attempt, state.v, fence);
           if (!applied.ok) {

@@ -1,24 +1,45 @@
 /**
  * One turn: rebuild the conversation from the log, call the model (streaming deltas to the live
- * stream, durable output to the log), then end the turn atomically. Every write carries the lock's
- * fencing token, so a worker that lost its lock cannot append.
+ * stream, durable output to the log), decide each tool call it makes, run or deny what can be
+ * settled at once, pause for the human when an approval, custom tool result or clarification is
+ * needed, and call the model again until it answers without tools. Every write carries the lock's
+ * fencing token, so a worker that lost its lock cannot append; every step is a compare-and-set, so
+ * the API's concurrent appends (steers, interrupts, queued prompts) are never overwritten.
  */
-import { conversation, steerTexts, titleFrom } from "../src/domain/conversation.js";
+import { join } from "node:path";
+import type { Skill } from "../src/domain/agent-config.js";
+import { conversation, DENIED_PREFIX, steerTexts, titleFrom } from "../src/domain/conversation.js";
 import { draft, type Draft, type Envelope, type StopReason, type Usage } from "../src/domain/events.js";
-import { planSteersConsumed, planTurnEnd, type RuntimeState } from "../src/domain/session-state.js";
+import {
+  planPause,
+  planStep,
+  planSteersConsumed,
+  planTurnEnd,
+  type Plan,
+  type RuntimeState,
+  type ToolCall,
+} from "../src/domain/session-state.js";
+import { decide, governingTools, resolveTool, visibleBuiltinTools, visibleCustomTools } from "../src/domain/tool-permissions.js";
 import { newId } from "../src/ids.js";
 import type { Logger } from "../src/log.js";
-import { isAbort, ProviderUnavailable, type ModelResult, type TokenUsage } from "../src/models/provider.js";
+import { costOf } from "../src/models/pricing.js";
+import { isAbort, ProviderUnavailable, type TokenUsage, type ToolSpec } from "../src/models/provider.js";
+import { parseModelName } from "../src/models/providers.js";
 import type { ProviderRegistry } from "../src/models/registry.js";
 import type { EventLog } from "../src/redis/event-log.js";
-import type { AgentStore } from "../src/store/agents.js";
+import type { AgentStore, VersionDoc } from "../src/store/agents.js";
 import type { SessionDoc, SessionStore } from "../src/store/sessions.js";
+import type { ToolGrantStore } from "../src/store/tool-grants.js";
+import { BUILTIN_SPECS, type BuiltinTools } from "../src/tools/builtin.js";
 
 export interface TurnDeps {
   log: EventLog;
   sessions: SessionStore;
   agents: AgentStore;
   providers: ProviderRegistry;
+  tools: BuiltinTools;
+  grants: ToolGrantStore;
+  workspaceRoot: string;
   logger: Logger;
 }
 
@@ -29,107 +50,300 @@ export class Fenced extends Error {
 }
 
 const INTERRUPT_POLL_MS = 150;
+/** Model calls one turn may make before it is ended as runaway. */
+export const MAX_MODEL_CALLS = 25;
+/** Skill contents put in the system prompt when the model cannot read them with skill_view. */
+const INLINE_SKILLS_BUDGET = 50_000;
 
-function usageOf(model: string, tokens: TokenUsage, contextMax: number, latencyMs: number): Usage {
-  const total = tokens.input + tokens.output + tokens.cache_read + tokens.cache_write;
-  const contextUsed = tokens.input + tokens.cache_read + tokens.cache_write + tokens.output;
-  return {
-    model,
+const zero = (): TokenUsage => ({ input: 0, output: 0, cache_read: 0, cache_write: 0, reasoning: 0 });
+
+/** The usage snapshot of a turn: summed tokens and calls, the last call's context. */
+export function turnUsage(modelName: string, tokens: TokenUsage, calls: number, contextUsed: number, contextMax: number, latencyMs: number): Usage {
+  const { provider, model } = parseModelName(modelName);
+  const usage: Usage = {
+    model: modelName,
     ...tokens,
-    total,
-    calls: 1,
+    total: tokens.input + tokens.output + tokens.cache_read + tokens.cache_write,
+    calls,
     context_used: contextUsed,
     context_max: contextMax,
     context_percent: contextMax > 0 ? Math.min(100, Math.round((contextUsed * 100) / contextMax)) : 0,
-    cost_usd: 0,
-    cost_status: "included",
+    cost_status: "unknown",
     last_turn_latency_ms: latencyMs,
     latency_ms: latencyMs,
   };
+  if (provider === "mock") {
+    usage.cost_usd = 0;
+    usage.cost_status = "included";
+  } else {
+    const cost = costOf(model, tokens);
+    if (cost !== undefined) {
+      usage.cost_usd = cost;
+      usage.cost_status = "estimated";
+    }
+  }
+  return usage;
 }
+
+/**
+ * How skills reach the model: names in the system prompt, read in full with `skill_view` when the
+ * skills toolset is visible; otherwise their contents inline, up to a budget.
+ */
+export function systemPrompt(version: VersionDoc, visible: string[]): string {
+  if (version.skills.length === 0) return version.systemPrompt;
+  const canView = visible.includes("skill_view");
+  const lines = [version.systemPrompt, "", "## Skills"];
+  if (canView) {
+    lines.push("Read a skill's full instructions with the skill_view tool before relying on it.");
+    for (const s of version.skills) lines.push(`- ${s.name}: ${firstLine(s)}`);
+  } else {
+    let budget = INLINE_SKILLS_BUDGET;
+    for (const s of version.skills) {
+      const body = s.content.length <= budget ? s.content : `${firstLine(s)} (truncated)`;
+      budget -= body.length;
+      lines.push(`### ${s.name}`, body);
+    }
+  }
+  return lines.join("\n");
+}
+
+function firstLine(s: Skill): string {
+  return s.content.split("\n").map((l) => l.replace(/^#+\s*/, "").trim()).find((l) => l) ?? s.name;
+}
+
+const UNSETTLED = new Set(["approved", "denied", "executing"]);
+const WAITING = new Set(["ask", "custom", "clarify"]);
 
 export class TurnRunner {
   constructor(private readonly deps: TurnDeps) {}
 
-  /** Runs the active turn of `state` to its end. Throws `Fenced` when the lock is lost. */
-  async run(session: SessionDoc, state: RuntimeState, fence: string, lost: AbortSignal): Promise<void> {
+  /** Runs the active turn until it ends or pauses. Throws `Fenced` when the lock is lost. */
+  async run(session: SessionDoc, initial: RuntimeState, fence: string, lost: AbortSignal): Promise<void> {
     const { log } = this.deps;
-    const turn = state.turn!;
+    const turnId = initial.turn!.id;
     const started = Date.now();
-    const now = () => new Date().toISOString();
     const abort = new AbortController();
     lost.addEventListener("abort", () => abort.abort(), { once: true });
     const watcher = setInterval(() => {
       log.state(session._id).then(
-        (s) => s.interrupt === turn.id && abort.abort(),
+        (s) => s.interrupt === turnId && abort.abort(),
         () => undefined,
       );
     }, INTERRUPT_POLL_MS);
 
-    const output: Draft[] = [];
-    let streamed = "";
-    let stop: StopReason = { type: "end_turn" };
-    let usage: Usage | undefined;
+    const tokens = zero();
+    let calls = 0;
+    let context = { used: 0, max: 0 };
     let modelName = "unknown";
+    const usage = () => turnUsage(modelName, tokens, calls, context.used, context.max, Date.now() - started);
+    let streamed = "";
     try {
       const version = await this.deps.agents.getVersionById(session.agentId, session.agentVersion);
       if (!version) throw new ProviderUnavailable("the agent version this session records no longer exists");
       modelName = version.modelName;
-      const { provider, model } = this.deps.providers.resolve(version.modelName);
-      const history = await log.all(session._id);
-      const steers = steerTexts(history, state.steers);
-      let result: ModelResult;
-      try {
-        result = await provider.call(
-          { model, system: version.systemPrompt, messages: conversation(history), tools: [], steers: steers.map((s) => s.text), signal: abort.signal },
-          {
-            onTextDelta: async (text) => {
-              streamed += text;
-              const delta = draft(session._id, newId("evt"), { type: "agent.message", content: [{ type: "text", text }], delta: true }, { turnId: turn.id, now: now() });
-              if (!(await log.appendLive(session._id, fence, delta))) throw new Fenced();
+      const governing = governingTools(version, session.role);
+      const visible = visibleBuiltinTools(governing);
+      const specs: ToolSpec[] = [
+        ...visible.map((name) => ({ name, ...BUILTIN_SPECS[name]! })),
+        ...visibleCustomTools(governing).map((t) => ({ name: t.name, description: t.description, input_schema: t.input_schema })),
+      ];
+      const system = systemPrompt(version, visible);
+
+      for (;;) {
+        const state = await log.state(session._id);
+        if (state.turn?.id !== turnId) return;
+        if (state.interrupt === turnId) return await this.end(session, turnId, [], { type: "end_turn" }, usage(), fence);
+        if (state.turn.calls.some((c) => UNSETTLED.has(c.state))) {
+          await this.settle(session, version, state, fence, abort.signal);
+          continue;
+        }
+        if (state.turn.calls.some((c) => WAITING.has(c.state))) return await this.pause(session, fence);
+        if (calls >= MAX_MODEL_CALLS) {
+          return await this.end(session, turnId, [], { type: "error", message: `the turn made ${MAX_MODEL_CALLS} model calls without finishing` }, usage(), fence);
+        }
+
+        const { provider, model } = this.deps.providers.resolve(version.modelName);
+        const history = await log.all(session._id);
+        const steers = steerTexts(history, state.steers);
+        streamed = "";
+        const now = () => new Date().toISOString();
+        let result;
+        try {
+          result = await provider.call(
+            { model, system, messages: conversation(history), tools: specs, steers: steers.map((s) => s.text), signal: abort.signal },
+            {
+              onTextDelta: async (text) => {
+                streamed += text;
+                const delta = draft(session._id, newId("evt"), { type: "agent.message", content: [{ type: "text", text }], delta: true }, { turnId, now: now() });
+                if (!(await log.appendLive(session._id, fence, delta))) throw new Fenced();
+              },
+              onThinking: async (text) => {
+                const thinking = draft(session._id, newId("evt"), { type: "agent.thinking", content: [{ type: "text", text }], delta: false }, { turnId, status: "complete", now: now() });
+                await this.apply(session._id, () => ({ drafts: [thinking], state: {}, statuses: [], wake: false }), fence);
+              },
             },
-            onThinking: async (text) => {
-              const thinking = draft(session._id, newId("evt"), { type: "agent.thinking", content: [{ type: "text", text }], delta: false }, { turnId: turn.id, status: "complete", now: now() });
-              const applied = await log.apply(session._id, { drafts: [thinking], state: {}, statuses: [], wake: false }, null, fence);
-              if (!applied.ok) throw new Fenced();
-            },
-          },
-        );
-      } finally {
-        if (steers.length > 0) await this.consumeSteers(session._id, steers.map((s) => s.id), fence);
-      }
-      usage = usageOf(version.modelName, result.usage, result.contextMax, Date.now() - started);
-      if (result.ok) {
-        output.push(this.message(session._id, turn.id, result.text, now()));
-      } else {
-        stop = { type: "error", message: result.error };
+          );
+        } finally {
+          if (steers.length > 0) {
+            const ids = steers.map((s) => s.id);
+            await this.apply(session._id, (s) => planSteersConsumed(s, ids, now()), fence);
+          }
+        }
+        calls++;
+        for (const k of Object.keys(tokens) as (keyof TokenUsage)[]) tokens[k] += result.usage[k];
+        context = { used: result.usage.input + result.usage.cache_read + result.usage.cache_write + result.usage.output, max: result.contextMax };
+        if (!result.ok) return await this.end(session, turnId, [], { type: "error", message: result.error }, usage(), fence);
+
+        const output: Draft[] = result.text ? [this.message(session._id, turnId, result.text, now())] : [];
+        if (result.toolUses.length === 0) return await this.end(session, turnId, output, { type: "end_turn" }, usage(), fence);
+        await this.step(session, governing, turnId, output, result.toolUses, fence);
       }
     } catch (err) {
       if (err instanceof Fenced) throw err;
       if (isAbort(err)) {
         if (lost.aborted) throw new Fenced();
-        if (streamed) output.push(this.message(session._id, turn.id, streamed, now()));
+        // Interrupted: what was streamed so far stays as the turn's message.
+        const output = streamed ? [this.message(session._id, turnId, streamed, new Date().toISOString())] : [];
+        await this.end(session, turnId, output, { type: "end_turn" }, usage(), fence);
       } else if (err instanceof ProviderUnavailable) {
-        stop = { type: "error", message: err.message };
+        await this.end(session, turnId, [], { type: "error", message: err.message }, usage(), fence);
       } else {
-        this.deps.logger.error("turn failed", { sessionId: session._id, turnId: turn.id, err });
-        stop = { type: "error", message: "the turn failed unexpectedly" };
+        this.deps.logger.error("turn failed", { sessionId: session._id, turnId, err });
+        await this.end(session, turnId, [], { type: "error", message: "the turn failed unexpectedly" }, usage(), fence);
       }
     } finally {
       clearInterval(watcher);
     }
-    usage ??= usageOf(modelName, { input: 0, output: 0, cache_read: 0, cache_write: 0, reasoning: 0 }, 0, Date.now() - started);
-    await this.end(session, turn.id, output, stop, usage, fence);
+  }
+
+  /** Decides each tool call of a model answer and appends the answer with the events the decisions need. */
+  private async step(session: SessionDoc, governing: VersionDoc["tools"], turnId: string, output: Draft[], uses: { name: string; input: unknown }[], fence: string): Promise<void> {
+    const fresh = await this.deps.sessions.byId(session._id);
+    const yolo = fresh?.yoloMode ?? session.yoloMode; // read at each decision
+    const always = await this.deps.grants.always({ orgId: session.orgId, agentId: session.agentId, subjectId: session.subjectId });
+    const state = await this.deps.log.state(session._id);
+    const grants = { session: new Set(state.grants), always };
+    const now = new Date().toISOString();
+    const drafts = [...output];
+    const calls: ToolCall[] = uses.map((use) => {
+      const resolved = resolveTool(governing, use.name);
+      const decision = decide(resolved, use.name, yolo, grants);
+      const kind = use.name === "clarify" && resolved ? "clarify" : (resolved?.kind ?? "builtin");
+      const call: ToolCall = { id: newId("evt"), name: use.name, input: use.input ?? {}, kind, state: "denied" };
+      if (decision.action === "deny") {
+        call.reason = decision.reason;
+      } else if (decision.action === "ask") {
+        call.state = "ask";
+        call.approvalId = newId("evt");
+        drafts.push(draft(session._id, call.approvalId, { type: "agent.approval_request", tool_use_id: call.id, tool: call.name, tool_type: kind, input: call.input }, { turnId, status: "complete", now }));
+      } else {
+        drafts.push(...this.useEvents(session._id, turnId, call, now));
+      }
+      return call;
+    });
+    await this.apply(session._id, (s) => planStep(s, drafts, calls), fence);
+  }
+
+  /** The events that put an allowed call in motion, and its state after them. */
+  private useEvents(sessionId: string, turnId: string, call: ToolCall, now: string): Draft[] {
+    const input = call.input;
+    if (call.kind === "clarify") {
+      call.state = "clarify";
+      const { question, choices } = (input ?? {}) as { question?: unknown; choices?: unknown };
+      const list = Array.isArray(choices) ? choices.map(String) : null;
+      return [draft(sessionId, call.id, { type: "agent.clarify_request", request_id: call.id, question: String(question ?? ""), choices: list }, { turnId, status: "complete", now })];
+    }
+    if (call.kind === "custom") {
+      call.state = "custom";
+      return [draft(sessionId, call.id, { type: "agent.custom_tool_use", id: call.id, tool: call.name, input }, { turnId, status: "complete", now })];
+    }
+    call.state = "executing";
+    const type = call.kind === "mcp" ? "agent.mcp_tool_use" : "agent.tool_use";
+    return [draft(sessionId, call.id, { type, id: call.id, tool: call.name, input, status: "running" }, { turnId, status: "running", now })];
+  }
+
+  /** Runs or denies what the human has answered and what needs no answer; one append per call. */
+  private async settle(session: SessionDoc, version: VersionDoc, state: RuntimeState, fence: string, signal: AbortSignal): Promise<void> {
+    const turnId = state.turn!.id;
+    for (const call of state.turn!.calls.filter((c) => UNSETTLED.has(c.state))) {
+      const now = new Date().toISOString();
+      let drafts: Draft[] = [];
+      const updated: ToolCall = { ...call };
+      if (call.state === "denied") {
+        drafts = [this.result(session._id, turnId, call, false, `${DENIED_PREFIX}${call.reason ?? "denied"}`, now, true)];
+        updated.state = "done";
+      } else if (call.state === "approved") {
+        if (call.scope === "always") await this.deps.grants.grant({ orgId: session.orgId, agentId: session.agentId, subjectId: session.subjectId }, call.name);
+        drafts = this.useEvents(session._id, turnId, updated, now);
+      } else {
+        const outcome = await this.execute(session, version, call, signal);
+        drafts = [this.result(session._id, turnId, call, outcome.ok, outcome.text, new Date().toISOString(), false)];
+        updated.state = "done";
+      }
+      await this.apply(session._id, (s) => planStep(s, drafts, s.turn!.calls.map((c) => (c.id === call.id ? updated : c))), fence);
+    }
+  }
+
+  private async execute(session: SessionDoc, version: VersionDoc, call: ToolCall, signal: AbortSignal): Promise<{ ok: boolean; text: string }> {
+    if (call.kind === "mcp") return { ok: false, text: "MCP tool execution is not available yet in this deployment" };
+    try {
+      return await this.deps.tools.run(call.name, call.input, {
+        orgId: session.orgId,
+        agentId: session.agentId,
+        subjectId: session.subjectId,
+        sessionId: session._id,
+        skills: version.skills,
+        workspace: join(this.deps.workspaceRoot, session._id),
+        signal,
+        otherConversations: () => this.otherConversations(session),
+      });
+    } catch (err) {
+      if (isAbort(err)) throw err;
+      this.deps.logger.warn("tool failed", { sessionId: session._id, tool: call.name, err });
+      return { ok: false, text: `the tool ${call.name} failed unexpectedly` };
+    }
+  }
+
+  private async otherConversations(session: SessionDoc) {
+    const page = await this.deps.sessions.list(session.orgId, { agentId: session.agentId, subjectId: session.subjectId }, { limit: 20, offset: 0 });
+    const out = [];
+    for (const other of page.items.filter((s) => s._id !== session._id)) {
+      const events = await this.deps.log.history(other._id, 0, 500);
+      const texts = events
+        .filter((e) => (e.type === "user.message" || (e.type === "agent.message" && e.payload.delta === false)))
+        .map((e) => (e.payload.content as { text: string }[]).map((b) => b.text).join("\n"));
+      out.push({ sessionId: other._id, title: other.title, texts });
+    }
+    return out;
+  }
+
+  /** A tool result event; a denial also carries the call's input, as no tool-use event preceded it. */
+  private result(sessionId: string, turnId: string, call: ToolCall, ok: boolean, text: string, now: string, denied: boolean): Draft {
+    const type = call.kind === "mcp" ? "agent.mcp_tool_result" : "agent.tool_result";
+    const payload = { type, tool_use_id: call.id, tool: call.name, status: ok ? "completed" : "failed", content: [{ type: "text", text: text || "(no output)" }], is_error: !ok, ...(denied ? { input: call.input } : {}) };
+    return draft(sessionId, newId("evt"), payload, { turnId, status: "complete", now });
   }
 
   private message(sessionId: string, turnId: string, text: string, at: string): Draft {
     return draft(sessionId, newId("evt"), { type: "agent.message", content: [{ type: "text", text }], delta: false }, { turnId, status: "complete", now: at });
   }
 
-  private async consumeSteers(sessionId: string, ids: string[], fence: string): Promise<void> {
+  /** Applies a plan made from fresh state, retrying when the API changed the state in between. */
+  private async apply(sessionId: string, make: (state: RuntimeState) => Plan, fence: string): Promise<void> {
     for (;;) {
       const state = await this.deps.log.state(sessionId);
-      const applied = await this.deps.log.apply(sessionId, planSteersConsumed(state, ids, new Date().toISOString()), state.v, fence);
+      const applied = await this.deps.log.apply(sessionId, make(state), state.v, fence);
+      if (applied.ok) return;
+      if (applied.reason !== "stale") throw new Fenced();
+    }
+  }
+
+  /** `session.status_idle` with requires_action; the list projection first, as at a turn end. */
+  private async pause(session: SessionDoc, fence: string): Promise<void> {
+    for (;;) {
+      const state = await this.deps.log.state(session._id);
+      await this.deps.sessions.setStatus(session._id, "waiting_on_human", state.v + 1);
+      const applied = await this.deps.log.apply(session._id, planPause(state, session._id, new Date().toISOString()), state.v, fence);
       if (applied.ok) return;
       if (applied.reason !== "stale") throw new Fenced();
     }

@@ -1,4 +1,6 @@
 /** Environment → validated, typed configuration. Every problem names the variable at fault. */
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 export type Role = "api" | "worker" | "scheduler" | "all";
 export type LogLevel = "debug" | "info" | "warn" | "error";
@@ -21,6 +23,8 @@ export interface Config {
   workerConcurrency: number;
   sseKeepAliveMs: number;
   redisKeyPrefix: string;
+  /** Where per-session workspaces of the built-in file, terminal and code tools live. */
+  workspaceRoot: string;
 }
 
 export class ConfigError extends Error {}
@@ -82,6 +86,7 @@ export function loadConfig(env: Env = process.env): Config {
     sweepIntervalMs: integer(env, "SWEEP_INTERVAL_MS", 5_000, 100, 3_600_000),
     workerConcurrency: integer(env, "WORKER_CONCURRENCY", 32, 1, 10_000),
     sseKeepAliveMs: integer(env, "SSE_KEEPALIVE_MS", 15_000, 100, 3_600_000),
+    workspaceRoot: env.WORKSPACE_ROOT || join(tmpdir(), "agent-sessions-workspaces"),
     redisKeyPrefix: pattern(env, "REDIS_KEY_PREFIX", "as", /^[a-z0-9_-]{1,32}$/, "1-32 lowercase letters, digits, _ or -"),
   };
   // A live worker extends its lock well within this; claiming sooner would take turns from live workers.

@@ -23,6 +23,8 @@ import { AgentStore } from "./store/agents.js";
 import { connectMongo, ensureIndexes } from "./store/mongo.js";
 import { OrganizationStore } from "./store/organizations.js";
 import { SessionStore } from "./store/sessions.js";
+import { ToolGrantStore } from "./store/tool-grants.js";
+import { BuiltinTools } from "./tools/builtin.js";
 import { newId } from "./ids.js";
 
 export interface Runtime {
@@ -69,7 +71,16 @@ export async function createRuntime(config: Config, log: Logger): Promise<Runtim
   return {
     services,
     async startWorker(consume: boolean) {
-      const turns = new TurnRunner({ log: eventLog, sessions: sessionStore, agents: agentStore, providers: new ProviderRegistry(), logger: log });
+      const turns = new TurnRunner({
+        log: eventLog,
+        sessions: sessionStore,
+        agents: agentStore,
+        providers: new ProviderRegistry(config),
+        tools: new BuiltinTools(mongo.db),
+        grants: new ToolGrantStore(mongo.db),
+        workspaceRoot: config.workspaceRoot,
+        logger: log,
+      });
       const actor = new SessionActor({
         log: eventLog,
         sessions: sessionStore,

@@ -58,14 +58,17 @@ describe("the mailbox: when_idle queue, steer and interrupt", () => {
     expect(events.find((e) => e.type === "user.steer").status).to.equal("processed");
   });
 
-  it("a steer sent during a turn reaches the next model call, not an earlier one", async () => {
+  it("a steer sent during a turn reaches its next model call, not the one before", async () => {
     const { sessionId } = await createSession(api);
-    await sendText(api, sessionId, "/slow 500 working");
+    // The turn pauses for an approval between its two model calls; the steer arrives in between.
+    await sendText(api, sessionId, "/tool todo {}");
+    const request = await until(() => history(api, sessionId), (h) => h.some((e) => e.type === "agent.approval_request"));
     await api.post(`/v1/sessions/${sessionId}/events`, { events: [{ type: "user.steer", message: "use French" }] });
-    await settle(api, sessionId, 1);
-    await sendText(api, sessionId, "next");
+    const approval = request.find((e) => e.type === "agent.approval_request");
+    await api.post(`/v1/sessions/${sessionId}/events`, { events: [{ type: "user.approval_response", approval_id: approval.id, result: "allow" }] });
     const events = await settle(api, sessionId, 2);
-    expect(agentTexts(events)).to.deep.equal(["echo: working", "echo: next [steer: use French]"]);
+    expect(agentTexts(events)).to.deep.equal(["tool todo result: The todo list is empty. [steer: use French]"]);
+    expect(events.find((e) => e.type === "user.steer").status).to.equal("processed");
   });
 
   it("user.interrupt stops a running turn promptly", async () => {

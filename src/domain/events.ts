@@ -67,8 +67,8 @@ export interface Envelope {
   createdAt: string;
 }
 
-/** An envelope before the log gives it its sequence. */
-export type Draft = Omit<Envelope, "sequence">;
+/** An envelope before the log gives it its sequence; `liveOnly` frames go to the live stream only. */
+export type Draft = Omit<Envelope, "sequence"> & { liveOnly?: true };
 
 export function draft(
   sessionId: string,

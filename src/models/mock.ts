@@ -1,12 +1,18 @@
 /**
  * The built-in offline model (`mock/<anything>`), driven by the text of the latest user message:
- *   plain text             → replies `echo: <text>`, streamed in several deltas
- *   /slow <ms> <text>      → waits <ms> (an interrupt stops it), then echoes <text>
- *   /error <text>          → the turn ends with stop_reason {type: error, message: <text>}
- *   /think <text>          → emits agent.thinking, then echoes <text>
+ *   plain text                     → replies `echo: <text>`, streamed in several deltas
+ *   /slow <ms> <text>              → waits <ms> (an interrupt stops it), then echoes <text>
+ *   /error <text>                  → the turn ends with stop_reason {type: error, message: <text>}
+ *   /think <text>                  → emits agent.thinking, then echoes <text>
+ *   /tool <name> <json-input>      → calls the tool; with its result replies `tool <name> result: <text>`,
+ *                                    or `tool <name> denied: <reason>` when the call was denied
+ *   /clarify <question> | <choice> | … → asks with the clarify tool; then replies `answer: <answer>`
+ *                                    (`answer: (skipped)` for an empty answer)
  * Steers received since the previous call are appended to the reply as ` [steer: <text>]`.
  */
-import type { ModelMessage, ModelProvider, ModelRequest, ModelResult, StreamHandlers, TokenUsage } from "./provider.js";
+import { randomBytes } from "node:crypto";
+import { DENIED_PREFIX, SKIPPED_ANSWER } from "../domain/conversation.js";
+import type { ModelBlock, ModelMessage, ModelProvider, ModelRequest, ModelResult, StreamHandlers, TokenUsage, ToolUse } from "./provider.js";
 import { sleep, textOfBlocks } from "./provider.js";
 
 const CONTEXT_MAX = 200_000;
@@ -20,7 +26,7 @@ function promptTokens(request: ModelRequest): number {
   return tokens(request.system) + messages + request.steers.reduce((n, s) => n + tokens(s), 0);
 }
 
-/** Splits text into a few chunks at word boundaries, so clients see real streaming. */
+/** Splits text into a few chunks, so clients see real streaming. */
 export function chunks(text: string, count = DELTA_COUNT): string[] {
   const size = Math.max(1, Math.ceil(text.length / count));
   const out: string[] = [];
@@ -28,12 +34,59 @@ export function chunks(text: string, count = DELTA_COUNT): string[] {
   return out;
 }
 
+/** The reply to tool results that end the conversation so far, if they do. */
+function replyToResults(messages: ModelMessage[]): string | null {
+  const last = messages[messages.length - 1];
+  const results = last?.role === "user" ? last.content.filter((b): b is Extract<ModelBlock, { type: "tool_result" }> => b.type === "tool_result") : [];
+  if (results.length === 0) return null;
+  const uses = (messages[messages.length - 2]?.content ?? []).filter((b): b is Extract<ModelBlock, { type: "tool_use" }> => b.type === "tool_use");
+  return results
+    .map((r) => {
+      const name = uses.find((u) => u.id === r.tool_use_id)?.name ?? "unknown";
+      if (name === "clarify") return `answer: ${r.content === SKIPPED_ANSWER ? "(skipped)" : r.content}`;
+      if (r.content.startsWith(DENIED_PREFIX)) return `tool ${name} denied: ${r.content.slice(DENIED_PREFIX.length)}`;
+      return `tool ${name} result: ${r.content}`;
+    })
+    .join("\n");
+}
+
+/** The tool call a command asks for, or an error text for a malformed one. */
+function toolCommand(text: string): ToolUse | string | null {
+  const id = `call_${randomBytes(6).toString("hex")}`;
+  const tool = /^\/tool\s+(\S+)\s*([\s\S]*)$/.exec(text);
+  if (tool) {
+    try {
+      return { id, name: tool[1]!, input: tool[2]!.trim() ? (JSON.parse(tool[2]!) as unknown) : {} };
+    } catch {
+      return "mock: the input of /tool must be JSON";
+    }
+  }
+  const clarify = /^\/clarify\s+([\s\S]+)$/.exec(text);
+  if (clarify) {
+    const [question, ...choices] = clarify[1]!.split("|").map((p) => p.trim());
+    return { id, name: "clarify", input: { question, ...(choices.length > 0 ? { choices } : {}) } };
+  }
+  return null;
+}
+
 export class MockProvider implements ModelProvider {
   async call(request: ModelRequest, handlers: StreamHandlers): Promise<ModelResult> {
+    const usage: TokenUsage = { input: promptTokens(request), output: 0, cache_read: 0, cache_write: 0, reasoning: 0 };
+    const stream = async (reply: string): Promise<ModelResult> => {
+      const full = reply + request.steers.map((s) => ` [steer: ${s}]`).join("");
+      for (const part of chunks(full)) {
+        if (request.signal.aborted) break;
+        await handlers.onTextDelta(part);
+      }
+      usage.output = tokens(full) + usage.reasoning;
+      return { ok: true, text: full, toolUses: [], usage, contextMax: CONTEXT_MAX };
+    };
+
+    const afterTools = replyToResults(request.messages);
+    if (afterTools !== null) return stream(afterTools);
+
     const last = [...request.messages].reverse().find((m) => m.role === "user");
     let text = last ? textOfBlocks(last.content).trim() : "";
-    const usage: TokenUsage = { input: promptTokens(request), output: 0, cache_read: 0, cache_write: 0, reasoning: 0 };
-
     const slow = /^\/slow\s+(\d+)\s*([\s\S]*)$/.exec(text);
     if (slow) {
       await sleep(Math.min(Number(slow[1]), MAX_SLOW_MS), request.signal);
@@ -41,6 +94,12 @@ export class MockProvider implements ModelProvider {
     }
     const error = /^\/error\s*([\s\S]*)$/.exec(text);
     if (error) return { ok: false, error: error[1] || "mock error", usage, contextMax: CONTEXT_MAX };
+    const command = toolCommand(text);
+    if (typeof command === "string") return stream(command);
+    if (command) {
+      usage.output = tokens(JSON.stringify(command.input));
+      return { ok: true, text: "", toolUses: [command], usage, contextMax: CONTEXT_MAX };
+    }
     const think = /^\/think\s*([\s\S]*)$/.exec(text);
     if (think) {
       text = think[1]!;
@@ -48,14 +107,6 @@ export class MockProvider implements ModelProvider {
       usage.reasoning = tokens(thought);
       await handlers.onThinking(thought);
     }
-
-    const steer = request.steers.map((s) => ` [steer: ${s}]`).join("");
-    const reply = `echo: ${text}${steer}`;
-    for (const part of chunks(reply)) {
-      if (request.signal.aborted) break;
-      await handlers.onTextDelta(part);
-    }
-    usage.output = tokens(reply) + usage.reasoning;
-    return { ok: true, text: reply, toolUses: [], usage, contextMax: CONTEXT_MAX };
+    return stream(`echo: ${text}`);
   }
 }

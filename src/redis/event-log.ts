@@ -3,7 +3,7 @@
  * index lookup), the capped live stream SSE tails, the runtime state hash and the status overlay.
  */
 import type { Redis } from "ioredis";
-import type { Draft, Envelope, EventStatus } from "../domain/events.js";
+import type { Draft, Envelope, EventStatus, Payload } from "../domain/events.js";
 import { INITIAL_STATE, type Plan, type RuntimeState, type SessionStatus, type StatusChange } from "../domain/session-state.js";
 import { runScript } from "./client.js";
 import type { Keys } from "./keys.js";
@@ -42,6 +42,8 @@ export function parseState(hash: Record<string, string>): RuntimeState {
     queue: json("queue", []),
     steers: json("steers", []),
     interrupt: hash.interrupt || null,
+    grants: json("grants", []),
+    longRunning: json("longRunning", {}),
   };
 }
 
@@ -55,7 +57,7 @@ function stateFields(state: Plan["state"]): string[] {
 }
 
 function overlayFields(changes: StatusChange[]): string[] {
-  return changes.flatMap((c) => [c.eventId, JSON.stringify({ status: c.status, processedAt: c.processedAt, turnId: c.turnId })]);
+  return changes.flatMap((c) => [c.eventId, JSON.stringify({ status: c.status, processedAt: c.processedAt, turnId: c.turnId, payload: c.payload })]);
 }
 
 function parseEntry(fields: string[]): Record<string, string> {
@@ -94,7 +96,14 @@ export class EventLog {
   /** Applies a plan made from state version `expected` (or any version when null). */
   async apply(sessionId: string, plan: Plan, expected: number | null, fence = ""): Promise<ApplyResult> {
     const args: (string | number)[] = [expected === null ? "" : expected, fence, LIVE_MAXLEN, plan.drafts.length];
-    for (const d of plan.drafts) args.push(...template(d), d.type, d.turnId ?? "");
+    for (const d of plan.drafts) {
+      if (d.liveOnly) {
+        const { liveOnly: _, id, type, sessionId: sid, ...rest } = d;
+        args.push(JSON.stringify({ id, type, sessionId: sid, sequence: null, ...rest }), "", d.type, "", "live");
+      } else {
+        args.push(...template(d), d.type, d.turnId ?? "", "log");
+      }
+    }
     const state = stateFields(plan.state);
     args.push(state.length / 2, ...state);
     const overlay = overlayFields(plan.statuses);
@@ -115,14 +124,12 @@ export class EventLog {
     if (reply[0] === -1) return { ok: false, reason: "stale" };
     if (reply[0] === -2) return { ok: false, reason: "fenced" };
     if (reply[0] === -3) return { ok: false, reason: "missing" };
-    const first = Number(reply[0]);
+    let next = Number(reply[0]);
     const liveIds = reply.slice(2).map(String);
-    return {
-      ok: true,
-      envelopes: plan.drafts.map(({ id, type, sessionId: sid, ...rest }, i) => ({ id, type, sessionId: sid, sequence: first + i, ...rest })),
-      liveIds,
-      version: Number(reply[1]),
-    };
+    const envelopes = plan.drafts
+      .filter((d) => !d.liveOnly)
+      .map(({ id, type, sessionId: sid, ...rest }) => ({ id, type, sessionId: sid, sequence: next++, ...rest }));
+    return { ok: true, envelopes, liveIds, version: Number(reply[1]) };
   }
 
   /**
@@ -171,8 +178,8 @@ export class EventLog {
     return envelopes.map((e, i) => {
       const patch = overlay[i];
       if (!patch) return e;
-      const { status, processedAt, turnId } = JSON.parse(patch) as { status: EventStatus; processedAt: string | null; turnId?: string };
-      return { ...e, status, processedAt, turnId: turnId ?? e.turnId };
+      const change = JSON.parse(patch) as { status: EventStatus; processedAt: string | null; turnId?: string; payload?: Payload };
+      return { ...e, status: change.status, processedAt: change.processedAt, turnId: change.turnId ?? e.turnId, payload: change.payload ?? e.payload };
     });
   }
 
@@ -186,6 +193,20 @@ export class EventLog {
   async lastLiveId(sessionId: string): Promise<string> {
     const [newest] = await this.redis.xrevrange(this.keys.sessionLive(sessionId), "+", "-", "COUNT", 1);
     return newest ? newest[0] : "0-0";
+  }
+
+  /** A durable event by id, newest first: rare lookups (a replaced long-running result). */
+  async findById(sessionId: string, eventId: string): Promise<Envelope | null> {
+    let end = "+";
+    for (;;) {
+      const page = await this.redis.xrevrange(this.keys.sessionLog(sessionId), end, "-", "COUNT", 200);
+      for (const [, fields] of page) {
+        const env = JSON.parse(parseEntry(fields).env!) as Envelope;
+        if (env.id === eventId) return (await this.withOverlay(sessionId, [env]))[0]!;
+      }
+      if (page.length < 200) return null;
+      end = `(${page[page.length - 1]![0]}`;
+    }
   }
 
   async lastSequence(sessionId: string): Promise<number> {

@@ -96,7 +96,7 @@ export class EventService {
       for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
         const state = (await this.log.existingState(sessionId)) ?? this.gone(sessionId);
         const result = planInbound(state, sessionId, events, body.delivery ?? "immediate", new Date().toISOString());
-        if (!result.ok) throw new ApiError(result.rejection.code === "validation_error" ? 400 : 409, result.rejection.code, result.rejection.message);
+        if (!result.ok) throw new ApiError(409, result.rejection.code, result.rejection.message);
         // Counted only once the batch is known to be acceptable; given back if the append is refused.
         if (!granted) {
           const limits = await this.limits.get(session.agentId, async () => (await this.agents.get(orgId, session.agentId))?.rateLimits ?? null);

@@ -3,7 +3,8 @@
 -- "<sequence>-0") and to the live stream, write the state fields and the event-status overlay.
 -- KEYS: 1 state hash, 2 sequence counter, 3 durable log, 4 live stream, 5 turn lock, 6 status overlay
 -- ARGV: 1 expected state version ("" = any), 2 fencing token ("" = none), 3 live stream max length,
---       4 number of events N, then N x (envelope before the sequence, envelope after it, type, turn id),
+--       4 number of events N, then N x (envelope before the sequence, envelope after it, type, turn id,
+--       "log" for a durable event or "live" for a live-only frame, whose whole envelope is the first part),
 --       then the number of state field pairs M and M x (field, value),
 --       then the number of overlay pairs K and K x (event id, status JSON).
 -- Returns {first sequence or 0, new state version, live ids...}; {-1, current version} on a version
@@ -23,20 +24,30 @@ end
 
 local maxlen = ARGV[3]
 local n = tonumber(ARGV[4])
+local durable = 0
+for k = 0, n - 1 do
+  if ARGV[5 + k * 5 + 4] == 'log' then durable = durable + 1 end
+end
 local i = 5
 local result = {0, 0}
-if n > 0 then
-  local first = redis.call('INCRBY', KEYS[2], n) - n + 1
-  result[1] = first
-  for k = 0, n - 1 do
-    local seq = first + k
+local seq = 0
+if durable > 0 then
+  seq = redis.call('INCRBY', KEYS[2], durable) - durable
+  result[1] = seq + 1
+end
+for _ = 1, n do
+  local etype, turn, mode = ARGV[i + 2], ARGV[i + 3], ARGV[i + 4]
+  local liveId
+  if mode == 'log' then
+    seq = seq + 1
     local env = ARGV[i] .. seq .. ARGV[i + 1]
-    local etype, turn = ARGV[i + 2], ARGV[i + 3]
-    local liveId = redis.call('XADD', KEYS[4], 'MAXLEN', '~', maxlen, '*', 'type', etype, 'seq', seq, 'env', env)
+    liveId = redis.call('XADD', KEYS[4], 'MAXLEN', '~', maxlen, '*', 'type', etype, 'seq', seq, 'env', env)
     redis.call('XADD', KEYS[3], seq .. '-0', 'type', etype, 'seq', seq, 'turn', turn, 'live', liveId, 'env', env)
-    result[#result + 1] = liveId
-    i = i + 4
+  else
+    liveId = redis.call('XADD', KEYS[4], 'MAXLEN', '~', maxlen, '*', 'type', etype, 'env', ARGV[i])
   end
+  result[#result + 1] = liveId
+  i = i + 5
 end
 
 local m = tonumber(ARGV[i])

@@ -1,0 +1,227 @@
+/** The built-in tools, run by a worker for a session. Each returns text for the model and success. */
+import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import type { Collection, Db } from "mongodb";
+import type { Skill } from "../domain/agent-config.js";
+import { newId } from "../ids.js";
+import { runInSandbox } from "./sandbox.js";
+
+export interface ToolOutcome {
+  ok: boolean;
+  text: string;
+}
+
+export interface ToolContext {
+  orgId: string;
+  agentId: string;
+  subjectId: string;
+  sessionId: string;
+  skills: Skill[];
+  workspace: string;
+  signal: AbortSignal;
+  /** Text of this subject's other conversations with the agent, newest first (for session_search). */
+  otherConversations(): Promise<{ sessionId: string; title: string | null; texts: string[] }[]>;
+}
+
+interface MemoryDoc {
+  _id: string;
+  orgId: string;
+  agentId: string;
+  subjectId: string;
+  content: string;
+  createdAt: Date;
+}
+
+interface TodoDoc {
+  _id: string;
+  items: { content: string; status: string }[];
+}
+
+const MAX_READ_BYTES = 256 * 1024;
+const MAX_WRITE_BYTES = 1024 * 1024;
+const MAX_MEMORIES = 200;
+
+type Input = Record<string, unknown>;
+const str = (input: Input, key: string): string | undefined => (typeof input[key] === "string" ? (input[key] as string) : undefined);
+const fail = (text: string): ToolOutcome => ({ ok: false, text });
+const ok = (text: string): ToolOutcome => ({ ok: true, text });
+
+/** A path inside the workspace, or null when it would leave it. */
+function inside(workspace: string, path: string): string | null {
+  const full = resolve(workspace, path);
+  return full === workspace || full.startsWith(workspace + sep) ? full : null;
+}
+
+export class BuiltinTools {
+  private readonly memories: Collection<MemoryDoc>;
+  private readonly todos: Collection<TodoDoc>;
+
+  constructor(db: Db) {
+    this.memories = db.collection<MemoryDoc>("memories");
+    this.todos = db.collection<TodoDoc>("session_todos");
+  }
+
+  async run(name: string, rawInput: unknown, ctx: ToolContext): Promise<ToolOutcome> {
+    const input: Input = rawInput && typeof rawInput === "object" && !Array.isArray(rawInput) ? (rawInput as Input) : {};
+    await mkdir(ctx.workspace, { recursive: true });
+    switch (name) {
+      case "skills_list":
+        return ok(ctx.skills.length === 0 ? "This agent has no skills." : ctx.skills.map((s) => `- ${s.name}`).join("\n"));
+      case "skill_view": {
+        const skill = ctx.skills.find((s) => s.name === str(input, "name"));
+        return skill ? ok(skill.content) : fail("no skill of that name; skills_list lists them");
+      }
+      case "skill_manage":
+        return fail("skills are managed by the application through the Agents API, not by the agent");
+      case "todo":
+        return this.todo(input, ctx);
+      case "memory":
+        return this.memory(input, ctx);
+      case "read_file":
+      case "write_file":
+      case "patch":
+      case "search_files":
+        return this.file(name, input, ctx);
+      case "terminal": {
+        const command = str(input, "command");
+        if (!command) return fail("input.command (string) is required");
+        return runInSandbox("/bin/sh", ["-c", command], ctx.workspace, ctx.signal);
+      }
+      case "process":
+        return ok("No background processes are running: terminal commands run to completion within their call.");
+      case "execute_code": {
+        const code = str(input, "code");
+        const language = str(input, "language") ?? "python";
+        if (!code) return fail("input.code (string) is required");
+        if (language === "python") return runInSandbox("python3", ["-c", code], ctx.workspace, ctx.signal);
+        if (language === "javascript") return runInSandbox(process.execPath, ["-e", code], ctx.workspace, ctx.signal);
+        return fail("input.language must be python or javascript");
+      }
+      case "session_search":
+        return this.search(input, ctx);
+      case "web_search":
+      case "web_extract":
+        return fail("web access is not available in this deployment: it has no outbound network");
+      case "vision_analyze":
+        return fail("vision_analyze is not available; images attached to a user.message reach the model directly");
+      case "clarify":
+        return fail("clarify is handled by the session, not run as a tool");
+      default:
+        return fail(`unknown built-in tool ${name}`);
+    }
+  }
+
+  private async todo(input: Input, ctx: ToolContext): Promise<ToolOutcome> {
+    if (Array.isArray(input.items)) {
+      const items = input.items
+        .filter((i): i is Input => !!i && typeof i === "object")
+        .slice(0, 100)
+        .map((i) => ({ content: String(i.content ?? "").slice(0, 500), status: ["pending", "in_progress", "done"].includes(String(i.status)) ? String(i.status) : "pending" }));
+      await this.todos.replaceOne({ _id: ctx.sessionId }, { items }, { upsert: true });
+    }
+    const doc = await this.todos.findOne({ _id: ctx.sessionId });
+    const items = doc?.items ?? [];
+    return ok(items.length === 0 ? "The todo list is empty." : items.map((i, n) => `${n + 1}. [${i.status}] ${i.content}`).join("\n"));
+  }
+
+  private async memory(input: Input, ctx: ToolContext): Promise<ToolOutcome> {
+    const scope = { orgId: ctx.orgId, agentId: ctx.agentId, subjectId: ctx.subjectId };
+    const action = str(input, "action") ?? "list";
+    if (action === "add") {
+      const content = str(input, "content");
+      if (!content) return fail("input.content (string) is required to add a memory");
+      if ((await this.memories.countDocuments(scope)) >= MAX_MEMORIES) return fail(`at most ${MAX_MEMORIES} memories are kept; remove some first`);
+      const id = newId("evt").replace(/^evt_/, "mem_");
+      await this.memories.insertOne({ _id: id, ...scope, content: content.slice(0, 2000), createdAt: new Date() });
+      return ok(`Remembered (${id}).`);
+    }
+    if (action === "remove") {
+      const res = await this.memories.deleteOne({ _id: str(input, "id") ?? "", ...scope });
+      return res.deletedCount === 1 ? ok("Forgotten.") : fail("no memory with that id");
+    }
+    const all = await this.memories.find(scope).sort({ createdAt: 1 }).toArray();
+    return ok(all.length === 0 ? "No memories about this subject yet." : all.map((m) => `${m._id}: ${m.content}`).join("\n"));
+  }
+
+  private async file(name: string, input: Input, ctx: ToolContext): Promise<ToolOutcome> {
+    const path = inside(ctx.workspace, str(input, "path") ?? ".");
+    if (!path) return fail("input.path must stay inside the session's workspace");
+    try {
+      switch (name) {
+        case "read_file": {
+          const info = await stat(path);
+          if (info.size > MAX_READ_BYTES) return fail(`the file is over ${MAX_READ_BYTES} bytes`);
+          return ok(await readFile(path, "utf8"));
+        }
+        case "write_file": {
+          const content = str(input, "content") ?? "";
+          if (Buffer.byteLength(content) > MAX_WRITE_BYTES) return fail(`content is over ${MAX_WRITE_BYTES} bytes`);
+          await mkdir(dirname(path), { recursive: true });
+          await writeFile(path, content, "utf8");
+          return ok(`Wrote ${Buffer.byteLength(content)} bytes to ${relative(ctx.workspace, path)}.`);
+        }
+        case "patch": {
+          const before = str(input, "old_string");
+          const after = str(input, "new_string") ?? "";
+          if (!before) return fail("input.old_string (string) is required");
+          const text = await readFile(path, "utf8");
+          const count = text.split(before).length - 1;
+          if (count !== 1) return fail(count === 0 ? "old_string was not found" : "old_string occurs more than once; give more context");
+          await writeFile(path, text.replace(before, after), "utf8");
+          return ok(`Patched ${relative(ctx.workspace, path)}.`);
+        }
+        default: {
+          const pattern = str(input, "pattern") ?? "";
+          const found: string[] = [];
+          const walk = async (dir: string): Promise<void> => {
+            for (const entry of await readdir(dir, { withFileTypes: true })) {
+              if (found.length >= 200) return;
+              const full = join(dir, entry.name);
+              if (entry.isDirectory()) await walk(full);
+              else if (entry.name.includes(pattern)) found.push(relative(ctx.workspace, full));
+            }
+          };
+          await walk(path);
+          return ok(found.length === 0 ? "No files match." : found.join("\n"));
+        }
+      }
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      return fail(code === "ENOENT" ? "no such file" : code === "EISDIR" ? "that path is a directory" : "the file operation failed");
+    }
+  }
+
+  private async search(input: Input, ctx: ToolContext): Promise<ToolOutcome> {
+    const query = (str(input, "query") ?? "").toLowerCase();
+    if (!query) return fail("input.query (string) is required");
+    const hits: string[] = [];
+    for (const convo of await ctx.otherConversations()) {
+      for (const text of convo.texts) {
+        if (hits.length >= 10) break;
+        if (text.toLowerCase().includes(query)) hits.push(`[${convo.title ?? convo.sessionId}] ${text.slice(0, 300)}`);
+      }
+    }
+    return ok(hits.length === 0 ? "Nothing found in earlier conversations." : hits.join("\n"));
+  }
+}
+
+/** Short descriptions and input schemas of the built-in tools, as the model sees them. */
+export const BUILTIN_SPECS: Record<string, { description: string; input_schema: Record<string, unknown> }> = {
+  clarify: { description: "Ask the user a question and wait for the answer.", input_schema: { type: "object", properties: { question: { type: "string" }, choices: { type: "array", items: { type: "string" } } }, required: ["question"] } },
+  vision_analyze: { description: "Analyze an image.", input_schema: { type: "object", properties: { image: { type: "string" } } } },
+  skills_list: { description: "List the agent's skills.", input_schema: { type: "object", properties: {} } },
+  skill_view: { description: "Read one skill's full Markdown.", input_schema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] } },
+  skill_manage: { description: "Create or change skills.", input_schema: { type: "object", properties: {} } },
+  todo: { description: "Read or replace the session's todo list.", input_schema: { type: "object", properties: { items: { type: "array", items: { type: "object", properties: { content: { type: "string" }, status: { enum: ["pending", "in_progress", "done"] } } } } } } },
+  memory: { description: "Remember facts about this subject across sessions: add, list or remove.", input_schema: { type: "object", properties: { action: { enum: ["add", "list", "remove"] }, content: { type: "string" }, id: { type: "string" } } } },
+  session_search: { description: "Search this subject's earlier conversations with the agent.", input_schema: { type: "object", properties: { query: { type: "string" } }, required: ["query"] } },
+  execute_code: { description: "Run Python or JavaScript in the session's workspace.", input_schema: { type: "object", properties: { language: { enum: ["python", "javascript"] }, code: { type: "string" } }, required: ["code"] } },
+  web_search: { description: "Search the web.", input_schema: { type: "object", properties: { query: { type: "string" } }, required: ["query"] } },
+  web_extract: { description: "Read a web page.", input_schema: { type: "object", properties: { url: { type: "string" } }, required: ["url"] } },
+  terminal: { description: "Run a shell command in the session's workspace.", input_schema: { type: "object", properties: { command: { type: "string" } }, required: ["command"] } },
+  process: { description: "List background processes.", input_schema: { type: "object", properties: {} } },
+  read_file: { description: "Read a file of the workspace.", input_schema: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } },
+  write_file: { description: "Write a file of the workspace.", input_schema: { type: "object", properties: { path: { type: "string" }, content: { type: "string" } }, required: ["path", "content"] } },
+  patch: { description: "Replace one exact occurrence of text in a file.", input_schema: { type: "object", properties: { path: { type: "string" }, old_string: { type: "string" }, new_string: { type: "string" } }, required: ["path", "old_string", "new_string"] } },
+  search_files: { description: "Find files of the workspace by name.", input_schema: { type: "object", properties: { pattern: { type: "string" }, path: { type: "string" } } } },
+};
