@@ -5,7 +5,8 @@
  *   /error <text>                  → the turn ends with stop_reason {type: error, message: <text>}
  *   /think <text>                  → emits agent.thinking, then echoes <text>
  *   /tool <name> <json-input>      → calls the tool; with its result replies `tool <name> result: <text>`,
- *                                    or `tool <name> denied: <reason>` when the call was denied
+ *                                    or `tool <name> denied: <reason>` when the call was denied; several
+ *                                    `/tool` lines make several calls at once, answered line by line
  *   /clarify <question> | <choice> | … → asks with the clarify tool; then replies `answer: <answer>`
  *                                    (`answer: (skipped)` for an empty answer)
  * Steers received since the previous call are appended to the reply as ` [steer: <text>]`.
@@ -94,11 +95,13 @@ export class MockProvider implements ModelProvider {
     }
     const error = /^\/error\s*([\s\S]*)$/.exec(text);
     if (error) return { ok: false, error: error[1] || "mock error", usage, contextMax: CONTEXT_MAX };
-    const command = toolCommand(text);
-    if (typeof command === "string") return stream(command);
-    if (command) {
-      usage.output = tokens(JSON.stringify(command.input));
-      return { ok: true, text: "", toolUses: [command], usage, contextMax: CONTEXT_MAX };
+    const commands = text.split("\n").map((line) => line.trim()).filter((line) => line).map(toolCommand);
+    if (commands.length > 0 && commands.every((c) => c !== null)) {
+      const invalid = commands.find((c): c is string => typeof c === "string");
+      if (invalid) return stream(invalid);
+      const toolUses = commands as ToolUse[];
+      usage.output = tokens(JSON.stringify(toolUses));
+      return { ok: true, text: "", toolUses, usage, contextMax: CONTEXT_MAX };
     }
     const think = /^\/think\s*([\s\S]*)$/.exec(text);
     if (think) {
