@@ -13,6 +13,8 @@ interface Price {
 }
 
 const PRICES: { prefix: string; price: Price }[] = [
+  // Opus 4.5 and later cost a third of Opus 4 and 4.1; these must come before the `claude-opus-4` prefix.
+  ...["4-5", "4-6", "4-7", "4-8"].map((v) => ({ prefix: `claude-opus-${v}`, price: { input: 5, output: 25, cacheWrite: 6.25, cacheRead: 0.5 } })),
   { prefix: "claude-opus-4", price: { input: 15, output: 75, cacheWrite: 18.75, cacheRead: 1.5 } },
   { prefix: "claude-sonnet-4", price: { input: 3, output: 15, cacheWrite: 3.75, cacheRead: 0.3 } },
   { prefix: "claude-3-7-sonnet", price: { input: 3, output: 15, cacheWrite: 3.75, cacheRead: 0.3 } },

@@ -1,0 +1,405 @@
+/**
+ * The `anthropic/<model>` provider: the Messages API through `@anthropic-ai/sdk`, streamed.
+ *
+ * Retries are ours, not the SDK's (`maxRetries: 0`), so the policy is explicit and testable: transient
+ * failures (429, 529, 408, any 5xx, connection errors, timeouts, a stream that ends early or reports
+ * an overloaded/api/rate-limit error) are retried with exponential backoff, but only while nothing has
+ * reached the handlers, since the caller cannot take back a delta it has already published.
+ */
+import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError } from "@anthropic-ai/sdk";
+import type {
+  DocumentBlockParam,
+  ImageBlockParam,
+  MessageCreateParamsStreaming,
+  MessageParam,
+  TextBlockParam,
+  Tool,
+  ToolResultBlockParam,
+  ToolUseBlockParam,
+} from "@anthropic-ai/sdk/resources/messages";
+import type { Attachment } from "../domain/events.js";
+import type { ModelBlock, ModelMessage, ModelProvider, ModelRequest, ModelResult, StreamHandlers, TokenUsage, ToolSpec, ToolUse } from "./provider.js";
+import { isAbort, sleep } from "./provider.js";
+
+const CONTEXT_MAX = 200_000;
+const MAX_BACKOFF_MS = 30_000;
+const EPHEMERAL = { type: "ephemeral" } as const;
+const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
+const TEXT_DOCUMENT_TYPES = new Set(["text/plain", "text/markdown", "text/x-markdown", "text/csv", "application/csv"]);
+/** Error types the API sends in an SSE `error` event that mean "try again later". */
+const TRANSIENT_STREAM_ERRORS = new Set(["overloaded_error", "api_error", "rate_limit_error", "timeout_error"]);
+
+export interface AnthropicOptions {
+  apiKey: string | undefined;
+  baseURL?: string | undefined;
+  maxAttempts?: number;
+  retryBaseMs?: number;
+  maxTokens?: number;
+  /** Longest wait for the response headers, and then for each next stream event. */
+  timeoutMs?: number;
+}
+
+/** A failure found by the provider itself inside an attempt. */
+class AttemptFailure extends Error {
+  constructor(
+    message: string,
+    readonly transient: boolean,
+    /** The message is the whole error, not a detail under "failed after…" or "refused…". */
+    readonly complete = false,
+  ) {
+    super(message);
+  }
+}
+
+/** Wraps an error thrown by a handler, so it reaches the caller unchanged (e.g. a lost lock). */
+class HandlerFailure {
+  constructor(readonly error: unknown) {}
+}
+
+const emptyUsage = (): TokenUsage => ({ input: 0, output: 0, cache_read: 0, cache_write: 0, reasoning: 0 });
+
+function abortError(): DOMException {
+  return new DOMException("aborted", "AbortError");
+}
+
+export class AnthropicProvider implements ModelProvider {
+  private readonly client: Anthropic | undefined;
+  private readonly apiKey: string | undefined;
+  private readonly maxAttempts: number;
+  private readonly retryBaseMs: number;
+  private readonly maxTokens: number;
+  private readonly timeoutMs: number;
+
+  constructor({ apiKey, baseURL, maxAttempts = 4, retryBaseMs = 500, maxTokens = 8192, timeoutMs = 600_000 }: AnthropicOptions) {
+    this.apiKey = apiKey || undefined;
+    this.maxAttempts = Math.max(1, maxAttempts);
+    this.retryBaseMs = retryBaseMs;
+    this.maxTokens = maxTokens;
+    this.timeoutMs = timeoutMs;
+    // Without a key no client is built: the SDK would otherwise go looking for credentials elsewhere
+    // (environment, profiles on disk), and a session should fail plainly instead.
+    if (this.apiKey) {
+      this.client = new Anthropic({
+        apiKey: this.apiKey,
+        // null, not undefined: the service's config is the one place that reads ANTHROPIC_BASE_URL.
+        baseURL: baseURL ?? null,
+        maxRetries: 0,
+        timeout: timeoutMs,
+        logLevel: "off",
+      });
+    }
+  }
+
+  async call(request: ModelRequest, handlers: StreamHandlers): Promise<ModelResult> {
+    const usage = emptyUsage();
+    if (!this.client) return { ok: false, error: "ANTHROPIC_API_KEY is not set", usage, contextMax: CONTEXT_MAX };
+    const params = this.params(request);
+    // Anything delivered to the handlers makes a retry impossible (see the header comment).
+    const progress = { emitted: false };
+
+    for (let attempt = 1; ; attempt++) {
+      if (request.signal.aborted) throw abortError();
+      try {
+        return await this.attempt(this.client, params, request.signal, handlers, usage, progress);
+      } catch (err) {
+        if (err instanceof HandlerFailure) throw err.error;
+        if (request.signal.aborted) throw isAbort(err) ? err : abortError();
+        const transient = isTransient(err);
+        const what = this.redact(describe(err, this.timeoutMs));
+        const fail = (error: string): ModelResult => ({ ok: false, error, usage, contextMax: CONTEXT_MAX });
+        if (err instanceof AttemptFailure && err.complete) return fail(what);
+        if (progress.emitted) return fail(`the anthropic API failed during the response: ${what}`);
+        if (!transient) return fail(`the anthropic API refused the request: ${what}`);
+        if (attempt >= this.maxAttempts) return fail(`the anthropic API failed after ${attempt} attempt${attempt === 1 ? "" : "s"}: ${what}`);
+        await sleep(this.backoff(err, attempt - 1), request.signal);
+      }
+    }
+  }
+
+  /** The request body; the model name comes without its `anthropic/` prefix. */
+  private params(request: ModelRequest): MessageCreateParamsStreaming {
+    const model = request.model.startsWith("anthropic/") ? request.model.slice("anthropic/".length) : request.model;
+    const params: MessageCreateParamsStreaming = {
+      model,
+      max_tokens: this.maxTokens,
+      messages: toMessages(request.messages, request.steers),
+      stream: true,
+    };
+    // The system prompt (with the skills) and the tool list are the large stable prefix of every call:
+    // a cache breakpoint on each makes later calls read them at a tenth of the input price.
+    if (request.system) params.system = [{ type: "text", text: request.system, cache_control: EPHEMERAL }];
+    if (request.tools.length > 0) params.tools = toTools(request.tools);
+    return params;
+  }
+
+  private async attempt(
+    client: Anthropic,
+    params: MessageCreateParamsStreaming,
+    signal: AbortSignal,
+    handlers: StreamHandlers,
+    usage: TokenUsage,
+    progress: { emitted: boolean },
+  ): Promise<ModelResult> {
+    // One controller per attempt: it follows the caller's signal and also fires when the stream
+    // stalls, since the SDK's own timeout only covers the wait for the response headers.
+    const controller = new AbortController();
+    const follow = () => controller.abort();
+    signal.addEventListener("abort", follow, { once: true });
+    let stalled = false;
+    let idle: NodeJS.Timeout | undefined;
+    const arm = () => {
+      clearTimeout(idle);
+      idle = setTimeout(() => {
+        stalled = true;
+        controller.abort();
+      }, this.timeoutMs);
+    };
+    const emit = async (fn: () => Promise<void>) => {
+      progress.emitted = true;
+      try {
+        await fn();
+      } catch (err) {
+        throw new HandlerFailure(err);
+      }
+    };
+
+    const blocks = new Map<number, { type: string; text: string; id: string; name: string }>();
+    const toolUses: ToolUse[] = [];
+    let text = "";
+    let thinkingChars = 0;
+    let stopped = false;
+    let stopReason: string | null = null;
+    const call = emptyUsage();
+
+    try {
+      arm();
+      const stream = await client.messages.create(params, { signal: controller.signal });
+      for await (const event of stream) {
+        arm();
+        switch (event.type) {
+          case "message_start": {
+            const u = event.message.usage;
+            call.input = u.input_tokens ?? 0;
+            call.output = u.output_tokens ?? 0;
+            call.cache_write = u.cache_creation_input_tokens ?? 0;
+            call.cache_read = u.cache_read_input_tokens ?? 0;
+            break;
+          }
+          case "content_block_start": {
+            const b = event.content_block;
+            blocks.set(event.index, { type: b.type, text: "", id: b.type === "tool_use" ? b.id : "", name: b.type === "tool_use" ? b.name : "" });
+            break;
+          }
+          case "content_block_delta": {
+            const block = blocks.get(event.index);
+            const d = event.delta;
+            if (d.type === "text_delta") {
+              text += d.text;
+              await emit(() => handlers.onTextDelta(d.text));
+            } else if (d.type === "thinking_delta" && block) {
+              block.text += d.thinking;
+            } else if (d.type === "input_json_delta" && block) {
+              block.text += d.partial_json;
+            }
+            break;
+          }
+          case "content_block_stop": {
+            const block = blocks.get(event.index);
+            if (block?.type === "thinking" && block.text) {
+              thinkingChars += block.text.length;
+              await emit(() => handlers.onThinking(block.text));
+            } else if (block?.type === "tool_use") {
+              toolUses.push({ id: block.id, name: block.name, input: parseInput(block) });
+            }
+            break;
+          }
+          case "message_delta": {
+            // message_delta counts are cumulative for the message, so they replace the start's.
+            const u = event.usage;
+            if (u.input_tokens != null) call.input = u.input_tokens;
+            if (u.cache_creation_input_tokens != null) call.cache_write = u.cache_creation_input_tokens;
+            if (u.cache_read_input_tokens != null) call.cache_read = u.cache_read_input_tokens;
+            call.output = u.output_tokens ?? call.output;
+            stopReason = event.delta.stop_reason ?? stopReason;
+            break;
+          }
+          case "message_stop":
+            stopped = true;
+            break;
+        }
+      }
+    } catch (err) {
+      if (stalled && !signal.aborted) throw new AttemptFailure(`timed out after ${this.timeoutMs} ms without a response`, true);
+      throw err;
+    } finally {
+      clearTimeout(idle);
+      signal.removeEventListener("abort", follow);
+      // Tokens the API reported are counted even when the attempt then failed: they may be billed.
+      addUsage(usage, call);
+      // Reasoning is an estimate (about 4 characters a token): the API counts thinking inside
+      // output_tokens and reports no separate figure.
+      usage.reasoning += Math.ceil(thinkingChars / 4);
+    }
+    // The SDK ends the iteration quietly when its signal aborts, so an abort or a stall shows up here.
+    if (signal.aborted) throw abortError();
+    if (stalled) throw new AttemptFailure(`timed out after ${this.timeoutMs} ms without a response`, true);
+    if (!stopped) throw new AttemptFailure("the response stream ended before message_stop", true);
+    const broken = toolUses.find((t) => t.input === undefined);
+    if (broken) {
+      const why = stopReason === "max_tokens" ? `was cut off at max_tokens (${this.maxTokens})` : "is not valid JSON";
+      throw new AttemptFailure(`the anthropic model's input for tool ${broken.name} ${why}`, false, true);
+    }
+    return { ok: true, text, toolUses, usage, contextMax: CONTEXT_MAX };
+  }
+
+  /** retryBaseMs·2^n, or what the server asks for in `retry-after`; never more than 30 s. */
+  private backoff(err: unknown, n: number): number {
+    const asked = err instanceof APIError ? retryAfterMs(err.headers) : undefined;
+    return Math.min(asked ?? this.retryBaseMs * 2 ** n, MAX_BACKOFF_MS);
+  }
+
+  /** The key never appears in a message, even if some layer were to echo it. */
+  private redact(message: string): string {
+    return this.apiKey ? message.split(this.apiKey).join("[redacted]") : message;
+  }
+}
+
+function addUsage(total: TokenUsage, call: TokenUsage): void {
+  total.input += call.input;
+  total.output += call.output;
+  total.cache_read += call.cache_read;
+  total.cache_write += call.cache_write;
+}
+
+/** A tool's input from its accumulated JSON; `{}` when the model sent none, undefined when cut off. */
+function parseInput(block: { text: string }): unknown {
+  if (!block.text.trim()) return {};
+  try {
+    return JSON.parse(block.text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function retryAfterMs(headers: Headers | undefined): number | undefined {
+  if (!headers) return undefined;
+  const ms = headers.get("retry-after-ms");
+  if (ms !== null && ms.trim() !== "" && Number.isFinite(Number(ms))) return Math.max(0, Number(ms));
+  const after = headers.get("retry-after");
+  if (after === null || after.trim() === "") return undefined;
+  const seconds = Number(after);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(after);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+function isTransient(err: unknown): boolean {
+  if (err instanceof AttemptFailure) return err.transient;
+  if (err instanceof APIConnectionError) return true;
+  if (err instanceof APIError) {
+    if (err.status === undefined) return err.type !== null && TRANSIENT_STREAM_ERRORS.has(err.type);
+    return err.status === 408 || err.status === 429 || err.status >= 500;
+  }
+  // Anything else is the connection failing under the SDK (a reset while reading the body).
+  return true;
+}
+
+/** `529 overloaded_error: Overloaded`, from the status and the API's error body. */
+function describe(err: unknown, timeoutMs: number): string {
+  if (err instanceof AttemptFailure) return err.message;
+  if (err instanceof APIConnectionError) {
+    return err instanceof APIConnectionTimeoutError ? `timed out after ${timeoutMs} ms` : `connection error: ${err.message}`;
+  }
+  if (err instanceof APIError) {
+    const detail = [err.type, err.apiMessage].filter((x): x is string => Boolean(x)).join(": ");
+    const status = err.status === undefined ? "" : String(err.status);
+    return [status, detail || (err.status === undefined ? err.message : "")].filter(Boolean).join(" ") || "unknown error";
+  }
+  return err instanceof Error ? `connection error: ${err.message}` : "unknown error";
+}
+
+function toTools(tools: ToolSpec[]): Tool[] {
+  return tools.map((t, i) => {
+    const tool: Tool = { name: t.name, description: t.description, input_schema: t.input_schema as Tool.InputSchema };
+    if (i === tools.length - 1) tool.cache_control = EPHEMERAL;
+    return tool;
+  });
+}
+
+/** The blocks this provider sends; every one of them may carry a cache breakpoint. */
+type Block = TextBlockParam | ImageBlockParam | DocumentBlockParam | ToolUseBlockParam | ToolResultBlockParam;
+
+/**
+ * The conversation as the API wants it: empty blocks dropped, consecutive messages of one role merged
+ * (roles must alternate), tool results first in a user message (the API requires it), and the user's
+ * steers appended to the last user message.
+ */
+export function toMessages(messages: ModelMessage[], steers: string[]): MessageParam[] {
+  const out: { role: "user" | "assistant"; content: Block[] }[] = [];
+  for (const m of messages) {
+    const content = m.content.flatMap(toBlocks);
+    if (content.length === 0) continue;
+    const last = out[out.length - 1];
+    if (last && last.role === m.role) last.content.push(...content);
+    else out.push({ role: m.role, content });
+  }
+  for (const m of out) {
+    if (m.role === "user") m.content = [...m.content.filter((b) => b.type === "tool_result"), ...m.content.filter((b) => b.type !== "tool_result")];
+  }
+  // A breakpoint on the last block of the conversation: the next call of the tool loop, or the next
+  // turn within the cache's lifetime, reads everything so far from the cache. The steers come after
+  // it because later calls do not repeat them.
+  const lastBlock = out[out.length - 1]?.content.at(-1);
+  if (lastBlock) lastBlock.cache_control = EPHEMERAL;
+  const guidance = steers.filter((s) => s.trim() !== "");
+  if (guidance.length > 0) {
+    const block: TextBlockParam = { type: "text", text: `Guidance from the user since your last step:\n${guidance.map((s) => `- ${s}`).join("\n")}` };
+    const last = out[out.length - 1];
+    if (last && last.role === "user") last.content.push(block);
+    else out.push({ role: "user", content: [block] });
+  }
+  return out;
+}
+
+function toBlocks(block: ModelBlock): Block[] {
+  switch (block.type) {
+    case "text":
+      return block.text === "" ? [] : [{ type: "text", text: block.text }];
+    case "attachment":
+      return [attachmentBlock(block.attachment)];
+    case "tool_use":
+      return [{ type: "tool_use", id: block.id, name: block.name, input: block.input ?? {} }];
+    case "tool_result":
+      return [{ type: "tool_result", tool_use_id: block.tool_use_id, content: block.content, is_error: block.is_error }];
+  }
+}
+
+function attachmentBlock(a: Attachment): Block {
+  const mediaType = a.mediaType.toLowerCase();
+  const data = base64Of(a.source.dataUrl);
+  if (data !== undefined) {
+    if (IMAGE_TYPES.has(mediaType)) {
+      return { type: "image", source: { type: "base64", media_type: mediaType as "image/png" | "image/jpeg" | "image/gif" | "image/webp", data } };
+    }
+    if (mediaType === "application/pdf") return { type: "document", source: { type: "base64", media_type: "application/pdf", data } };
+    if (TEXT_DOCUMENT_TYPES.has(mediaType)) {
+      const text = Buffer.from(data, "base64").toString("utf8");
+      return { type: "document", title: a.filename, source: { type: "text", media_type: "text/plain", data: text } };
+    }
+  }
+  return { type: "text", text: `The attachment ${a.filename} (${a.mediaType}) cannot be read by this model.` };
+}
+
+/** The base64 payload of a data URL (percent-encoded ones are re-encoded), or undefined if malformed. */
+function base64Of(dataUrl: string): string | undefined {
+  const m = /^data:([^,]*),([\s\S]*)$/.exec(dataUrl);
+  if (!m) return undefined;
+  const meta = m[1]!;
+  const payload = m[2]!;
+  if (/;base64$/i.test(meta)) return payload.replace(/\s+/g, "");
+  try {
+    return Buffer.from(decodeURIComponent(payload), "utf8").toString("base64");
+  } catch {
+    return undefined;
+  }
+}
