@@ -19,12 +19,12 @@ import {
   type RuntimeState,
   type ToolCall,
 } from "../src/domain/session-state.js";
-import { decide, governingTools, resolveTool, visibleBuiltinTools, visibleCustomTools } from "../src/domain/tool-permissions.js";
+import { decide, governingTools, parseMcpToolName, resolveTool, visibleBuiltinTools, visibleCustomTools } from "../src/domain/tool-permissions.js";
 import { newId } from "../src/ids.js";
 import type { Logger } from "../src/log.js";
-import { costOf } from "../src/models/pricing.js";
 import { isAbort, ProviderUnavailable, type TokenUsage, type ToolSpec } from "../src/models/provider.js";
 import { parseModelName } from "../src/models/providers.js";
+import { usageSnapshot } from "../src/models/usage.js";
 import type { ProviderRegistry } from "../src/models/registry.js";
 import type { EventLog } from "../src/redis/event-log.js";
 import type { AgentStore, VersionDoc } from "../src/store/agents.js";
@@ -56,34 +56,6 @@ export const MAX_MODEL_CALLS = 25;
 const INLINE_SKILLS_BUDGET = 50_000;
 
 const zero = (): TokenUsage => ({ input: 0, output: 0, cache_read: 0, cache_write: 0, reasoning: 0 });
-
-/** The usage snapshot of a turn: summed tokens and calls, the last call's context. */
-export function turnUsage(modelName: string, tokens: TokenUsage, calls: number, contextUsed: number, contextMax: number, latencyMs: number): Usage {
-  const { provider, model } = parseModelName(modelName);
-  const usage: Usage = {
-    model: modelName,
-    ...tokens,
-    total: tokens.input + tokens.output + tokens.cache_read + tokens.cache_write,
-    calls,
-    context_used: contextUsed,
-    context_max: contextMax,
-    context_percent: contextMax > 0 ? Math.min(100, Math.round((contextUsed * 100) / contextMax)) : 0,
-    cost_status: "unknown",
-    last_turn_latency_ms: latencyMs,
-    latency_ms: latencyMs,
-  };
-  if (provider === "mock") {
-    usage.cost_usd = 0;
-    usage.cost_status = "included";
-  } else {
-    const cost = costOf(model, tokens);
-    if (cost !== undefined) {
-      usage.cost_usd = cost;
-      usage.cost_status = "estimated";
-    }
-  }
-  return usage;
-}
 
 /**
  * How skills reach the model: names in the system prompt, read in full with `skill_view` when the
@@ -133,9 +105,11 @@ export class TurnRunner {
 
     const tokens = zero();
     let calls = 0;
-    let context = { used: 0, max: 0 };
+    let lastCall = zero();
+    let contextMax = 0;
     let modelName = "unknown";
-    const usage = () => turnUsage(modelName, tokens, calls, context.used, context.max, Date.now() - started);
+    const usage = () =>
+      usageSnapshot(modelName, tokens, calls, contextMax, Date.now() - started, { lastCall, included: parseModelName(modelName).provider === "mock" });
     let streamed = "";
     try {
       const version = await this.deps.agents.getVersionById(session.agentId, session.agentVersion);
@@ -191,7 +165,8 @@ export class TurnRunner {
         }
         calls++;
         for (const k of Object.keys(tokens) as (keyof TokenUsage)[]) tokens[k] += result.usage[k];
-        context = { used: result.usage.input + result.usage.cache_read + result.usage.cache_write + result.usage.output, max: result.contextMax };
+        lastCall = result.usage;
+        contextMax = result.contextMax;
         if (!result.ok) return await this.end(session, turnId, [], { type: "error", message: result.error }, usage(), fence);
 
         const output: Draft[] = result.text ? [this.message(session._id, turnId, result.text, now())] : [];
@@ -228,7 +203,7 @@ export class TurnRunner {
     const calls: ToolCall[] = uses.map((use) => {
       const resolved = resolveTool(governing, use.name);
       const decision = decide(resolved, use.name, yolo, grants);
-      const kind = use.name === "clarify" && resolved ? "clarify" : (resolved?.kind ?? "builtin");
+      const kind = use.name === "clarify" && resolved ? "clarify" : (resolved?.kind ?? (parseMcpToolName(use.name) ? "mcp" : "builtin"));
       const call: ToolCall = { id: newId("evt"), name: use.name, input: use.input ?? {}, kind, state: "denied" };
       if (decision.action === "deny") {
         call.reason = decision.reason;
@@ -262,25 +237,31 @@ export class TurnRunner {
     return [draft(sessionId, call.id, { type, id: call.id, tool: call.name, input, status: "running" }, { turnId, status: "running", now })];
   }
 
-  /** Runs or denies what the human has answered and what needs no answer; one append per call. */
+  /**
+   * Runs or denies, in the order the model asked, what the human has answered and what needs no
+   * answer. Each transition is its own append, so a worker that dies mid-way resumes at the right step
+   * (a tool that was running is run again: execution is at least once).
+   */
   private async settle(session: SessionDoc, version: VersionDoc, state: RuntimeState, fence: string, signal: AbortSignal): Promise<void> {
     const turnId = state.turn!.id;
-    for (const call of state.turn!.calls.filter((c) => UNSETTLED.has(c.state))) {
-      const now = new Date().toISOString();
-      let drafts: Draft[] = [];
-      const updated: ToolCall = { ...call };
+    const save = (call: ToolCall, drafts: Draft[]) =>
+      this.apply(session._id, (s) => planStep(s, drafts, s.turn!.calls.map((c) => (c.id === call.id ? call : c))), fence);
+    for (const original of state.turn!.calls.filter((c) => UNSETTLED.has(c.state))) {
+      const call: ToolCall = { ...original };
       if (call.state === "denied") {
-        drafts = [this.result(session._id, turnId, call, false, `${DENIED_PREFIX}${call.reason ?? "denied"}`, now, true)];
-        updated.state = "done";
-      } else if (call.state === "approved") {
-        if (call.scope === "always") await this.deps.grants.grant({ orgId: session.orgId, agentId: session.agentId, subjectId: session.subjectId }, call.name);
-        drafts = this.useEvents(session._id, turnId, updated, now);
-      } else {
-        const outcome = await this.execute(session, version, call, signal);
-        drafts = [this.result(session._id, turnId, call, outcome.ok, outcome.text, new Date().toISOString(), false)];
-        updated.state = "done";
+        call.state = "done";
+        await save(call, [this.result(session._id, turnId, call, false, `${DENIED_PREFIX}${call.reason ?? "denied"}`, new Date().toISOString(), true)]);
+        continue;
       }
-      await this.apply(session._id, (s) => planStep(s, drafts, s.turn!.calls.map((c) => (c.id === call.id ? updated : c))), fence);
+      if (call.state === "approved") {
+        if (call.scope === "always") await this.deps.grants.grant({ orgId: session.orgId, agentId: session.agentId, subjectId: session.subjectId }, call.name);
+        await save(call, this.useEvents(session._id, turnId, call, new Date().toISOString()));
+      }
+      if (call.state === "executing") {
+        const outcome = await this.execute(session, version, call, signal);
+        call.state = "done";
+        await save(call, [this.result(session._id, turnId, call, outcome.ok, outcome.text, new Date().toISOString(), false)]);
+      }
     }
   }
 

@@ -15,6 +15,8 @@ export interface Config {
   shutdownTimeoutMs: number;
   anthropicApiKey: string | undefined;
   anthropicBaseUrl: string | undefined;
+  /** First backoff of the Anthropic provider's retries of transient errors; doubles per attempt. */
+  anthropicRetryBaseMs: number;
   /** Turn lock lifetime; the holder extends it while it works, a dead holder's lapses after this. */
   lockTtlMs: number;
   /** A wake-up unacknowledged (or a session hint unserved) this long is taken over by another worker. */
@@ -81,6 +83,7 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownTimeoutMs: integer(env, "SHUTDOWN_TIMEOUT_MS", 10_000, 0, 600_000),
     anthropicApiKey: env.ANTHROPIC_API_KEY || undefined,
     anthropicBaseUrl: env.ANTHROPIC_BASE_URL ? url(env, "ANTHROPIC_BASE_URL", "", ["http", "https"]) : undefined,
+    anthropicRetryBaseMs: integer(env, "ANTHROPIC_RETRY_BASE_MS", 500, 0, 60_000),
     lockTtlMs: integer(env, "LOCK_TTL_MS", 30_000, 500, 3_600_000),
     claimIdleMs: integer(env, "CLAIM_IDLE_MS", 60_000, 500, 86_400_000),
     sweepIntervalMs: integer(env, "SWEEP_INTERVAL_MS", 5_000, 100, 3_600_000),

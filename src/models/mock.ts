@@ -44,8 +44,8 @@ function replyToResults(messages: ModelMessage[]): string | null {
   return results
     .map((r) => {
       const name = uses.find((u) => u.id === r.tool_use_id)?.name ?? "unknown";
-      if (name === "clarify") return `answer: ${r.content === SKIPPED_ANSWER ? "(skipped)" : r.content}`;
       if (r.content.startsWith(DENIED_PREFIX)) return `tool ${name} denied: ${r.content.slice(DENIED_PREFIX.length)}`;
+      if (name === "clarify") return `answer: ${r.content === SKIPPED_ANSWER ? "(skipped)" : r.content}`;
       return `tool ${name} result: ${r.content}`;
     })
     .join("\n");

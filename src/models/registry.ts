@@ -1,5 +1,6 @@
 /** Chooses the provider from the `<provider>` part of `modelName`. */
 import type { Config } from "../config.js";
+import { AnthropicProvider } from "./anthropic.js";
 import { MockProvider } from "./mock.js";
 import { parseModelName } from "./providers.js";
 import { ProviderUnavailable, type ModelProvider } from "./provider.js";
@@ -7,8 +8,11 @@ import { ProviderUnavailable, type ModelProvider } from "./provider.js";
 export class ProviderRegistry {
   private readonly providers: Map<string, ModelProvider>;
 
-  constructor(_config: Pick<Config, "anthropicApiKey" | "anthropicBaseUrl">) {
-    this.providers = new Map<string, ModelProvider>([["mock", new MockProvider()]]);
+  constructor(config: Pick<Config, "anthropicApiKey" | "anthropicBaseUrl" | "anthropicRetryBaseMs">) {
+    this.providers = new Map<string, ModelProvider>([
+      ["mock", new MockProvider()],
+      ["anthropic", new AnthropicProvider({ apiKey: config.anthropicApiKey, baseURL: config.anthropicBaseUrl, retryBaseMs: config.anthropicRetryBaseMs })],
+    ]);
   }
 
   resolve(modelName: string): { provider: ModelProvider; model: string } {

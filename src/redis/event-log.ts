@@ -56,8 +56,16 @@ function stateFields(state: Plan["state"]): string[] {
   return out;
 }
 
+/**
+ * Overlay fields: `<eventId>` holds the current status, `<eventId>:payload` a replacement payload. Kept
+ * apart so a later status change never drops a replacement.
+ */
 function overlayFields(changes: StatusChange[]): string[] {
-  return changes.flatMap((c) => [c.eventId, JSON.stringify({ status: c.status, processedAt: c.processedAt, turnId: c.turnId, payload: c.payload })]);
+  return changes.flatMap((c) => [
+    c.eventId,
+    JSON.stringify({ status: c.status, processedAt: c.processedAt, turnId: c.turnId }),
+    ...(c.payload ? [`${c.eventId}:payload`, JSON.stringify(c.payload)] : []),
+  ]);
 }
 
 function parseEntry(fields: string[]): Record<string, string> {
@@ -174,12 +182,18 @@ export class EventLog {
 
   async withOverlay(sessionId: string, envelopes: Envelope[]): Promise<Envelope[]> {
     if (envelopes.length === 0) return envelopes;
-    const overlay = await this.redis.hmget(this.keys.sessionOverlay(sessionId), ...envelopes.map((e) => e.id));
+    const fields = envelopes.flatMap((e) => [e.id, `${e.id}:payload`]);
+    const overlay = await this.redis.hmget(this.keys.sessionOverlay(sessionId), ...fields);
     return envelopes.map((e, i) => {
-      const patch = overlay[i];
-      if (!patch) return e;
-      const change = JSON.parse(patch) as { status: EventStatus; processedAt: string | null; turnId?: string; payload?: Payload };
-      return { ...e, status: change.status, processedAt: change.processedAt, turnId: change.turnId ?? e.turnId, payload: change.payload ?? e.payload };
+      const patch = overlay[2 * i];
+      const payload = overlay[2 * i + 1];
+      let merged = e;
+      if (patch) {
+        const change = JSON.parse(patch) as { status: EventStatus; processedAt: string | null; turnId?: string };
+        merged = { ...merged, status: change.status, processedAt: change.processedAt, turnId: change.turnId ?? e.turnId };
+      }
+      if (payload) merged = { ...merged, payload: JSON.parse(payload) as Payload };
+      return merged;
     });
   }
 

@@ -112,7 +112,11 @@ export class EventService {
         // Written before answering, so a list filtered by status agrees with the session once the POST returns.
         if (status && status !== "deleted") await this.sessions.setStatus(sessionId, status, applied.version);
         const persisted = new Set(result.persisted.map((d) => d.id));
-        return { data: applied.envelopes.filter((e) => persisted.has(e.id)), headers: granted.headers };
+        const data = applied.envelopes.filter((e) => persisted.has(e.id));
+        // A final result that replaced its running one is answered with the event as it now reads.
+        const replaced = result.replaced && (await this.log.findById(sessionId, result.replaced.eventId));
+        if (replaced) data.push(replaced);
+        return { data, headers: granted.headers };
       }
       throw new ApiError(503, "server_error", "the session is too busy to accept events right now; retry with exponential backoff");
     } catch (err) {
