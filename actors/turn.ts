@@ -11,12 +11,14 @@ import type { Skill } from "../src/domain/agent-config.js";
 import { conversation, DENIED_PREFIX, steerTexts, titleFrom } from "../src/domain/conversation.js";
 import { draft, type Draft, type Envelope, type StopReason, type Usage } from "../src/domain/events.js";
 import {
+  blockingEventIds,
   planPause,
   planStep,
   planSteersConsumed,
   planTurnEnd,
   type Plan,
   type RuntimeState,
+  type Spent,
   type ToolCall,
 } from "../src/domain/session-state.js";
 import { decide, governingTools, parseMcpToolName, resolveTool, visibleBuiltinTools, visibleCustomTools } from "../src/domain/tool-permissions.js";
@@ -103,13 +105,16 @@ export class TurnRunner {
       );
     }, INTERRUPT_POLL_MS);
 
-    const tokens = zero();
-    let calls = 0;
-    let lastCall = zero();
-    let contextMax = 0;
+    const spent: Spent = initial.turn!.spent ?? { tokens: zero(), calls: 0, last: zero(), contextMax: 0 };
+    const tokens = { ...spent.tokens };
+    let calls = spent.calls;
+    let lastCall = spent.last;
+    let contextMax = spent.contextMax;
     let modelName = "unknown";
+    // Wall-clock time of the turn, waits for the human included.
+    const turnStarted = Date.parse(initial.turn!.startedAt) || started;
     const usage = () =>
-      usageSnapshot(modelName, tokens, calls, contextMax, Date.now() - started, { lastCall, included: parseModelName(modelName).provider === "mock" });
+      usageSnapshot(modelName, tokens, calls, contextMax, Date.now() - turnStarted, { lastCall, included: parseModelName(modelName).provider === "mock" });
     let streamed = "";
     try {
       const version = await this.deps.agents.getVersionById(session.agentId, session.agentVersion);
@@ -131,7 +136,10 @@ export class TurnRunner {
           await this.settle(session, version, state, fence, abort.signal);
           continue;
         }
-        if (state.turn.calls.some((c) => WAITING.has(c.state))) return await this.pause(session, fence);
+        if (state.turn.calls.some((c) => WAITING.has(c.state))) {
+          if (await this.pause(session, fence)) return;
+          continue; // answered in the meantime
+        }
         if (calls >= MAX_MODEL_CALLS) {
           return await this.end(session, turnId, [], { type: "error", message: `the turn made ${MAX_MODEL_CALLS} model calls without finishing` }, usage(), fence);
         }
@@ -171,7 +179,7 @@ export class TurnRunner {
 
         const output: Draft[] = result.text ? [this.message(session._id, turnId, result.text, now())] : [];
         if (result.toolUses.length === 0) return await this.end(session, turnId, output, { type: "end_turn" }, usage(), fence);
-        await this.step(session, governing, turnId, output, result.toolUses, fence);
+        await this.step(session, governing, turnId, output, result.toolUses, { tokens: { ...tokens }, calls, last: lastCall, contextMax }, fence);
       }
     } catch (err) {
       if (err instanceof Fenced) throw err;
@@ -192,7 +200,15 @@ export class TurnRunner {
   }
 
   /** Decides each tool call of a model answer and appends the answer with the events the decisions need. */
-  private async step(session: SessionDoc, governing: VersionDoc["tools"], turnId: string, output: Draft[], uses: { name: string; input: unknown }[], fence: string): Promise<void> {
+  private async step(
+    session: SessionDoc,
+    governing: VersionDoc["tools"],
+    turnId: string,
+    output: Draft[],
+    uses: { name: string; input: unknown }[],
+    spent: Spent,
+    fence: string,
+  ): Promise<void> {
     const fresh = await this.deps.sessions.byId(session._id);
     const yolo = fresh?.yoloMode ?? session.yoloMode; // read at each decision
     const always = await this.deps.grants.always({ orgId: session.orgId, agentId: session.agentId, subjectId: session.subjectId });
@@ -216,7 +232,7 @@ export class TurnRunner {
       }
       return call;
     });
-    await this.apply(session._id, (s) => planStep(s, drafts, calls), fence);
+    await this.apply(session._id, (s) => planStep(s, drafts, calls, spent), fence);
   }
 
   /** The events that put an allowed call in motion, and its state after them. */
@@ -319,13 +335,17 @@ export class TurnRunner {
     }
   }
 
-  /** `session.status_idle` with requires_action; the list projection first, as at a turn end. */
-  private async pause(session: SessionDoc, fence: string): Promise<void> {
+  /**
+   * `session.status_idle` with requires_action; the list projection first, as at a turn end. False when
+   * everything was answered before the pause could be written (the turn goes on instead).
+   */
+  private async pause(session: SessionDoc, fence: string): Promise<boolean> {
     for (;;) {
       const state = await this.deps.log.state(session._id);
+      if (!state.turn || blockingEventIds(state.turn).length === 0) return false;
       await this.deps.sessions.setStatus(session._id, "waiting_on_human", state.v + 1);
       const applied = await this.deps.log.apply(session._id, planPause(state, session._id, new Date().toISOString()), state.v, fence);
-      if (applied.ok) return;
+      if (applied.ok) return true;
       if (applied.reason !== "stale") throw new Fenced();
     }
   }

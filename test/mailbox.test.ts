@@ -62,7 +62,7 @@ describe("the mailbox: when_idle queue, steer and interrupt", () => {
     const { sessionId } = await createSession(api);
     // The turn pauses for an approval between its two model calls; the steer arrives in between.
     await sendText(api, sessionId, "/tool todo {}");
-    const request = await until(() => history(api, sessionId), (h) => h.some((e) => e.type === "agent.approval_request"));
+    const request = await until(() => history(api, sessionId), (h) => h.some((e) => e.type === "session.status_idle"));
     await api.post(`/v1/sessions/${sessionId}/events`, { events: [{ type: "user.steer", message: "use French" }] });
     const approval = request.find((e) => e.type === "agent.approval_request");
     await api.post(`/v1/sessions/${sessionId}/events`, { events: [{ type: "user.approval_response", approval_id: approval.id, result: "allow" }] });

@@ -40,6 +40,16 @@ export interface ActiveTurn {
   attempts: number;
   /** The tool calls of the current model call. */
   calls: ToolCall[];
+  /** Tokens and model calls spent so far: a turn paused for the human resumes its count. */
+  spent?: Spent;
+}
+
+export interface Spent {
+  tokens: { input: number; output: number; cache_read: number; cache_write: number; reasoning: number };
+  calls: number;
+  /** The last call's tokens (they measure the context window) and the model's window size. */
+  last: Spent["tokens"];
+  contextMax: number;
 }
 
 /** A custom tool that reported `running`: its later final result replaces this event. */
@@ -282,9 +292,9 @@ export function planSteersConsumed(state: RuntimeState, consumed: string[], now:
   };
 }
 
-/** Output of a step of the turn, with the calls as they then stand. */
-export function planStep(state: RuntimeState, output: Draft[], calls: ToolCall[]): Plan {
-  return { drafts: output, state: { turn: { ...state.turn!, calls } }, statuses: [], wake: false };
+/** Output of a step of the turn, with the calls as they then stand (and what the turn has spent). */
+export function planStep(state: RuntimeState, output: Draft[], calls: ToolCall[], spent?: Spent): Plan {
+  return { drafts: output, state: { turn: { ...state.turn!, calls, ...(spent ? { spent } : {}) } }, statuses: [], wake: false };
 }
 
 /** The turn waits for the human: the request events are out; now `session.status_idle` with requires_action. */
