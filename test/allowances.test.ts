@@ -1,6 +1,7 @@
 import { expect } from "chai";
+import { roomInWindow } from "./support/expect.js";
 import { client, startServer, type Client, type Reply, type TestServer } from "./support/server.js";
-import { allEvents, eventually, createAgent, createSession, message, newSubject, newTenant, remainingOf, send, steer, waitForStatus, withinOneWindow } from "./support/api.js";
+import { allEvents, eventually, createAgent, createSession, message, newSubject, newTenant, remainingOf, send, steer, waitForStatus } from "./support/api.js";
 
 /** The 429 contract: body with `rateLimit`, and its headers. */
 function expectRateLimited(res: Reply<any>, resource: "conversations" | "messages", limit: number): void {
@@ -45,7 +46,7 @@ describe("allowances", () => {
 
   describe("conversations", () => {
     it("20 concurrent creates against a limit of 5 create exactly 5; the others are 429", async () => {
-      await withinOneWindow();
+      await roomInWindow(5_000);
       const api = await newTenant(server);
       const agent = await createAgent(api);
       expect(agent.rateLimits.conversationsPerMinute).to.equal(5);
@@ -60,7 +61,7 @@ describe("allowances", () => {
     });
 
     it("successful creates carry RateLimit-*; the one over the limit gets the 429 contract and creates nothing", async () => {
-      await withinOneWindow();
+      await roomInWindow(5_000);
       const api = await newTenant(server);
       const agent = await createAgent(api, { rateLimits: { conversationsPerMinute: 2 } });
       const subjectId = newSubject();
@@ -74,7 +75,7 @@ describe("allowances", () => {
     });
 
     it("refused creates (validation, unknown role, missing or archived agent) do not count", async () => {
-      await withinOneWindow();
+      await roomInWindow(5_000);
       const api = await newTenant(server);
       const agent = await createAgent(api, { rateLimits: { conversationsPerMinute: 2 } });
       const archived = await createAgent(api, { rateLimits: { conversationsPerMinute: 2 } });
@@ -88,7 +89,7 @@ describe("allowances", () => {
     });
 
     it("different subjects, agents and organizations count independently", async () => {
-      await withinOneWindow();
+      await roomInWindow(5_000);
       const api = await newTenant(server);
       const a = await createAgent(api, { rateLimits: { conversationsPerMinute: 1 } });
       const b = await createAgent(api, { rateLimits: { conversationsPerMinute: 1 } });
@@ -103,7 +104,7 @@ describe("allowances", () => {
     });
 
     it("two keys of one organization share one counter", async () => {
-      await withinOneWindow();
+      await roomInWindow(5_000);
       const orgId = await server.services.organizations.ensureOrganization(newSubject("org"));
       const first = client(server.url, (await server.services.organizations.createKey(orgId)).key);
       const second = client(server.url, (await server.services.organizations.createKey(orgId)).key);
@@ -116,7 +117,7 @@ describe("allowances", () => {
     });
 
     it("a rate-limit PATCH applies at once, lowering and raising the limit mid-window", async () => {
-      await withinOneWindow();
+      await roomInWindow(5_000);
       const api = await newTenant(server);
       const agent = await createAgent(api);
       const subjectId = newSubject();
@@ -143,7 +144,7 @@ describe("allowances", () => {
     }
 
     it("every event of a batch counts one point; a batch over the limit is refused whole and not persisted", async () => {
-      await withinOneWindow();
+      await roomInWindow(5_000);
       const { api, session } = await limited(5);
       const first = await send(api, session.id, [steer("a"), steer("b"), steer("c")]);
       expect(first.status).to.equal(202);
@@ -159,7 +160,7 @@ describe("allowances", () => {
     });
 
     it("a refused user.message starts no turn", async () => {
-      await withinOneWindow();
+      await roomInWindow(5_000);
       const { api, session } = await limited(1);
       expect((await send(api, session.id, [steer("a")])).status).to.equal(202);
       expectRateLimited(await send(api, session.id, [message("hi")]), "messages", 1);
@@ -169,7 +170,7 @@ describe("allowances", () => {
     });
 
     it("refused events (validation, missing or archived session, prompt conflict) do not count", async () => {
-      await withinOneWindow();
+      await roomInWindow(5_000);
       const { api, agent, session } = await limited(3);
       // A second session of the same agent and subject shares the counter; it gets archived.
       const archived = await createSession(api, agent.id, { subjectId: session.subjectId });
@@ -187,7 +188,7 @@ describe("allowances", () => {
     });
 
     it("a when_idle prompt counts when it is queued, not again when it drains", async () => {
-      await withinOneWindow();
+      await roomInWindow(5_000);
       const { api, session } = await limited(3);
       expectRateLimitHeaders(await send(api, session.id, [message("/slow 500 first")]), 3, 2);
       const queued = await send(api, session.id, [message("second")], { delivery: "when_idle" });
@@ -206,7 +207,7 @@ describe("allowances", () => {
     });
 
     it("different subjects, agents and organizations count independently; the subject is the stored session's", async () => {
-      await withinOneWindow();
+      await roomInWindow(5_000);
       const api = await newTenant(server);
       const a = await createAgent(api, { rateLimits: { messagesPerMinute: 1 } });
       const b = await createAgent(api, { rateLimits: { messagesPerMinute: 1 } });
@@ -229,7 +230,7 @@ describe("allowances", () => {
     });
 
     it("two keys of one organization share one counter", async () => {
-      await withinOneWindow();
+      await roomInWindow(5_000);
       const orgId = await server.services.organizations.ensureOrganization(newSubject("org"));
       const first = client(server.url, (await server.services.organizations.createKey(orgId)).key);
       const second = client(server.url, (await server.services.organizations.createKey(orgId)).key);
@@ -241,7 +242,7 @@ describe("allowances", () => {
     });
 
     it("a rate-limit PATCH applies at once to existing sessions", async () => {
-      await withinOneWindow();
+      await roomInWindow(5_000);
       const { api, agent, session } = await limited(10);
       expectRateLimitHeaders(await send(api, session.id, [steer("a"), steer("b"), steer("c")]), 10, 7);
       expect((await api.patch(`/v1/agents/${agent.id}/rate-limits`, { messagesPerMinute: 3 })).status).to.equal(200);

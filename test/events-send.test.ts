@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { roomInWindow } from "./support/expect.js";
 import { startServer, type Client, type TestServer } from "./support/server.js";
 import {
   allEvents,
@@ -11,7 +12,6 @@ import {
   sendOk,
   steer,
   waitForStatus,
-  withinOneWindow,
 } from "./support/api.js";
 
 const ENVELOPE_FIELDS = ["createdAt", "id", "payload", "processedAt", "sequence", "sessionId", "status", "turnId", "type"];
@@ -66,7 +66,7 @@ describe("POST events: validation", () => {
     server = await startServer();
     ({ api, sessionId } = await roomySession(server));
   });
-  beforeEach(() => withinOneWindow(3_000));
+  beforeEach(() => roomInWindow(3_000));
   after(async () => server.close());
 
   /** An accepted one-point request (an interrupt while idle): its sequence and the allowance left. */
@@ -319,7 +319,7 @@ describe("POST events: send rules", () => {
 
   it("a user.message while a turn runs is 409 invalid_state, persisted and counted nothing", async () => {
     const { api, sessionId } = await roomySession(server);
-    await withinOneWindow();
+    await roomInWindow(5_000);
     const started = await send(api, sessionId, [message("/slow 3000 x")]);
     expect(started.status).to.equal(202);
     const before = await allEvents(api, sessionId);
@@ -346,7 +346,7 @@ describe("POST events: send rules", () => {
   ]) {
     it(`a ${event.type} with nothing pending is 409 no_active_turn, persisted and counted nothing`, async () => {
       const { api, sessionId } = await roomySession(server);
-      await withinOneWindow();
+      await roomInWindow(5_000);
       const first = await send(api, sessionId, [{ type: "user.interrupt" }]);
       const res = await send(api, sessionId, [event]);
       expect(res.status).to.equal(409);
@@ -359,7 +359,7 @@ describe("POST events: send rules", () => {
 
   it("a user.interrupt while idle is persisted as processed and counts one point", async () => {
     const { api, sessionId } = await roomySession(server);
-    await withinOneWindow();
+    await roomInWindow(5_000);
     const a = await send(api, sessionId, [{ type: "user.interrupt", message: "stop" }]);
     expect(a.status).to.equal(202);
     const [env] = a.body.data;

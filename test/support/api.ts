@@ -97,12 +97,3 @@ export function remainingOf(res: { headers: Headers }): number {
   return Number(value);
 }
 
-/**
- * Allowances count in fixed 60-second windows. A test that compares counts across requests first
- * makes sure at least `marginMs` of the current window is left, waiting for the next one if not, so
- * its requests all land in one window. (A wait, not a timing assertion.)
- */
-export async function withinOneWindow(marginMs = 5_000): Promise<void> {
-  const left = 60_000 - (Date.now() % 60_000);
-  if (left < marginMs) await new Promise((r) => setTimeout(r, left + 50));
-}

@@ -1,6 +1,7 @@
 /** Helpers for tests that drive sessions: create one, send text, wait for the turn to settle. */
 import { expect } from "chai";
 import type { Client } from "./server.js";
+import { allEvents as history } from "./api.js";
 import { agentBody } from "./server.js";
 
 export async function createSession(api: Client, opts: { agent?: Record<string, unknown>; session?: Record<string, unknown> } = {}) {
@@ -30,17 +31,7 @@ export async function until<T>(read: () => Promise<T>, done: (value: T) => boole
 }
 
 /** All durable events of a session, following pagination. */
-export async function history(api: Client, sessionId: string): Promise<any[]> {
-  const out: any[] = [];
-  let after = 0;
-  for (;;) {
-    const res = await api.get(`/v1/sessions/${sessionId}/events?after=${after}&limit=100`);
-    expect(res.status).to.equal(200);
-    out.push(...res.body.data);
-    if (!res.body.pagination.hasMore) return out;
-    after = res.body.pagination.after;
-  }
-}
+export { history };
 
 /** Waits until the session is idle with every turn's terminal event in history. */
 export async function settle(api: Client, sessionId: string, turns: number, timeoutMs = 15_000): Promise<any[]> {
