@@ -28,10 +28,6 @@ export type Decision = { action: "allow" } | { action: "ask" } | { action: "deny
 
 const MCP_PREFIX = "mcp__";
 
-export function mcpToolName(server: string, tool: string): string {
-  return `${MCP_PREFIX}${server}__${tool}`;
-}
-
 export function parseMcpToolName(name: string): { server: string; tool: string } | null {
   if (!name.startsWith(MCP_PREFIX)) return null;
   const rest = name.slice(MCP_PREFIX.length);

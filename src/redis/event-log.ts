@@ -197,12 +197,6 @@ export class EventLog {
     });
   }
 
-  /** Live frames after `afterId` (exclusive), at most `count`. */
-  async liveAfter(sessionId: string, afterId: string, count: number): Promise<LiveFrame[]> {
-    const entries = await this.redis.xrange(this.keys.sessionLive(sessionId), `(${afterId}`, "+", "COUNT", count);
-    return entries.map(([id, fields]) => toLiveFrame(id, fields));
-  }
-
   /** The id of the newest live frame, or "0-0" when there is none. */
   async lastLiveId(sessionId: string): Promise<string> {
     const [newest] = await this.redis.xrevrange(this.keys.sessionLive(sessionId), "+", "-", "COUNT", 1);
