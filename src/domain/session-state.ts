@@ -165,7 +165,9 @@ export function planInbound(
     const live = status === "running" || status === "waiting_on_human";
     switch (event.type) {
       case "user.message": {
-        if (status === "idle") {
+        // A when_idle prompt never overtakes older queued ones, even in the instant between turns.
+        const behindQueue = delivery === "when_idle" && queue.length > 0;
+        if (status === "idle" && !behindQueue) {
           const msg = draft(sessionId, id, event, { status: "received", now });
           const started = startTurnWith([id]);
           keep({ ...msg, turnId: started.turn.id });
