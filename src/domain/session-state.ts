@@ -243,9 +243,11 @@ export function planInbound(
     }
   }
 
-  // A paused turn whose last question is answered resumes.
+  // A paused turn whose last question is answered resumes. The worker that paused it finished its
+  // run cleanly, so the attempt count starts again: only workers that die mid-run count against it.
   if (status === "waiting_on_human" && turn && blockingEventIds(turn).length === 0) {
     status = "running";
+    turn.attempts = 0;
     drafts.push(draft(sessionId, newId("evt"), { type: "session.status_running" }, { turnId: turn.id, status: "complete", now }));
     wake = true;
   }
