@@ -350,6 +350,25 @@ export class TurnRunner {
     }
   }
 
+  /**
+   * Ends a turn interrupted while it waited for the human: no model call runs, but the calls it made
+   * before pausing were spent and are reported (on the terminal event and in the session's aggregate).
+   */
+  async endWaiting(session: SessionDoc, state: RuntimeState, fence: string): Promise<void> {
+    const turn = state.turn!;
+    let usage: Usage | undefined;
+    if (turn.spent && turn.spent.calls > 0) {
+      const version = await this.deps.agents.getVersionById(session.agentId, session.agentVersion);
+      const modelName = version?.modelName ?? "unknown";
+      const latency = Date.now() - (Date.parse(turn.startedAt) || Date.now());
+      usage = usageSnapshot(modelName, turn.spent.tokens, turn.spent.calls, turn.spent.contextMax, latency, {
+        lastCall: turn.spent.last,
+        included: parseModelName(modelName).provider === "mock",
+      });
+    }
+    await this.end(session, turn.id, [], { type: "end_turn" }, usage, fence);
+  }
+
   /** Records usage, generates a title after the first turn, then appends the end of the turn. */
   async end(session: SessionDoc, turnId: string, output: Draft[], stop: StopReason, usage: Usage | undefined, fence: string): Promise<void> {
     const { log, sessions } = this.deps;
