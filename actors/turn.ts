@@ -133,7 +133,7 @@ export class TurnRunner {
         if (state.turn?.id !== turnId) return;
         if (state.interrupt === turnId) return await this.end(session, turnId, [], { type: "end_turn" }, usage(), fence);
         if (state.turn.calls.some((c) => UNSETTLED.has(c.state))) {
-          await this.settle(session, version, state, fence, abort.signal);
+          await this.settle(session, version, state, fence, abort.signal, lost);
           continue;
         }
         if (state.turn.calls.some((c) => WAITING.has(c.state))) {
@@ -258,7 +258,7 @@ export class TurnRunner {
    * answer. Each transition is its own append, so a worker that dies mid-way resumes at the right step
    * (a tool that was running is run again: execution is at least once).
    */
-  private async settle(session: SessionDoc, version: VersionDoc, state: RuntimeState, fence: string, signal: AbortSignal): Promise<void> {
+  private async settle(session: SessionDoc, version: VersionDoc, state: RuntimeState, fence: string, signal: AbortSignal, lost: AbortSignal): Promise<void> {
     const turnId = state.turn!.id;
     const save = (call: ToolCall, drafts: Draft[]) =>
       this.apply(session._id, (s) => planStep(s, drafts, s.turn!.calls.map((c) => (c.id === call.id ? call : c))), fence);
@@ -275,6 +275,9 @@ export class TurnRunner {
       }
       if (call.state === "executing") {
         const outcome = await this.execute(session, version, call, signal);
+        // Stopped because the worker is shutting down or lost its lock, not because the tool ended: the
+        // call stays `executing`, and the worker that takes the turn over runs it again.
+        if (lost.aborted) throw new Fenced();
         call.state = "done";
         await save(call, [this.result(session._id, turnId, call, outcome.ok, outcome.text, new Date().toISOString(), false)]);
       }
