@@ -165,7 +165,9 @@ export function planInbound(
     const live = status === "running" || status === "waiting_on_human";
     switch (event.type) {
       case "user.message": {
-        if (status === "idle") {
+        // A when_idle prompt goes behind the ones still queued (a turn just ended; the worker has not
+        // taken up the oldest yet): queued prompts start oldest-first.
+        if (status === "idle" && !(delivery === "when_idle" && queue.length > 0)) {
           const msg = draft(sessionId, id, event, { status: "received", now });
           const started = startTurnWith([id]);
           keep({ ...msg, turnId: started.turn.id });
