@@ -62,7 +62,7 @@ export class SessionActor {
         const state = await log.state(sessionId);
         if (state.status === "waiting_on_human" && state.turn && state.interrupt === state.turn.id) {
           // Interrupted while waiting for the human: the turn ends; its open questions stay unanswered.
-          await turns.end(session, state.turn.id, [], { type: "end_turn" }, undefined, fence);
+          await turns.endWaiting(session, state, fence);
         } else if (state.status === "running" && state.turn) {
           const attempt = planTurnAttempt(state)!;
           const applied = await log.apply(sessionId, attempt, state.v, fence);

@@ -59,6 +59,14 @@ const INLINE_SKILLS_BUDGET = 50_000;
 
 const zero = (): TokenUsage => ({ input: 0, output: 0, cache_read: 0, cache_write: 0, reasoning: 0 });
 
+/** A turn's usage from what it has spent; its latency is wall-clock since it started, waits included. */
+function spentUsage(modelName: string, spent: Spent, startedAt: string): Usage {
+  return usageSnapshot(modelName, spent.tokens, spent.calls, spent.contextMax, Date.now() - (Date.parse(startedAt) || Date.now()), {
+    lastCall: spent.last,
+    included: parseModelName(modelName).provider === "mock",
+  });
+}
+
 /**
  * How skills reach the model: names in the system prompt, read in full with `skill_view` when the
  * skills toolset is visible; otherwise their contents inline, up to a budget.
@@ -95,7 +103,6 @@ export class TurnRunner {
   async run(session: SessionDoc, initial: RuntimeState, fence: string, lost: AbortSignal): Promise<void> {
     const { log } = this.deps;
     const turnId = initial.turn!.id;
-    const started = Date.now();
     const abort = new AbortController();
     lost.addEventListener("abort", () => abort.abort(), { once: true });
     const watcher = setInterval(() => {
@@ -111,10 +118,7 @@ export class TurnRunner {
     let lastCall = spent.last;
     let contextMax = spent.contextMax;
     let modelName = "unknown";
-    // Wall-clock time of the turn, waits for the human included.
-    const turnStarted = Date.parse(initial.turn!.startedAt) || started;
-    const usage = () =>
-      usageSnapshot(modelName, tokens, calls, contextMax, Date.now() - turnStarted, { lastCall, included: parseModelName(modelName).provider === "mock" });
+    const usage = () => spentUsage(modelName, { tokens, calls, last: lastCall, contextMax }, initial.turn!.startedAt);
     let streamed = "";
     try {
       const version = await this.deps.agents.getVersionById(session.agentId, session.agentVersion);
@@ -133,7 +137,7 @@ export class TurnRunner {
         if (state.turn?.id !== turnId) return;
         if (state.interrupt === turnId) return await this.end(session, turnId, [], { type: "end_turn" }, usage(), fence);
         if (state.turn.calls.some((c) => UNSETTLED.has(c.state))) {
-          await this.settle(session, version, state, fence, abort.signal);
+          await this.settle(session, version, state, fence, abort.signal, lost);
           continue;
         }
         if (state.turn.calls.some((c) => WAITING.has(c.state))) {
@@ -215,14 +219,19 @@ export class TurnRunner {
     const state = await this.deps.log.state(session._id);
     const grants = { session: new Set(state.grants), always };
     const now = new Date().toISOString();
+    // Order within the model call's append: its text, then requests and tool-use events, then policy
+    // denials; a tool-use event after results therefore always means a new model call.
     const drafts = [...output];
+    const denials: Draft[] = [];
+    const modelCall = newId("call");
     const calls: ToolCall[] = uses.map((use) => {
       const resolved = resolveTool(governing, use.name);
       const decision = decide(resolved, use.name, yolo, grants);
       const kind = use.name === "clarify" && resolved ? "clarify" : (resolved?.kind ?? (parseMcpToolName(use.name) ? "mcp" : "builtin"));
-      const call: ToolCall = { id: newId("evt"), name: use.name, input: use.input ?? {}, kind, state: "denied" };
+      const call: ToolCall = { id: newId("evt"), name: use.name, input: use.input ?? {}, kind, state: "done" };
       if (decision.action === "deny") {
-        call.reason = decision.reason;
+        // Written with the model call's other events, so the rebuilt transcript keeps calls apart.
+        denials.push(this.result(session._id, turnId, call, false, `${DENIED_PREFIX}${decision.reason}`, now, modelCall));
       } else if (decision.action === "ask") {
         call.state = "ask";
         call.approvalId = newId("evt");
@@ -232,6 +241,7 @@ export class TurnRunner {
       }
       return call;
     });
+    drafts.push(...denials);
     await this.apply(session._id, (s) => planStep(s, drafts, calls, spent), fence);
   }
 
@@ -258,7 +268,7 @@ export class TurnRunner {
    * answer. Each transition is its own append, so a worker that dies mid-way resumes at the right step
    * (a tool that was running is run again: execution is at least once).
    */
-  private async settle(session: SessionDoc, version: VersionDoc, state: RuntimeState, fence: string, signal: AbortSignal): Promise<void> {
+  private async settle(session: SessionDoc, version: VersionDoc, state: RuntimeState, fence: string, signal: AbortSignal, lost: AbortSignal): Promise<void> {
     const turnId = state.turn!.id;
     const save = (call: ToolCall, drafts: Draft[]) =>
       this.apply(session._id, (s) => planStep(s, drafts, s.turn!.calls.map((c) => (c.id === call.id ? call : c))), fence);
@@ -266,7 +276,7 @@ export class TurnRunner {
       const call: ToolCall = { ...original };
       if (call.state === "denied") {
         call.state = "done";
-        await save(call, [this.result(session._id, turnId, call, false, `${DENIED_PREFIX}${call.reason ?? "denied"}`, new Date().toISOString(), true)]);
+        await save(call, [this.result(session._id, turnId, call, false, `${DENIED_PREFIX}${call.reason ?? "denied"}`, new Date().toISOString())]);
         continue;
       }
       if (call.state === "approved") {
@@ -275,8 +285,11 @@ export class TurnRunner {
       }
       if (call.state === "executing") {
         const outcome = await this.execute(session, version, call, signal);
+        // Stopped because the worker is shutting down or lost its lock, not because the tool ended: the
+        // call stays `executing`, and the worker that takes the turn over runs it again.
+        if (lost.aborted) throw new Fenced();
         call.state = "done";
-        await save(call, [this.result(session._id, turnId, call, outcome.ok, outcome.text, new Date().toISOString(), false)]);
+        await save(call, [this.result(session._id, turnId, call, outcome.ok, outcome.text, new Date().toISOString())]);
       }
     }
   }
@@ -314,10 +327,15 @@ export class TurnRunner {
     return out;
   }
 
-  /** A tool result event; a denial also carries the call's input, as no tool-use event preceded it. */
-  private result(sessionId: string, turnId: string, call: ToolCall, ok: boolean, text: string, now: string, denied: boolean): Draft {
+  /**
+   * A tool result event. A call denied by policy had no tool-use event, so its result also carries the
+   * call's `input` and the `model_call_id` of the model answer it belongs to: the transcript rebuilt
+   * from the log needs both.
+   */
+  private result(sessionId: string, turnId: string, call: ToolCall, ok: boolean, text: string, now: string, deniedInCall?: string): Draft {
     const type = call.kind === "mcp" ? "agent.mcp_tool_result" : "agent.tool_result";
-    const payload = { type, tool_use_id: call.id, tool: call.name, status: ok ? "completed" : "failed", content: [{ type: "text", text: text || "(no output)" }], is_error: !ok, ...(denied ? { input: call.input } : {}) };
+    const unannounced = deniedInCall ? { input: call.input, model_call_id: deniedInCall } : {};
+    const payload = { type, tool_use_id: call.id, tool: call.name, status: ok ? "completed" : "failed", content: [{ type: "text", text: text || "(no output)" }], is_error: !ok, ...unannounced };
     return draft(sessionId, newId("evt"), payload, { turnId, status: "complete", now });
   }
 
@@ -348,6 +366,20 @@ export class TurnRunner {
       if (applied.ok) return true;
       if (applied.reason !== "stale") throw new Fenced();
     }
+  }
+
+  /**
+   * Ends a turn interrupted while it waited for the human: no model call runs, but the calls it made
+   * before pausing were spent and are reported (on the terminal event and in the session's aggregate).
+   */
+  async endWaiting(session: SessionDoc, state: RuntimeState, fence: string): Promise<void> {
+    const turn = state.turn!;
+    let usage: Usage | undefined;
+    if (turn.spent && turn.spent.calls > 0) {
+      const version = await this.deps.agents.getVersionById(session.agentId, session.agentVersion);
+      usage = spentUsage(version?.modelName ?? "unknown", turn.spent, turn.startedAt);
+    }
+    await this.end(session, turn.id, [], { type: "end_turn" }, usage, fence);
   }
 
   /** Records usage, generates a title after the first turn, then appends the end of the turn. */

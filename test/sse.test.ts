@@ -103,11 +103,13 @@ describe("the SSE stream", () => {
   });
 
   it("shares one Redis connection among all SSE clients and releases every stream on disconnect", async () => {
-    const clientCount = async () => String(await redis.client("LIST")).split("\n").filter((l) => l.includes("name=agent-sessions")).length;
+    // This process's connections only: other test runs may share the Redis server.
+    const clientCount = async () => String(await redis.client("LIST")).split("\n").filter((l) => new RegExp(`name=agent-sessions[\\w-]*-${process.pid} `).test(l)).length;
     const sessions = await Promise.all(Array.from({ length: 5 }, () => createSession(api)));
     const warm = await openSse(stream(sessions[0]!.sessionId), key);
     await until(async () => server.services.streamReader().watchedStreams, (n) => n === 1);
     const before = await clientCount();
+    expect(before).to.be.greaterThan(0);
 
     const many = await Promise.all(sessions.flatMap((s) => [openSse(stream(s.sessionId), key), openSse(stream(s.sessionId), key)]));
     await until(async () => server.services.streamReader().watchedStreams, (n) => n === 5);

@@ -82,6 +82,8 @@ export function conversation(log: Envelope[]): ModelMessage[] {
   const used = new Set<string>();
   const answered = new Set<string>();
   const turns = new Set<string>();
+  /** The model call that policy denials of the current assistant message came from. */
+  let deniedCall: string | undefined;
 
   const flush = () => {
     if (assistant.length > 0) {
@@ -95,6 +97,7 @@ export function conversation(log: Envelope[]): ModelMessage[] {
     results = [];
     used.clear();
     answered.clear();
+    deniedCall = undefined;
   };
 
   for (const e of log) {
@@ -124,12 +127,15 @@ export function conversation(log: Envelope[]): ModelMessage[] {
     const result = resultText(e);
     if (result) {
       if (!used.has(result.id)) {
-        const denied = payloadOf<{ tool?: string; input?: unknown }>(e);
+        const denied = payloadOf<{ tool?: string; input?: unknown; model_call_id?: string }>(e);
         if (e.type === "user.custom_tool_result") {
           // A final result of a call whose turn is over: it opens the next turn as text.
           pendingText.push(...promptBlocks(e));
           continue;
         }
+        // A denial without a use event belongs to the current model call, or opens the next one.
+        if (results.length > 0 && denied.model_call_id !== deniedCall) flush();
+        deniedCall = denied.model_call_id;
         used.add(result.id);
         assistant.push({ type: "tool_use", id: result.id, name: denied.tool ?? "unknown", input: denied.input ?? {} });
       }

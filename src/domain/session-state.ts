@@ -13,7 +13,7 @@ export type SessionStatus = "idle" | "running" | "waiting_on_human" | "archived"
 export type CallState =
   | "ask" // approval requested; waits for user.approval_response
   | "approved" // approval given; the worker emits the tool-use event and runs it
-  | "denied" // refused (by policy or by the user); the worker emits a denial result
+  | "denied" // refused by the user; the worker emits a denial result (policy denials are written at once)
   | "executing" // its tool-use event is out; the worker runs it (again, if a worker died running it)
   | "custom" // waits for user.custom_tool_result
   | "clarify" // waits for user.clarify_result
@@ -245,9 +245,11 @@ export function planInbound(
     }
   }
 
-  // A paused turn whose last question is answered resumes.
+  // A paused turn whose last question is answered resumes. The worker that paused it finished its
+  // run cleanly, so the attempt count starts again: only workers that die mid-run count against it.
   if (status === "waiting_on_human" && turn && blockingEventIds(turn).length === 0) {
     status = "running";
+    turn.attempts = 0;
     drafts.push(draft(sessionId, newId("evt"), { type: "session.status_running" }, { turnId: turn.id, status: "complete", now }));
     wake = true;
   }

@@ -35,15 +35,16 @@ export function chunks(text: string, count = DELTA_COUNT): string[] {
   return out;
 }
 
-/** The reply to tool results that end the conversation so far, if they do. */
+/** The reply to tool results that end the conversation so far, if they do: a line per call, in call order. */
 function replyToResults(messages: ModelMessage[]): string | null {
   const last = messages[messages.length - 1];
   const results = last?.role === "user" ? last.content.filter((b): b is Extract<ModelBlock, { type: "tool_result" }> => b.type === "tool_result") : [];
   if (results.length === 0) return null;
   const uses = (messages[messages.length - 2]?.content ?? []).filter((b): b is Extract<ModelBlock, { type: "tool_use" }> => b.type === "tool_use");
-  return results
-    .map((r) => {
-      const name = uses.find((u) => u.id === r.tool_use_id)?.name ?? "unknown";
+  return uses
+    .map((use) => ({ name: use.name, r: results.find((r) => r.tool_use_id === use.id) }))
+    .filter((x): x is { name: string; r: Extract<ModelBlock, { type: "tool_result" }> } => x.r !== undefined)
+    .map(({ name, r }) => {
       if (r.content.startsWith(DENIED_PREFIX)) return `tool ${name} denied: ${r.content.slice(DENIED_PREFIX.length)}`;
       if (name === "clarify") return `answer: ${r.content === SKIPPED_ANSWER ? "(skipped)" : r.content}`;
       return `tool ${name} result: ${r.content}`;

@@ -26,9 +26,10 @@ export async function runScript(redis: Redis, name: string, keys: string[], args
   return command.call(redis, ...keys, ...args);
 }
 
+/** `name` labels the connection in CLIENT LIST, with the process id, so operators can tell pods apart. */
 export function createRedis(url: string, name: string): Redis {
   const redis = new Redis(url, {
-    connectionName: name,
+    connectionName: `${name}-${process.pid}`,
     maxRetriesPerRequest: 2,
     enableOfflineQueue: true,
     lazyConnect: false,
