@@ -153,27 +153,25 @@ export class TurnRunner {
         const steers = steerTexts(history, state.steers);
         streamed = "";
         const now = () => new Date().toISOString();
-        let result;
-        try {
-          result = await provider.call(
-            { model, system, messages: conversation(history), tools: specs, steers: steers.map((s) => s.text), signal: abort.signal },
-            {
-              onTextDelta: async (text) => {
-                streamed += text;
-                const delta = draft(session._id, newId("evt"), { type: "agent.message", content: [{ type: "text", text }], delta: true }, { turnId, now: now() });
-                if (!(await log.appendLive(session._id, fence, delta))) throw new Fenced();
-              },
-              onThinking: async (text) => {
-                const thinking = draft(session._id, newId("evt"), { type: "agent.thinking", content: [{ type: "text", text }], delta: false }, { turnId, status: "complete", now: now() });
-                await this.apply(session._id, () => ({ drafts: [thinking], state: {}, statuses: [], wake: false }), fence);
-              },
+        // Steers count as delivered once a model call that carried them has answered; an aborted call
+        // leaves them for the next one.
+        const result = await provider.call(
+          { model, system, messages: conversation(history), tools: specs, steers: steers.map((s) => s.text), signal: abort.signal },
+          {
+            onTextDelta: async (text) => {
+              streamed += text;
+              const delta = draft(session._id, newId("evt"), { type: "agent.message", content: [{ type: "text", text }], delta: true }, { turnId, now: now() });
+              if (!(await log.appendLive(session._id, fence, delta))) throw new Fenced();
             },
-          );
-        } finally {
-          if (steers.length > 0) {
-            const ids = steers.map((s) => s.id);
-            await this.apply(session._id, (s) => planSteersConsumed(s, ids, now()), fence);
-          }
+            onThinking: async (text) => {
+              const thinking = draft(session._id, newId("evt"), { type: "agent.thinking", content: [{ type: "text", text }], delta: false }, { turnId, status: "complete", now: now() });
+              await this.apply(session._id, () => ({ drafts: [thinking], state: {}, statuses: [], wake: false }), fence);
+            },
+          },
+        );
+        if (steers.length > 0) {
+          const ids = steers.map((s) => s.id);
+          await this.apply(session._id, (s) => planSteersConsumed(s, ids, now()), fence);
         }
         calls++;
         for (const k of Object.keys(tokens) as (keyof TokenUsage)[]) tokens[k] += result.usage[k];

@@ -89,6 +89,19 @@ describe("the mailbox: when_idle queue, steer and interrupt", () => {
     expect(agentTexts(await settle(api, sessionId, 2))).to.deep.equal(["echo: again"]);
   });
 
+  it("a steer whose model call was interrupted is kept for the next model call", async () => {
+    const { sessionId } = await createSession(api);
+    // The steer is waiting when the slow model call starts, so that call carries it, then is interrupted.
+    await api.post(`/v1/sessions/${sessionId}/events`, { events: [{ type: "user.steer", message: "be brief" }] });
+    await sendText(api, sessionId, "/slow 60000 never");
+    await until(() => server.services.eventLog.state(sessionId), (s) => (s.turn?.attempts ?? 0) === 1);
+    await api.post(`/v1/sessions/${sessionId}/events`, { events: [{ type: "user.interrupt" }] });
+    const first = await settle(api, sessionId, 1, 10_000);
+    expect(first.find((e) => e.type === "user.steer").status).to.equal("received");
+    await sendText(api, sessionId, "hello");
+    expect(agentTexts(await settle(api, sessionId, 2)).at(-1)).to.equal("echo: hello [steer: be brief]");
+  });
+
   it("queued prompts are durable: they survive in the log and state until delivered", async () => {
     const { sessionId } = await createSession(api);
     await sendText(api, sessionId, "/slow 300 a");

@@ -310,6 +310,7 @@ describe("tools: permissions, approvals, custom tools and clarify", () => {
       const done = await settle(api, sessionId, 3);
       const replaced = done.find((e) => e.id === runningEvent.id);
       expect(replaced.payload.content[0].text).to.equal("job done");
+      expect(replaced.turnId).to.equal(runningEvent.turnId);
       expect(done.filter((e) => e.type === "user.custom_tool_result")).to.have.length(1);
       expect(done.some((e) => e.type === "session.tool_updated")).to.equal(false);
       expect(done.filter((e) => e.type === "session.status_running")).to.have.length(3);

@@ -323,7 +323,7 @@ export function planTurnEnd(
 ): Plan {
   const turnId = state.turn?.id ?? null;
   const idle = draft(sessionId, newId("evt"), { type: "session.status_idle", stop_reason: stopReason }, { turnId, status: "complete", now, ...(usage ? { usage } : {}) });
-  const statuses: StatusChange[] = (state.turn?.events ?? []).map((eventId) => ({ eventId, status: "processed", processedAt: now, ...(turnId ? { turnId } : {}) }));
+  const statuses: StatusChange[] = (state.turn?.events ?? []).map((eventId) => ({ eventId, status: "processed", processedAt: now }));
   return {
     drafts: [...output, idle],
     state: { status: "idle", turn: null, interrupt: null },

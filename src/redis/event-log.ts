@@ -57,13 +57,15 @@ function stateFields(state: Plan["state"]): string[] {
 }
 
 /**
- * Overlay fields: `<eventId>` holds the current status, `<eventId>:payload` a replacement payload. Kept
- * apart so a later status change never drops a replacement.
+ * Overlay fields: `<eventId>` holds the current status, `<eventId>:turn` the turn a queued prompt
+ * joined, `<eventId>:payload` a replacement payload. Kept apart so a later status change never drops
+ * the others.
  */
 function overlayFields(changes: StatusChange[]): string[] {
   return changes.flatMap((c) => [
     c.eventId,
-    JSON.stringify({ status: c.status, processedAt: c.processedAt, turnId: c.turnId }),
+    JSON.stringify({ status: c.status, processedAt: c.processedAt }),
+    ...(c.turnId ? [`${c.eventId}:turn`, c.turnId] : []),
     ...(c.payload ? [`${c.eventId}:payload`, JSON.stringify(c.payload)] : []),
   ]);
 }
@@ -182,16 +184,16 @@ export class EventLog {
 
   async withOverlay(sessionId: string, envelopes: Envelope[]): Promise<Envelope[]> {
     if (envelopes.length === 0) return envelopes;
-    const fields = envelopes.flatMap((e) => [e.id, `${e.id}:payload`]);
+    const fields = envelopes.flatMap((e) => [e.id, `${e.id}:turn`, `${e.id}:payload`]);
     const overlay = await this.redis.hmget(this.keys.sessionOverlay(sessionId), ...fields);
     return envelopes.map((e, i) => {
-      const patch = overlay[2 * i];
-      const payload = overlay[2 * i + 1];
+      const [patch, turn, payload] = overlay.slice(3 * i, 3 * i + 3);
       let merged = e;
       if (patch) {
-        const change = JSON.parse(patch) as { status: EventStatus; processedAt: string | null; turnId?: string };
-        merged = { ...merged, status: change.status, processedAt: change.processedAt, turnId: change.turnId ?? e.turnId };
+        const change = JSON.parse(patch) as { status: EventStatus; processedAt: string | null };
+        merged = { ...merged, status: change.status, processedAt: change.processedAt };
       }
+      if (turn) merged = { ...merged, turnId: turn };
       if (payload) merged = { ...merged, payload: JSON.parse(payload) as Payload };
       return merged;
     });
