@@ -107,6 +107,40 @@ describe("sessions on the anthropic provider", () => {
     expect(stop.message).to.not.include("sk-ant-test-key");
   });
 
+  it("attachments reach the model as image and document blocks", async () => {
+    const png = Buffer.from("89504e470d0a1a0a0000000d4948445200000001000000010806000000", "hex").toString("base64");
+    const pdf = Buffer.from("%PDF-1.4\n%fake\n").toString("base64");
+    const { sessionId } = await createSession(api, agent());
+    const sent = await api.post(`/v1/sessions/${sessionId}/events`, {
+      events: [
+        {
+          type: "user.message",
+          content: [{ type: "text", text: "what are these?" }],
+          attachments: [
+            { type: "file", filename: "dot.png", mediaType: "image/png", source: { type: "data_url", dataUrl: `data:image/png;base64,${png}` } },
+            { type: "file", filename: "doc.pdf", mediaType: "application/pdf", source: { type: "data_url", dataUrl: `data:application/pdf;base64,${pdf}` } },
+          ],
+        },
+      ],
+    });
+    expect(sent.status).to.equal(202);
+    await settle(api, sessionId, 1);
+    const blocks = fake.requests[0]!.body.messages[0].content as { type: string; source?: { type: string; media_type: string; data: string } }[];
+    expect(blocks.find((b) => b.type === "image")!.source).to.deep.include({ type: "base64", media_type: "image/png", data: png });
+    expect(blocks.find((b) => b.type === "document")!.source).to.deep.include({ type: "base64", media_type: "application/pdf", data: pdf });
+  });
+
+  it("skills reach the model as names in the system prompt, read in full with skill_view", async () => {
+    const { sessionId } = await createSession(api, agent({ skills: [{ name: "refunds", content: "# Refund policy\nWithin 30 days, no questions." }] }));
+    await sendText(api, sessionId, "hi");
+    await settle(api, sessionId, 1);
+    const body = fake.requests[0]!.body;
+    const system = JSON.stringify(body.system);
+    expect(system).to.include("Be kind.").and.include("refunds: Refund policy").and.include("skill_view");
+    expect(system).to.not.include("no questions");
+    expect(body.tools.map((t: { name: string }) => t.name)).to.include("skill_view");
+  });
+
   it("an unknown model provider is refused when the agent is created", async () => {
     const res = await api.post("/v1/agents", { name: "x", modelName: "openai/gpt-x", systemPrompt: "", skills: [], tools: [] });
     expect(res.status).to.equal(400);
