@@ -62,7 +62,7 @@ export class SessionActor {
         const state = await log.state(sessionId);
         if (state.status === "waiting_on_human" && state.turn && state.interrupt === state.turn.id) {
           // Interrupted while waiting for the human: the turn ends; its open questions stay unanswered.
-          await turns.endWaiting(session, state, fence);
+          await turns.endEarly(session, state, { type: "end_turn" }, fence);
         } else if (state.status === "running" && state.turn) {
           const attempt = planTurnAttempt(state)!;
           const applied = await log.apply(sessionId, attempt, state.v, fence);
@@ -73,17 +73,16 @@ export class SessionActor {
           const taken: RuntimeState = { ...state, v: applied.version, turn: { ...state.turn, attempts: state.turn.attempts + 1 } };
           if (taken.turn!.attempts > MAX_TURN_ATTEMPTS) {
             logger.warn("turn abandoned after repeated worker failures", { sessionId, turnId: state.turn.id });
-            await turns.end(session, state.turn.id, [], { type: "error", message: "the worker running this turn stopped before it finished; the turn was ended" }, undefined, fence);
+            await turns.endEarly(session, taken, { type: "error", message: "the worker running this turn stopped before it finished; the turn was ended" }, fence);
             continue;
           }
           if (taken.turn!.attempts > 1) logger.info("resuming a turn a stopped worker began", { sessionId, turnId: state.turn.id });
-          await sessions.setStatus(sessionId, "running", applied.version);
           await turns.run(session, taken, fence, lost);
         } else if (state.status === "idle" && state.queue.length > 0) {
           const next = planNextQueued(state, sessionId, new Date().toISOString())!;
           const applied = await log.apply(sessionId, next, state.v, fence);
           if (applied.ok) await sessions.setStatus(sessionId, "running", applied.version);
-          else if (applied.reason === "fenced") return true;
+          else if (applied.reason !== "stale") return true;
         } else {
           return true;
         }

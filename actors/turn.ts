@@ -367,17 +367,18 @@ export class TurnRunner {
   }
 
   /**
-   * Ends a turn interrupted while it waited for the human: no model call runs, but the calls it made
-   * before pausing were spent and are reported (on the terminal event and in the session's aggregate).
+   * Ends a turn without running it further (interrupted while it waited for the human, or abandoned
+   * after repeated worker failures). The model calls it made were spent and are reported, on the
+   * terminal event and in the session's aggregate.
    */
-  async endWaiting(session: SessionDoc, state: RuntimeState, fence: string): Promise<void> {
+  async endEarly(session: SessionDoc, state: RuntimeState, stop: StopReason, fence: string): Promise<void> {
     const turn = state.turn!;
     let usage: Usage | undefined;
     if (turn.spent && turn.spent.calls > 0) {
       const version = await this.deps.agents.getVersionById(session.agentId, session.agentVersion);
       usage = spentUsage(version?.modelName ?? "unknown", turn.spent, turn.startedAt);
     }
-    await this.end(session, turn.id, [], { type: "end_turn" }, usage, fence);
+    await this.end(session, turn.id, [], stop, usage, fence);
   }
 
   /** Records usage, generates a title after the first turn, then appends the end of the turn. */
