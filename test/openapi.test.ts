@@ -1,0 +1,40 @@
+import { expect } from "chai";
+import { readdirSync } from "node:fs";
+import { schemasDir } from "../src/paths.js";
+import { client, startServer, type TestServer } from "./support/server.js";
+
+/** The OpenAPI document is assembled from the declared routes and schemas/: nothing may be missing or dangle. */
+describe("GET /v1/openapi.json", () => {
+  let server: TestServer;
+  let doc: any;
+  before(async () => {
+    server = await startServer({ ROLE: "api" });
+    doc = (await client(server.url).get("/v1/openapi.json")).body;
+  });
+  after(async () => server.close());
+
+  it("describes every endpoint of the interface with its method", () => {
+    const expected: [string, string][] = [
+      ["/v1/agents", "post"], ["/v1/agents", "get"], ["/v1/agents/{agentId}", "get"], ["/v1/agents/{agentId}", "post"],
+      ["/v1/agents/{agentId}", "patch"], ["/v1/agents/{agentId}", "delete"], ["/v1/agents/{agentId}/archive", "post"],
+      ["/v1/agents/{agentId}/rate-limits", "patch"], ["/v1/agents/{agentId}/versions", "get"], ["/v1/agents/{agentId}/versions/{version}", "get"],
+      ["/v1/sessions", "post"], ["/v1/sessions", "get"], ["/v1/sessions/{sessionId}", "get"], ["/v1/sessions/{sessionId}", "post"],
+      ["/v1/sessions/{sessionId}/archive", "post"], ["/v1/sessions/{sessionId}", "delete"], ["/v1/sandboxes/warm", "post"],
+      ["/v1/sessions/{sessionId}/events", "post"], ["/v1/sessions/{sessionId}/events", "get"], ["/v1/sessions/{sessionId}/events/stream", "get"],
+    ];
+    for (const [path, method] of expected) expect(doc.paths[path]?.[method], `${method} ${path}`).to.be.an("object");
+    expect(doc.info.version).to.equal("1.0.0");
+  });
+
+  it("holds every schema file, and every $ref resolves to a component", () => {
+    const files = readdirSync(schemasDir).filter((f) => f.endsWith(".json")).map((f) => f.replace(/\.json$/, ""));
+    for (const name of files) expect(doc.components.schemas, name).to.have.property(name);
+    const refs = JSON.stringify(doc).match(/"\$ref":"[^"]+"/g) ?? [];
+    expect(refs.length).to.be.greaterThan(20);
+    for (const ref of refs) {
+      const target = ref.slice(8, -1);
+      expect(target.startsWith("#/components/schemas/"), target).to.equal(true);
+      expect(doc.components.schemas, target).to.have.property(target.slice("#/components/schemas/".length));
+    }
+  });
+});
