@@ -1,5 +1,5 @@
 /** The built-in tools, run by a worker for a session. Each returns text for the model and success. */
-import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { lstat, mkdir, readdir, readFile, realpath, stat, writeFile } from "node:fs/promises";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import type { Collection, Db } from "mongodb";
 import type { Skill } from "../domain/agent-config.js";
@@ -50,6 +50,28 @@ const ok = (text: string): ToolOutcome => ({ ok: true, text });
 function inside(workspace: string, path: string): string | null {
   const full = resolve(workspace, path);
   return full === workspace || full.startsWith(workspace + sep) ? full : null;
+}
+
+/**
+ * Whether `full` (already lexically inside the workspace) stays inside it once symlinks are followed:
+ * the real path of the deepest part that exists must be inside the workspace's real path, and a
+ * dangling symlink (which writing would follow) is refused.
+ */
+async function confined(workspace: string, full: string): Promise<boolean> {
+  const root = await realpath(workspace);
+  for (let probe = full; ; ) {
+    try {
+      const real = await realpath(probe);
+      return real === root || real.startsWith(root + sep);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== "ENOENT" && code !== "ENOTDIR") return false;
+      if (await lstat(probe).then(() => true, () => false)) return false;
+      const up = dirname(probe);
+      if (up === probe) return false;
+      probe = up;
+    }
+  }
 }
 
 export class BuiltinTools {
@@ -145,7 +167,7 @@ export class BuiltinTools {
 
   private async file(name: string, input: Input, ctx: ToolContext): Promise<ToolOutcome> {
     const path = inside(ctx.workspace, str(input, "path") ?? ".");
-    if (!path) return fail("input.path must stay inside the session's workspace");
+    if (!path || !(await confined(ctx.workspace, path))) return fail("input.path must stay inside the session's workspace");
     try {
       switch (name) {
         case "read_file": {

@@ -1,6 +1,8 @@
 /**
  * Runs a command for a tool in the session's workspace, under limits: a time limit, a cap on the
- * output kept, and an environment that holds nothing of the service's own (no keys, no URLs).
+ * output kept, and an environment that holds nothing of the service's own (no keys, no URLs). The
+ * command runs in a process group of its own, killed as a whole when the command ends, times out or
+ * is aborted: nothing it starts in the background outlives the call.
  */
 import { spawn } from "node:child_process";
 
@@ -18,10 +20,27 @@ export function runInSandbox(command: string, args: string[], cwd: string, signa
       cwd,
       env: { PATH: "/usr/local/bin:/usr/bin:/bin", HOME: cwd, LANG: "C.UTF-8", TMPDIR: cwd },
       stdio: ["ignore", "pipe", "pipe"],
-      signal,
-      timeout: timeoutMs,
-      killSignal: "SIGKILL",
+      detached: true,
     });
+    const killGroup = () => {
+      if (child.pid === undefined) return;
+      try {
+        process.kill(-child.pid, "SIGKILL");
+      } catch {
+        /* the group is already gone */
+      }
+    };
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup();
+    }, timeoutMs);
+    const onAbort = () => killGroup();
+    if (signal.aborted) killGroup();
+    else signal.addEventListener("abort", onAbort, { once: true });
+    // The command's own process ended: what it left running in its group goes too (which also closes
+    // the output pipes a background process would otherwise hold open past the time limit).
+    child.on("exit", killGroup);
     let output = "";
     let truncated = false;
     const collect = (chunk: Buffer) => {
@@ -33,10 +52,18 @@ export function runInSandbox(command: string, args: string[], cwd: string, signa
     };
     child.stdout.on("data", collect);
     child.stderr.on("data", collect);
-    child.on("error", (err) => resolve({ ok: false, text: `could not run the command: ${err.message}` }));
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort);
+    };
+    child.on("error", (err) => {
+      done();
+      resolve({ ok: false, text: `could not run the command: ${err.message}` });
+    });
     child.on("close", (code, sig) => {
+      done();
       const tail = truncated ? `\n[output truncated at ${SANDBOX_OUTPUT_BYTES} bytes]` : "";
-      if (sig) resolve({ ok: false, text: `${output}${tail}\n[stopped by ${sig}${sig === "SIGKILL" ? `: over the ${timeoutMs} ms limit` : ""}]` });
+      if (sig) resolve({ ok: false, text: `${output}${tail}\n[stopped by ${sig}${timedOut ? `: over the ${timeoutMs} ms limit` : ""}]` });
       else resolve({ ok: code === 0, text: `${output}${tail}${code === 0 ? "" : `\n[exit code ${code}]`}` });
     });
   });

@@ -1,0 +1,76 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { expect } from "chai";
+import { client, startServer, type Client, type TestServer } from "./support/server.js";
+import { agentTexts, createSession, sendText, settle } from "./support/sessions.js";
+
+const open = { agent: { tools: [{ type: "agent_toolset", defaultConfig: { enabled: true, permissionPolicy: { type: "always_allow" } } }] } };
+const tool = (name: string, input: unknown) => `/tool ${name} ${JSON.stringify(input)}`;
+
+describe("security: built-in tools stay in their sandbox", () => {
+  const root = `/tmp/agent-sessions-security-ws-${process.pid}`;
+  let server: TestServer;
+  let api: Client;
+
+  before(async () => {
+    server = await startServer({ WORKSPACE_ROOT: root });
+    api = client(server.url, await server.newKey());
+  });
+  after(async () => server.close());
+
+  async function run(...lines: string[]): Promise<{ sessionId: string; text: string }> {
+    const { sessionId } = await createSession(api, open);
+    await sendText(api, sessionId, lines.join("\n"));
+    const [text] = agentTexts(await settle(api, sessionId, 1, 25_000));
+    return { sessionId, text: text ?? "" };
+  }
+
+  it("read_file cannot leave the workspace through a symlink the agent made", async () => {
+    const { text } = await run(tool("terminal", { command: "ln -s / escape" }), tool("read_file", { path: "escape/etc/hostname" }));
+    expect(text).to.include("tool read_file result: input.path must stay inside the session's workspace");
+  });
+
+  it("write_file cannot write outside the workspace through a symlink the agent made", async () => {
+    const outside = `security-outside-${process.pid}-${Date.now()}`;
+    const { text } = await run(tool("terminal", { command: "ln -s /tmp escape" }), tool("write_file", { path: `escape/${outside}`, content: "planted" }));
+    expect(text).to.include("tool write_file result: input.path must stay inside the session's workspace");
+    expect(() => readFileSync(join("/tmp", outside))).to.throw();
+  });
+
+  it("terminal cannot read the service's environment through /proc of its parent", async () => {
+    const { text } = await run(tool("terminal", { command: "tr '\\0' '\\n' < /proc/$PPID/environ" }));
+    for (const secret of ["MONGO_URL", "REDIS_URL"]) expect(text).to.not.include(secret);
+  });
+
+  it("execute_code cannot read the service's environment through /proc of its parent", async () => {
+    const { text } = await run(tool("execute_code", { language: "javascript", code: "console.log(require('fs').readFileSync('/proc/' + process.ppid + '/environ', 'utf8'))" }));
+    for (const secret of ["MONGO_URL", "REDIS_URL"]) expect(text).to.not.include(secret);
+  });
+
+  it("terminal cannot read the workspace of another organization's session", async () => {
+    const { sessionId: theirs } = await run(tool("write_file", { path: "secret.txt", content: "the other org's secret" }));
+    const other = client(server.url, await server.newKey());
+    const { sessionId } = await createSession(other, open);
+    await sendText(other, sessionId, tool("terminal", { command: `ls ..; cat ../${theirs}/secret.txt` }));
+    const [text] = agentTexts(await settle(other, sessionId, 1, 25_000));
+    expect(text).to.not.include("the other org's secret");
+    expect(text).to.not.include(theirs);
+  });
+
+  // A killed process may linger as a zombie where nothing reaps orphans, so "alive" means a state other than Z.
+  it("a process a terminal command starts in the background does not outlive the call", async () => {
+    const { sessionId, text } = await run(
+      tool("terminal", { command: "sleep 600 >/dev/null 2>&1 & echo $! > bg.pid" }),
+      tool("terminal", { command: "sleep 0.5; s=$(cut -d' ' -f3 /proc/$(cat bg.pid)/stat 2>/dev/null); if [ -n \"$s\" ] && [ \"$s\" != Z ]; then echo alive; else echo gone; fi" }),
+    );
+    try {
+      expect(text).to.include("gone\n").and.not.include("alive");
+    } finally {
+      try {
+        process.kill(Number(readFileSync(join(root, sessionId, "bg.pid"), "utf8")), "SIGKILL");
+      } catch {
+        /* already gone */
+      }
+    }
+  });
+});
