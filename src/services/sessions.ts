@@ -75,8 +75,8 @@ export class SessionService {
       await this.log.initialize(doc._id);
       await this.sessions.insert(doc);
     } catch (err) {
-      // Not durably created, so not counted (counting rule 6).
-      await granted.refund().catch(() => undefined);
+      // Not durably created, so not counted (counting rule 6), and no event log left behind.
+      await Promise.allSettled([granted.refund(), this.log.delete(doc._id)]);
       throw err;
     }
     // An agent deleted while this session was being created: either its delete saw the session (and

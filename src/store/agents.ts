@@ -10,8 +10,9 @@
  * repairs a writer that died between the two steps.
  */
 import { MongoServerError, type Collection, type Db } from "mongodb";
-import type { AgentConfig, RateLimits } from "../domain/agent-config.js";
+import type { AgentConfig, Metadata, RateLimits, ToolConfig } from "../domain/agent-config.js";
 import { newId } from "../ids.js";
+import { decode, encode } from "./caller-json.js";
 
 export type AgentStatus = "active" | "archived";
 
@@ -53,6 +54,30 @@ export interface Page<T> {
   hasMore: boolean;
 }
 
+/**
+ * The stored form of a version: caller-chosen objects (metadata, custom tools' input_schema) as JSON
+ * text (see caller-json.ts). The TypeScript type stays the domain's; only these fields differ on disk.
+ */
+function storeTools(tools: ToolConfig[]): ToolConfig[] {
+  return tools.map((t) => (t.type === "custom_tool" ? { ...t, input_schema: encode(t.input_schema) as unknown as Record<string, unknown> } : t));
+}
+
+function loadTools(tools: ToolConfig[]): ToolConfig[] {
+  return tools.map((t) => (t.type === "custom_tool" ? { ...t, input_schema: decode(t.input_schema) } : t));
+}
+
+function storeVersion(v: VersionDoc): VersionDoc {
+  return { ...v, metadata: encode(v.metadata) as unknown as Metadata, tools: storeTools(v.tools), roles: v.roles.map((r) => ({ ...r, tools: storeTools(r.tools) })) };
+}
+
+function loadVersion(v: VersionDoc): VersionDoc {
+  return { ...v, metadata: decode(v.metadata), tools: loadTools(v.tools), roles: v.roles.map((r) => ({ ...r, tools: loadTools(r.tools) })) };
+}
+
+function loadAgent(a: AgentDoc | null): AgentDoc | null {
+  return a && { ...a, current: loadVersion(a.current) };
+}
+
 function isDuplicateKey(err: unknown): boolean {
   return err instanceof MongoServerError && err.code === 11000;
 }
@@ -78,13 +103,13 @@ export class AgentStore {
     const current = this.newVersion(orgId, id, 1, config, now);
     const doc: AgentDoc = { _id: id, orgId, status: "active", rateLimits, createdAt: now, updatedAt: now, version: 1, current };
     // Version first: every version an agent document points at is already recorded.
-    await this.versions.insertOne(current);
-    await this.agents.insertOne(doc);
+    await this.versions.insertOne(storeVersion(current));
+    await this.agents.insertOne({ ...doc, current: storeVersion(current) });
     return doc;
   }
 
   async get(orgId: string, id: string): Promise<AgentDoc | null> {
-    return this.agents.findOne({ _id: id, orgId });
+    return loadAgent(await this.agents.findOne({ _id: id, orgId }));
   }
 
   async list(orgId: string, opts: { limit: number; offset: number; status?: AgentStatus }): Promise<Page<AgentDoc>> {
@@ -95,7 +120,7 @@ export class AgentStore {
       .skip(opts.offset)
       .limit(opts.limit + 1)
       .toArray();
-    return { items: docs.slice(0, opts.limit), hasMore: docs.length > opts.limit };
+    return { items: docs.slice(0, opts.limit).map((d) => loadAgent(d)!), hasMore: docs.length > opts.limit };
   }
 
   /**
@@ -105,14 +130,14 @@ export class AgentStore {
   async publish(read: AgentDoc, config: AgentConfig, rateLimits?: RateLimits): Promise<PublishResult> {
     const next = this.newVersion(read.orgId, read._id, read.version + 1, config, new Date());
     try {
-      await this.versions.insertOne(next);
+      await this.versions.insertOne(storeVersion(next));
     } catch (err) {
       if (!isDuplicateKey(err)) throw err;
       return this.refused(read);
     }
     let agent = await this.pointAt(next);
     if (agent && rateLimits) {
-      agent = await this.agents.findOneAndUpdate({ _id: read._id, orgId: read.orgId }, { $set: { rateLimits } }, { returnDocument: "after" });
+      agent = loadAgent(await this.agents.findOneAndUpdate({ _id: read._id, orgId: read.orgId }, { $set: { rateLimits } }, { returnDocument: "after" }));
     }
     if (!agent) return { ok: false, reason: "not_found" };
     // A later writer may already have built on this version; the answer still shows the one published here.
@@ -121,7 +146,8 @@ export class AgentStore {
 
   /** Another writer took the number: point the agent at the newest version (that writer may have died first). */
   private async refused(read: AgentDoc): Promise<PublishResult> {
-    const newest = await this.versions.find({ agentId: read._id, orgId: read.orgId }).sort({ version: -1 }).limit(1).next();
+    const stored = await this.versions.find({ agentId: read._id, orgId: read.orgId }).sort({ version: -1 }).limit(1).next();
+    const newest = stored && loadVersion(stored);
     const agent = newest && (await this.pointAt(newest));
     if (!newest || !agent) return { ok: false, reason: "not_found" };
     return { ok: false, reason: "conflict", currentVersion: Math.max(agent.version, newest.version) };
@@ -131,16 +157,16 @@ export class AgentStore {
   private async pointAt(version: VersionDoc): Promise<AgentDoc | null> {
     const moved = await this.agents.findOneAndUpdate(
       { _id: version.agentId, orgId: version.orgId, version: { $lt: version.version } },
-      { $set: { version: version.version, current: version, updatedAt: version.createdAt } },
+      { $set: { version: version.version, current: storeVersion(version), updatedAt: version.createdAt } },
       { returnDocument: "after" },
     );
-    return moved ?? this.get(version.orgId, version.agentId);
+    return moved ? loadAgent(moved) : this.get(version.orgId, version.agentId);
   }
 
   async setRateLimits(orgId: string, id: string, limits: Partial<RateLimits>): Promise<AgentDoc | null> {
     const set: Record<string, unknown> = { updatedAt: new Date() };
     for (const [k, v] of Object.entries(limits)) set[`rateLimits.${k}`] = v;
-    return this.agents.findOneAndUpdate({ _id: id, orgId }, { $set: set }, { returnDocument: "after" });
+    return loadAgent(await this.agents.findOneAndUpdate({ _id: id, orgId }, { $set: set }, { returnDocument: "after" }));
   }
 
   /** Idempotent: an archived agent is returned unchanged. */
@@ -150,7 +176,7 @@ export class AgentStore {
       { $set: { status: "archived", updatedAt: new Date() } },
       { returnDocument: "after" },
     );
-    return updated ?? this.get(orgId, id);
+    return updated ? loadAgent(updated) : this.get(orgId, id);
   }
 
   async delete(orgId: string, id: string): Promise<boolean> {
@@ -167,16 +193,18 @@ export class AgentStore {
       .skip(opts.offset)
       .limit(opts.limit + 1)
       .toArray();
-    return { items: docs.slice(0, opts.limit), hasMore: docs.length > opts.limit };
+    return { items: docs.slice(0, opts.limit).map(loadVersion), hasMore: docs.length > opts.limit };
   }
 
   /** For workers: the version a session recorded, by agent id alone. */
   async getVersionById(agentId: string, version: number): Promise<VersionDoc | null> {
-    return this.versions.findOne({ agentId, version });
+    const found = await this.versions.findOne({ agentId, version });
+    return found && loadVersion(found);
   }
 
   async getVersion(agent: AgentDoc, version: number): Promise<VersionDoc | null> {
     if (version === agent.version) return agent.current;
-    return this.versions.findOne({ agentId: agent._id, orgId: agent.orgId, version });
+    const found = await this.versions.findOne({ agentId: agent._id, orgId: agent.orgId, version });
+    return found && loadVersion(found);
   }
 }

@@ -9,6 +9,7 @@ import type { Usage } from "../domain/events.js";
 import type { SessionStatus } from "../domain/session-state.js";
 import type { AgentDependents } from "../services/agents.js";
 import type { Page } from "./agents.js";
+import { decode, encode } from "./caller-json.js";
 
 export interface SessionDoc {
   _id: string;
@@ -37,6 +38,15 @@ export interface SessionFilter {
   status?: SessionStatus;
 }
 
+/** Metadata is stored as JSON text: its keys are the caller's (see caller-json.ts). */
+function load(doc: SessionDoc | null): SessionDoc | null {
+  return doc && { ...doc, metadata: decode(doc.metadata) };
+}
+
+function storedMetadata(metadata: Metadata): Metadata {
+  return encode(metadata) as unknown as Metadata;
+}
+
 export class SessionStore implements AgentDependents {
   private readonly sessions: Collection<SessionDoc>;
 
@@ -45,16 +55,16 @@ export class SessionStore implements AgentDependents {
   }
 
   async insert(doc: SessionDoc): Promise<void> {
-    await this.sessions.insertOne(doc);
+    await this.sessions.insertOne({ ...doc, metadata: storedMetadata(doc.metadata) });
   }
 
   async get(orgId: string, id: string): Promise<SessionDoc | null> {
-    return this.sessions.findOne({ _id: id, orgId });
+    return load(await this.sessions.findOne({ _id: id, orgId }));
   }
 
   /** For workers, which act on a session by id alone. */
   async byId(id: string): Promise<SessionDoc | null> {
-    return this.sessions.findOne({ _id: id });
+    return load(await this.sessions.findOne({ _id: id }));
   }
 
   async list(orgId: string, filter: SessionFilter, opts: { limit: number; offset: number }): Promise<Page<SessionDoc>> {
@@ -63,11 +73,12 @@ export class SessionStore implements AgentDependents {
     if (filter.subjectId) query.subjectId = filter.subjectId;
     query.status = filter.status ?? { $ne: "archived" };
     const docs = await this.sessions.find(query).sort({ createdAt: -1, _id: -1 }).skip(opts.offset).limit(opts.limit + 1).toArray();
-    return { items: docs.slice(0, opts.limit), hasMore: docs.length > opts.limit };
+    return { items: docs.slice(0, opts.limit).map((d) => load(d)!), hasMore: docs.length > opts.limit };
   }
 
   async update(orgId: string, id: string, set: Partial<Pick<SessionDoc, "title" | "titleSource" | "yoloMode" | "metadata">>): Promise<SessionDoc | null> {
-    return this.sessions.findOneAndUpdate({ _id: id, orgId }, { $set: { ...set, updatedAt: new Date() } }, { returnDocument: "after" });
+    const stored = set.metadata ? { ...set, metadata: storedMetadata(set.metadata) } : set;
+    return load(await this.sessions.findOneAndUpdate({ _id: id, orgId }, { $set: { ...stored, updatedAt: new Date() } }, { returnDocument: "after" }));
   }
 
   /**
