@@ -22,6 +22,8 @@ COPY --from=build /app/dist ./dist
 # Read at run time: JSON Schemas (validation, /v1/openapi.json) and the Redis Lua scripts; see src/paths.ts.
 COPY --from=build /app/schemas ./schemas
 COPY --from=build /app/src/redis/scripts ./src/redis/scripts
-USER node
+# Runs as root on purpose: a worker runs each session's tools as an unprivileged user of that session's
+# own (src/tools/sandbox.ts), which needs the right to switch users. The Node process itself holds no
+# file or network privilege beyond the container's.
 EXPOSE 8080
 CMD ["node", "dist/src/main.js"]

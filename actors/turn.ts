@@ -33,6 +33,7 @@ import type { AgentStore, VersionDoc } from "../src/store/agents.js";
 import type { SessionDoc, SessionStore } from "../src/store/sessions.js";
 import type { ToolGrantStore } from "../src/store/tool-grants.js";
 import { BUILTIN_SPECS, type BuiltinTools } from "../src/tools/builtin.js";
+import { sandboxUser } from "../src/tools/sandbox.js";
 
 export interface TurnDeps {
   log: EventLog;
@@ -302,6 +303,7 @@ export class TurnRunner {
         sessionId: session._id,
         skills: version.skills,
         workspace: join(this.deps.workspaceRoot, session._id),
+        user: sandboxUser(session._id),
         signal,
         otherConversations: () => this.otherConversations(session),
       });

@@ -54,7 +54,9 @@ describe("security: built-in tools stay in their sandbox", () => {
     await sendText(other, sessionId, tool("terminal", { command: `ls ..; cat ../${theirs}/secret.txt` }));
     const [text] = agentTexts(await settle(other, sessionId, 1, 25_000));
     expect(text).to.not.include("the other org's secret");
-    expect(text).to.not.include(theirs);
+    // Sessions cannot be listed (the id appears only where this command itself names it).
+    expect(text).to.match(/ls: cannot open directory '\.\.'/);
+    expect(text.split(theirs).length - 1).to.equal(1);
   });
 
   // A killed process may linger as a zombie where nothing reaps orphans, so "alive" means a state other than Z.

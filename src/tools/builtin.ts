@@ -1,10 +1,10 @@
 /** The built-in tools, run by a worker for a session. Each returns text for the model and success. */
-import { lstat, mkdir, readdir, readFile, realpath, stat, writeFile } from "node:fs/promises";
+import { lchown, lstat, mkdir, readFile, readdir, realpath, stat, writeFile } from "node:fs/promises";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import type { Collection, Db } from "mongodb";
 import type { Skill } from "../domain/agent-config.js";
 import { newId } from "../ids.js";
-import { runInSandbox } from "./sandbox.js";
+import { prepareWorkspace, runInSandbox, type SandboxUser } from "./sandbox.js";
 
 export interface ToolOutcome {
   ok: boolean;
@@ -18,6 +18,8 @@ export interface ToolContext {
   sessionId: string;
   skills: Skill[];
   workspace: string;
+  /** The session's own user for tool processes and files, when the worker can switch users. */
+  user: SandboxUser | null;
   signal: AbortSignal;
   /** Text of this subject's other conversations with the agent, newest first (for session_search). */
   otherConversations(): Promise<{ sessionId: string; title: string | null; texts: string[] }[]>;
@@ -74,6 +76,14 @@ async function confined(workspace: string, full: string): Promise<boolean> {
   }
 }
 
+/** Files the worker writes for a session belong to the session's user, like those its processes write. */
+async function handOver(ctx: ToolContext, path: string): Promise<void> {
+  if (!ctx.user) return;
+  for (let p = path; p !== ctx.workspace && p.startsWith(ctx.workspace + sep); p = dirname(p)) {
+    await lchown(p, ctx.user.uid, ctx.user.gid);
+  }
+}
+
 export class BuiltinTools {
   private readonly memories: Collection<MemoryDoc>;
   private readonly todos: Collection<TodoDoc>;
@@ -85,7 +95,7 @@ export class BuiltinTools {
 
   async run(name: string, rawInput: unknown, ctx: ToolContext): Promise<ToolOutcome> {
     const input: Input = rawInput && typeof rawInput === "object" && !Array.isArray(rawInput) ? (rawInput as Input) : {};
-    await mkdir(ctx.workspace, { recursive: true });
+    await prepareWorkspace(ctx.workspace, ctx.user);
     switch (name) {
       case "skills_list":
         return ok(ctx.skills.length === 0 ? "This agent has no skills." : ctx.skills.map((s) => `- ${s.name}`).join("\n"));
@@ -107,7 +117,7 @@ export class BuiltinTools {
       case "terminal": {
         const command = str(input, "command");
         if (!command) return fail("input.command (string) is required");
-        return runInSandbox("/bin/sh", ["-c", command], ctx.workspace, ctx.signal);
+        return runInSandbox("/bin/sh", ["-c", command], ctx.workspace, ctx.user, ctx.signal);
       }
       case "process":
         return ok("No background processes are running: terminal commands run to completion within their call.");
@@ -115,8 +125,8 @@ export class BuiltinTools {
         const code = str(input, "code");
         const language = str(input, "language") ?? "python";
         if (!code) return fail("input.code (string) is required");
-        if (language === "python") return runInSandbox("python3", ["-c", code], ctx.workspace, ctx.signal);
-        if (language === "javascript") return runInSandbox(process.execPath, ["-e", code], ctx.workspace, ctx.signal);
+        if (language === "python") return runInSandbox("python3", ["-c", code], ctx.workspace, ctx.user, ctx.signal);
+        if (language === "javascript") return runInSandbox(process.execPath, ["-e", code], ctx.workspace, ctx.user, ctx.signal);
         return fail("input.language must be python or javascript");
       }
       case "session_search":
@@ -180,6 +190,7 @@ export class BuiltinTools {
           if (Buffer.byteLength(content) > MAX_WRITE_BYTES) return fail(`content is over ${MAX_WRITE_BYTES} bytes`);
           await mkdir(dirname(path), { recursive: true });
           await writeFile(path, content, "utf8");
+          await handOver(ctx, path);
           return ok(`Wrote ${Buffer.byteLength(content)} bytes to ${relative(ctx.workspace, path)}.`);
         }
         case "patch": {
@@ -190,6 +201,7 @@ export class BuiltinTools {
           const count = text.split(before).length - 1;
           if (count !== 1) return fail(count === 0 ? "old_string was not found" : "old_string occurs more than once; give more context");
           await writeFile(path, text.replace(before, after), "utf8");
+          await handOver(ctx, path);
           return ok(`Patched ${relative(ctx.workspace, path)}.`);
         }
         default: {

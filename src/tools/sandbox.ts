@@ -5,22 +5,65 @@
  * is aborted: nothing it starts in the background outlives the call.
  */
 import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { chmod, chown, mkdir } from "node:fs/promises";
+import { dirname } from "node:path";
 
 export const SANDBOX_TIMEOUT_MS = 30_000;
 export const SANDBOX_OUTPUT_BYTES = 64 * 1024;
+
+/** The unprivileged user a session's tool processes run as. */
+export interface SandboxUser {
+  uid: number;
+  gid: number;
+}
+
+const FIRST_SANDBOX_UID = 100_000;
+const SANDBOX_UIDS = 1_000_000_000;
+
+/**
+ * A uid of the session's own, when this process may switch users (it runs as root): the session's
+ * processes then cannot read the service's /proc entries (its environment, with its keys) nor any other
+ * session's workspace. Null otherwise: tools then run as the service's user (see docs/decisions.md).
+ */
+export function sandboxUser(sessionId: string): SandboxUser | null {
+  if (typeof process.getuid !== "function" || process.getuid() !== 0) return null;
+  const id = FIRST_SANDBOX_UID + (createHash("sha256").update(sessionId).digest().readUInt32BE(0) % SANDBOX_UIDS);
+  return { uid: id, gid: id };
+}
+
+/**
+ * Creates the session's workspace: owned by the session's user with mode 0700, under a root that can
+ * be passed through but not listed (0711), so no session finds or reads another's files.
+ */
+export async function prepareWorkspace(workspace: string, user: SandboxUser | null): Promise<void> {
+  await mkdir(workspace, { recursive: true, mode: 0o700 });
+  if (!user) return;
+  await chmod(dirname(workspace), 0o711);
+  await chown(workspace, user.uid, user.gid);
+  await chmod(workspace, 0o700);
+}
 
 export interface SandboxResult {
   ok: boolean;
   text: string;
 }
 
-export function runInSandbox(command: string, args: string[], cwd: string, signal: AbortSignal, timeoutMs = SANDBOX_TIMEOUT_MS): Promise<SandboxResult> {
+export function runInSandbox(
+  command: string,
+  args: string[],
+  cwd: string,
+  user: SandboxUser | null,
+  signal: AbortSignal,
+  timeoutMs = SANDBOX_TIMEOUT_MS,
+): Promise<SandboxResult> {
   return new Promise((resolve) => {
     const child = spawn(command, args, {
       cwd,
       env: { PATH: "/usr/local/bin:/usr/bin:/bin", HOME: cwd, LANG: "C.UTF-8", TMPDIR: cwd },
       stdio: ["ignore", "pipe", "pipe"],
       detached: true,
+      ...(user ? { uid: user.uid, gid: user.gid } : {}),
     });
     const killGroup = () => {
       if (child.pid === undefined) return;
