@@ -8,7 +8,7 @@
  */
 import { join } from "node:path";
 import type { Skill } from "../src/domain/agent-config.js";
-import { conversation, DENIED_PREFIX, steerTexts, titleFrom } from "../src/domain/conversation.js";
+import { conversation, DENIED_PREFIX, pendingSteers, titleFrom } from "../src/domain/conversation.js";
 import { draft, type Draft, type Envelope, type StopReason, type Usage } from "../src/domain/events.js";
 import {
   blockingEventIds,
@@ -151,7 +151,7 @@ export class TurnRunner {
 
         const { provider, model } = this.deps.providers.resolve(version.modelName);
         const history = await log.all(session._id);
-        const steers = steerTexts(history, state.steers);
+        const steers = pendingSteers(history);
         streamed = "";
         const now = () => new Date().toISOString();
         // Steers count as delivered once a model call that carried them has answered; an aborted call
@@ -172,7 +172,7 @@ export class TurnRunner {
         );
         if (steers.length > 0) {
           const ids = steers.map((s) => s.id);
-          await this.apply(session._id, (s) => planSteersConsumed(s, ids, now()), fence);
+          await this.apply(session._id, () => planSteersConsumed(ids, now()), fence);
         }
         calls++;
         for (const k of Object.keys(tokens) as (keyof TokenUsage)[]) tokens[k] += result.usage[k];

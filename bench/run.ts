@@ -143,8 +143,14 @@ async function main(): Promise<void> {
   }
   const roundTrips = await baselineRoundTrip();
 
-  // (b) Inbound events per second: batches of steers (appended, no turn) over sessions of distinct subjects.
-  const sessions = await Promise.all(Array.from({ length: CONCURRENCY * 4 }, (_, i) => post("/v1/sessions", { agentId: agent.id, subjectId: `rate-${i}` })));
+  // (b) Inbound events per second: batches of steers (appended, no turn) over sessions of distinct
+  // subjects, enough of them that the per-subject allowance (1,000 a minute) never binds.
+  const sessionCount = Math.max(CONCURRENCY * 4, Math.ceil((SECONDS * 30_000) / 1_000));
+  const sessions: Record<string, unknown>[] = [];
+  for (let i = 0; i < sessionCount; i += 50) {
+    const chunk = Array.from({ length: Math.min(50, sessionCount - i) }, (_, j) => post("/v1/sessions", { agentId: agent.id, subjectId: `rate-${i + j}` }));
+    sessions.push(...(await Promise.all(chunk)));
+  }
   const batch = { events: Array.from({ length: BATCH }, (_, i) => ({ type: "user.steer", message: `steer ${i} ${"x".repeat(100)}` })) };
   let appended = 0;
   let limited = 0;
@@ -154,7 +160,7 @@ async function main(): Promise<void> {
     Array.from({ length: CONCURRENCY }, async (_, worker) => {
       let n = 0;
       while (performance.now() < deadline) {
-        const target = sessions[(worker * 4 + (n++ % 4)) % sessions.length]!;
+        const target = sessions[(worker + CONCURRENCY * n++) % sessions.length]!;
         const res = await fetch(`${base}/v1/sessions/${String(target.id)}/events`, { method: "POST", headers: { "x-api-key": key, "content-type": "application/json" }, body: JSON.stringify(batch) });
         await res.arrayBuffer();
         if (res.status === 202) appended += BATCH;

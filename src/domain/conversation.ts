@@ -148,10 +148,9 @@ export function conversation(log: Envelope[]): ModelMessage[] {
   return out;
 }
 
-/** The texts of the given steer events, in log order. */
-export function steerTexts(log: Envelope[], ids: string[]): { id: string; text: string }[] {
-  const wanted = new Set(ids);
-  return log.filter((e) => e.type === "user.steer" && wanted.has(e.id)).map((e) => ({ id: e.id, text: String(e.payload.message) }));
+/** Steers no model call has answered with yet, in log order (the log, with statuses merged in). */
+export function pendingSteers(log: Envelope[]): { id: string; text: string }[] {
+  return log.filter((e) => e.type === "user.steer" && e.status === "received").map((e) => ({ id: e.id, text: String(e.payload.message) }));
 }
 
 /** A short title from the first user message: its first line, cut at a word boundary. */

@@ -65,15 +65,13 @@ export interface RuntimeState {
   turn: ActiveTurn | null;
   /** `when_idle` prompts waiting for the turn to end, oldest first (event ids). */
   queue: string[];
-  /** Steers not yet seen by a model call (event ids). */
-  steers: string[];
   interrupt: string | null;
   /** Tools approved with scope `session`. */
   grants: string[];
   longRunning: Record<string, LongRunning>;
 }
 
-export const INITIAL_STATE: RuntimeState = { v: 0, status: "idle", turn: null, queue: [], steers: [], interrupt: null, grants: [], longRunning: {} };
+export const INITIAL_STATE: RuntimeState = { v: 0, status: "idle", turn: null, queue: [], interrupt: null, grants: [], longRunning: {} };
 
 export interface StatusChange {
   eventId: string;
@@ -135,7 +133,6 @@ export function planInbound(
   let status = state.status;
   let turn: ActiveTurn | null = state.turn ? { ...state.turn, events: [...state.turn.events], calls: state.turn.calls.map((c) => ({ ...c })) } : null;
   const queue = [...state.queue];
-  const steers = [...state.steers];
   const grants = new Set(state.grants);
   const longRunning = { ...state.longRunning };
   let interrupt = state.interrupt;
@@ -182,8 +179,8 @@ export function planInbound(
         break;
       }
       case "user.steer":
+        // Pending until a model call includes it: the worker finds it in the log by its status.
         keep(draft(sessionId, id, event, { turnId: turn?.id ?? null, status: "received", now }));
-        steers.push(id);
         break;
       case "user.interrupt":
         if (live && turn) {
@@ -258,7 +255,6 @@ export function planInbound(
   if (status !== state.status) next.status = status;
   if (turn !== state.turn) next.turn = turn;
   if (queue.length !== state.queue.length) next.queue = queue;
-  if (steers.length !== state.steers.length) next.steers = steers;
   if (interrupt !== state.interrupt) next.interrupt = interrupt;
   if (grants.size !== state.grants.length) next.grants = [...grants];
   if (Object.keys(longRunning).length !== Object.keys(state.longRunning).length) next.longRunning = longRunning;
@@ -286,14 +282,9 @@ export function planTurnAttempt(state: RuntimeState): Plan | null {
   return { drafts: [], state: { turn: { ...state.turn, attempts: state.turn.attempts + 1 } }, statuses: [], wake: false };
 }
 
-/** Steers consumed by a model call become processed and leave the state. */
-export function planSteersConsumed(state: RuntimeState, consumed: string[], now: string): Plan {
-  return {
-    drafts: [],
-    state: { steers: state.steers.filter((id) => !consumed.includes(id)) },
-    statuses: consumed.map((eventId) => ({ eventId, status: "processed", processedAt: now })),
-    wake: false,
-  };
+/** Steers a model call has answered with become processed. */
+export function planSteersConsumed(consumed: string[], now: string): Plan {
+  return { drafts: [], state: {}, statuses: consumed.map((eventId) => ({ eventId, status: "processed", processedAt: now })), wake: false };
 }
 
 /** Output of a step of the turn, with the calls as they then stand (and what the turn has spent). */

@@ -40,7 +40,6 @@ export function parseState(hash: Record<string, string>): RuntimeState {
     status: (hash.status as SessionStatus | "deleted" | undefined) ?? "idle",
     turn: json("turn", null),
     queue: json("queue", []),
-    steers: json("steers", []),
     interrupt: hash.interrupt || null,
     grants: json("grants", []),
     longRunning: json("longRunning", {}),
