@@ -50,19 +50,17 @@ for _ = 1, n do
   i = i + 5
 end
 
-local m = tonumber(ARGV[i])
-i = i + 1
-for _ = 1, m do
-  redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
-  i = i + 2
+-- Writes the next counted list of (field, value) pairs of ARGV into `key`.
+local function hsetPairs(key)
+  local count = tonumber(ARGV[i])
+  i = i + 1
+  for _ = 1, count do
+    redis.call('HSET', key, ARGV[i], ARGV[i + 1])
+    i = i + 2
+  end
 end
-
-local k = tonumber(ARGV[i])
-i = i + 1
-for _ = 1, k do
-  redis.call('HSET', KEYS[6], ARGV[i], ARGV[i + 1])
-  i = i + 2
-end
+hsetPairs(KEYS[1])
+hsetPairs(KEYS[6])
 
 result[2] = redis.call('HINCRBY', KEYS[1], 'v', 1)
 return result
