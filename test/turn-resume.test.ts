@@ -1,6 +1,5 @@
 import { expect } from "chai";
-import { FakeAnthropic } from "./support/fake-anthropic.js";
-import { client, startServer, type Client, type TestServer } from "./support/server.js";
+import { useAnthropicService } from "./support/anthropic-service.js";
 import { agentTexts, createSession, history, sendText, settle, until } from "./support/sessions.js";
 
 const lookup = {
@@ -12,35 +11,22 @@ const lookup = {
 };
 
 describe("review: the turn engine", () => {
-  let fake: FakeAnthropic;
-  let server: TestServer;
-  let api: Client;
+  const svc = useAnthropicService();
 
-  before(async () => {
-    fake = await FakeAnthropic.start({ apiKey: "sk-ant-test-key" });
-    server = await startServer({ ANTHROPIC_API_KEY: "sk-ant-test-key", ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_RETRY_BASE_MS: "1" });
-    api = client(server.url, await server.newKey());
-  });
-  beforeEach(() => fake.reset());
-  after(async () => {
-    await server.close();
-    await fake.close();
-  });
-
-  const post = (sessionId: string, ...events: unknown[]) => api.post(`/v1/sessions/${sessionId}/events`, { events });
+  const post = (sessionId: string, ...events: unknown[]) => svc.api.post(`/v1/sessions/${sessionId}/events`, { events });
 
   it("a turn resumed after several pauses for the human is not mistaken for a crashed one", async () => {
-    fake.push(
+    svc.fake.push(
       { text: "First.", toolUses: [{ id: "toolu_1", name: "lookup", input: { order: "A-1" } }] },
       { text: "Second.", toolUses: [{ id: "toolu_2", name: "lookup", input: { order: "A-2" } }] },
       { text: "Third.", toolUses: [{ id: "toolu_3", name: "lookup", input: { order: "A-3" } }] },
       { text: "All three have shipped." },
     );
-    const { sessionId } = await createSession(api, { agent: { modelName: "anthropic/claude-sonnet-4-6", tools: [lookup] } });
-    await sendText(api, sessionId, "where are my orders?");
+    const { sessionId } = await createSession(svc.api, { agent: { modelName: "anthropic/claude-sonnet-4-6", tools: [lookup] } });
+    await sendText(svc.api, sessionId, "where are my orders?");
     for (let i = 1; i <= 3; i++) {
       const events = await until(
-        () => history(api, sessionId),
+        () => history(svc.api, sessionId),
         (h) => h.filter((e) => e.type === "agent.custom_tool_use").length >= i && h.filter((e) => e.type === "session.status_idle").length >= i,
         15_000,
         `pause ${i}`,
@@ -50,7 +36,7 @@ describe("review: the turn engine", () => {
       expect(res.status, JSON.stringify(res.body)).to.equal(202);
     }
     const events = await until(
-      () => history(api, sessionId),
+      () => history(svc.api, sessionId),
       (h) => h.filter((e) => e.type === "session.status_idle").length >= 4,
       15_000,
       "the turn to end",
@@ -61,16 +47,16 @@ describe("review: the turn engine", () => {
   });
 
   it("an interrupt while waiting ends the turn with the usage it spent, and the session aggregates it", async () => {
-    const { sessionId } = await createSession(api);
-    await sendText(api, sessionId, "/tool todo {}");
-    await until(() => history(api, sessionId), (h) => h.some((e) => e.type === "session.status_idle"), 15_000, "the pause");
+    const { sessionId } = await createSession(svc.api);
+    await sendText(svc.api, sessionId, "/tool todo {}");
+    await until(() => history(svc.api, sessionId), (h) => h.some((e) => e.type === "session.status_idle"), 15_000, "the pause");
     expect((await post(sessionId, { type: "user.interrupt" })).status).to.equal(202);
-    const events = await settle(api, sessionId, 2);
+    const events = await settle(svc.api, sessionId, 2);
     const idle = events.filter((e) => e.type === "session.status_idle").at(-1);
     expect(idle.payload.stop_reason).to.deep.equal({ type: "end_turn" });
     expect(idle.usage, "usage on the terminal event").to.be.an("object");
     expect(idle.usage.calls).to.equal(1);
-    const session = (await api.get(`/v1/sessions/${sessionId}`)).body;
+    const session = (await svc.api.get(`/v1/sessions/${sessionId}`)).body;
     expect(session.usage, "aggregate usage on the session").to.be.an("object");
     expect(session.usage.calls).to.equal(1);
   });
