@@ -4,23 +4,29 @@
  * arrived meanwhile is never lost. A turn found already started was begun by a worker that died:
  * it is run again from the log, or ended with an error once it has failed to finish too often.
  */
-import { planNextQueued, planTurnAttempt, type RuntimeState } from "../src/domain/session-state.js";
+import type { RuntimeState } from "../src/domain/session-state.js";
+import { planNextQueued, planTurnAttempt } from "../src/domain/turn-plans.js";
+import { isAppError } from "../src/errors.js";
 import type { Logger } from "../src/log.js";
 import type { EventLog } from "../src/redis/event-log.js";
+import type { Intents } from "../src/redis/intents.js";
 import type { Locks } from "../src/redis/locks.js";
-import type { Wakeups } from "../src/redis/wakeups.js";
+import { change, unchanged, type SessionTransitions } from "../src/services/session-transitions.js";
 import type { SessionStore } from "../src/store/sessions.js";
-import { Fenced, type TurnRunner } from "./turn.js";
+import type { TurnRunner } from "./turn.js";
+import type { TurnEnding } from "./turn-end.js";
 
 /** Workers that may start one turn before it is given up as failing. */
 export const MAX_TURN_ATTEMPTS = 3;
 
 export interface ActorDeps {
   log: EventLog;
+  transitions: SessionTransitions;
   sessions: SessionStore;
-  wakeups: Wakeups;
+  intents: Intents;
   locks: Locks;
   turns: TurnRunner;
+  ending: TurnEnding;
   logger: Logger;
   lockTtlMs: number;
   /** Aborts running turns at shutdown; they stay `running` and the next worker resumes them. */
@@ -38,14 +44,12 @@ export class SessionActor {
 
   /** Processes everything waiting for the session; returns when the mailbox is empty or another worker has it. */
   async process(sessionId: string): Promise<void> {
-    const { log, wakeups, locks, shutdown } = this.deps;
+    const { log, intents, locks, shutdown } = this.deps;
     while (!shutdown.aborted) {
       const seenAt = Date.now();
-      const outcome = await locks.withLock(log.keys.sessionLock(sessionId), this.deps.lockTtlMs, (fence, lost) =>
-        this.drain(sessionId, fence, AbortSignal.any([lost, shutdown])),
-      );
+      const outcome = await locks.withSessionLock(sessionId, this.deps.lockTtlMs, (fence, lost) => this.drain(sessionId, fence, AbortSignal.any([lost, shutdown])));
       if (!outcome.acquired || shutdown.aborted) return;
-      await wakeups.clearPending(sessionId, seenAt);
+      await intents.clearPending(sessionId, seenAt);
       // Another pass only when this one could act: a session without a record has nothing to run.
       if (!outcome.value || !hasWork(await log.state(sessionId))) return;
     }
@@ -53,7 +57,7 @@ export class SessionActor {
 
   /** Runs what the mailbox holds; false when the session has no record (deleted), so nothing can run. */
   private async drain(sessionId: string, fence: string, lost: AbortSignal): Promise<boolean> {
-    const { log, sessions, turns, logger } = this.deps;
+    const { log, sessions, transitions, turns, ending, logger } = this.deps;
     const session = await sessions.byId(sessionId);
     if (!session) return false;
     try {
@@ -62,34 +66,36 @@ export class SessionActor {
         const state = await log.state(sessionId);
         if (state.status === "waiting_on_human" && state.turn && state.interrupt === state.turn.id) {
           // Interrupted while waiting for the human: the turn ends; its open questions stay unanswered.
-          await turns.endEarly(session, state, { type: "end_turn" }, fence);
+          await ending.endEarly(session, state, { type: "end_turn" }, fence);
         } else if (state.status === "running" && state.turn) {
-          const attempt = planTurnAttempt(state)!;
-          const applied = await log.apply(sessionId, attempt, state.v, fence);
-          if (!applied.ok) {
-            if (applied.reason !== "stale") return true;
-            continue;
-          }
-          const taken: RuntimeState = { ...state, v: applied.version, turn: { ...state.turn, attempts: state.turn.attempts + 1 } };
+          const { value: taken } = await transitions.run(
+            sessionId,
+            (s) => {
+              const attempt = s.status === "running" ? planTurnAttempt(s) : null;
+              return attempt ? change(attempt, { ...s, turn: { ...s.turn!, attempts: s.turn!.attempts + 1 } }) : unchanged(null);
+            },
+            { fence },
+          );
+          if (!taken) continue;
           if (taken.turn!.attempts > MAX_TURN_ATTEMPTS) {
-            logger.warn("turn abandoned after repeated worker failures", { sessionId, turnId: state.turn.id });
-            await turns.endEarly(session, taken, { type: "error", message: "the worker running this turn stopped before it finished; the turn was ended" }, fence);
+            logger.warn("turn abandoned after repeated worker failures", { sessionId, turnId: taken.turn!.id });
+            await ending.endEarly(session, taken, { type: "error", message: "the worker running this turn stopped before it finished; the turn was ended" }, fence);
             continue;
           }
-          if (taken.turn!.attempts > 1) logger.info("resuming a turn a stopped worker began", { sessionId, turnId: state.turn.id });
+          if (taken.turn!.attempts > 1) logger.info("resuming a turn a stopped worker began", { sessionId, turnId: taken.turn!.id });
           await turns.run(session, taken, fence, lost);
         } else if (state.status === "idle" && state.queue.length > 0) {
-          const next = planNextQueued(state, sessionId, new Date().toISOString())!;
-          const applied = await log.apply(sessionId, next, state.v, fence);
-          if (applied.ok) await sessions.setStatus(sessionId, "running", applied.version);
-          else if (applied.reason !== "stale") return true;
+          await transitions.run(sessionId, (s) => {
+            const next = planNextQueued(s, sessionId, new Date().toISOString());
+            return next ? change(next, null) : unchanged(null);
+          }, { fence });
         } else {
           return true;
         }
       }
     } catch (err) {
-      if (err instanceof Fenced) {
-        logger.warn("lost the session lock; another worker takes over", { sessionId });
+      if (isAppError(err, "lock_lost", "not_found")) {
+        logger.warn("lost the session or its lock; another worker takes over", { sessionId });
         return true;
       }
       throw err;

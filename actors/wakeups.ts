@@ -1,12 +1,15 @@
 /**
  * The worker side of wake-ups: a consumer in the `workers` group reads the wake-up stream and hands
- * each session to the actor; entries are acknowledged once handled. Entries a dead consumer left
- * unacknowledged are claimed (XAUTOCLAIM) after `claimIdleMs`, and sessions still in the pending set
- * after that long are looked at again: nothing handed to the workers is lost.
+ * each session to the actor; entries are acknowledged once handled. The recovery sweep runs beside it:
+ * entries a dead consumer left unacknowledged are claimed after `claimIdleMs`, sessions still marked
+ * pending after that long are looked at again (nothing handed to the workers is lost), and session
+ * records a writer may have left disagreeing with their logs are rewritten from them.
  */
 import type { Redis } from "ioredis";
 import type { Logger } from "../src/log.js";
-import { WORKER_GROUP, type Wakeups } from "../src/redis/wakeups.js";
+import type { Intents } from "../src/redis/intents.js";
+import type { Wakeup, Wakeups } from "../src/redis/wakeups.js";
+import type { SessionTransitions } from "../src/services/session-transitions.js";
 import type { SessionActor } from "./session-actor.js";
 
 export interface WakeupOptions {
@@ -20,8 +23,12 @@ export interface WakeupOptions {
 
 const MAX_RETRIES = 4;
 const RETRY_BASE_MS = 250;
-
-type StreamReply = [string, [string, string[]][]][] | null;
+const SWEEP_BATCH = 50;
+/**
+ * A record write is repaired once its writer's mark is this old. A live writer finishes in
+ * milliseconds; repairing one that is merely slow is still correct (see session-transitions.ts).
+ */
+const PROJECTION_REPAIR_AFTER_MS = 5_000;
 
 export class WakeupConsumer {
   private stopped = false;
@@ -32,8 +39,9 @@ export class WakeupConsumer {
 
   constructor(
     private readonly blocking: Redis,
-    private readonly redis: Redis,
     private readonly wakeups: Wakeups,
+    private readonly intents: Intents,
+    private readonly transitions: SessionTransitions,
     private readonly actor: SessionActor,
     private readonly logger: Logger,
     private readonly opts: WakeupOptions,
@@ -74,11 +82,10 @@ export class WakeupConsumer {
     return run;
   }
 
-  private async handleEntry(entryId: string, fields: string[]): Promise<void> {
-    const at = fields.indexOf("session");
-    if (at >= 0 && fields[at + 1]) await this.handle(fields[at + 1]!);
+  private async handleEntry({ entryId, sessionId }: Wakeup): Promise<void> {
+    if (sessionId) await this.handle(sessionId);
     // Stopped mid-way: left unacknowledged, so another worker claims it.
-    if (!this.stopped) await this.redis.xack(this.wakeups.keys.wakeups(), WORKER_GROUP, entryId);
+    if (!this.stopped) await this.wakeups.ack(entryId);
   }
 
   private async read(): Promise<void> {
@@ -87,29 +94,16 @@ export class WakeupConsumer {
         await Promise.race(this.active.values());
         continue;
       }
-      let reply: StreamReply;
+      let entries: Wakeup[];
       try {
-        reply = (await this.blocking.xreadgroup(
-          "GROUP",
-          WORKER_GROUP,
-          this.opts.consumer,
-          "COUNT",
-          Math.max(1, this.opts.concurrency - this.active.size),
-          "BLOCK",
-          2_000,
-          "STREAMS",
-          this.wakeups.keys.wakeups(),
-          ">",
-        )) as StreamReply;
+        entries = await this.wakeups.read(this.blocking, this.opts.consumer, Math.max(1, this.opts.concurrency - this.active.size), 2_000);
       } catch (err) {
         if (this.stopped) return;
         this.logger.warn("reading wake-ups failed; retrying", { err });
         await new Promise((r) => setTimeout(r, 500));
         continue;
       }
-      for (const [, entries] of reply ?? []) {
-        for (const [id, fields] of entries) void this.handleEntry(id, fields);
-      }
+      for (const entry of entries) void this.handleEntry(entry);
     }
   }
 
@@ -117,14 +111,12 @@ export class WakeupConsumer {
     if (this.stopped) return;
     try {
       if (this.opts.consume) {
-        const [, claimed] = (await this.redis.xautoclaim(this.wakeups.keys.wakeups(), WORKER_GROUP, this.opts.consumer, this.opts.claimIdleMs, "0-0", "COUNT", 50)) as [
-          string,
-          [string, string[]][],
-        ];
-        for (const [id, fields] of claimed) if (fields) void this.handleEntry(id, fields);
+        for (const entry of await this.wakeups.claimStale(this.opts.consumer, this.opts.claimIdleMs, SWEEP_BATCH)) void this.handleEntry(entry);
       }
-      const due = await this.wakeups.due(Date.now() - this.opts.claimIdleMs, 50);
-      for (const sessionId of due) void this.handle(sessionId);
+      for (const sessionId of await this.intents.duePending(Date.now() - this.opts.claimIdleMs, SWEEP_BATCH)) void this.handle(sessionId);
+      for (const member of await this.intents.dueProjections(Date.now() - PROJECTION_REPAIR_AFTER_MS, SWEEP_BATCH)) {
+        await this.transitions.repairProjection(member);
+      }
     } catch (err) {
       this.logger.warn("wake-up sweep failed", { err });
     }

@@ -107,10 +107,10 @@ async function main(): Promise<void> {
   const config = loadConfig({ ...process.env, MONGO_URL: mongoUrl.toString(), REDIS_URL: redisUrl, REDIS_KEY_PREFIX: run, LOG_LEVEL: "error", PORT: "0" });
   const runtime = await createRuntime(config, createLogger("error"));
   await runtime.startWorker(true);
-  const server = createApp(runtime.services).listen(0, "127.0.0.1");
+  const server = createApp(runtime.components).listen(0, "127.0.0.1");
   await new Promise((r) => server.once("listening", r));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const { organizations } = runtime.services;
+  const { organizations } = runtime.components;
   const { key } = await organizations.createKey(await organizations.ensureOrganization(run), 10_000_000);
   const post = async (path: string, body: unknown) => {
     const res = await fetch(base + path, { method: "POST", headers: { "x-api-key": key, "content-type": "application/json" }, body: JSON.stringify(body) });

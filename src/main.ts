@@ -28,7 +28,7 @@ async function main(): Promise<void> {
     log.info("worker started", { consumesWakeups: config.role !== "scheduler" });
   }
   if (config.role === "api" || config.role === "all") {
-    const app = createApp(runtime.services);
+    const app = createApp(runtime.components);
     server = app.listen(config.port, config.host);
     await new Promise<void>((resolve, reject) => server!.once("listening", resolve).once("error", reject));
     const address = server.address();

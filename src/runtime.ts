@@ -1,97 +1,148 @@
-/** Builds the services of one process from its config, the roles it runs, and the orderly teardown. */
+/** The composition root: builds every component of one process from its config, the roles it runs, and the orderly teardown. */
 import { hostname } from "node:os";
 import { SessionActor } from "../actors/session-actor.js";
+import { ToolSettler } from "../actors/tool-settler.js";
+import { TurnEnding } from "../actors/turn-end.js";
 import { TurnRunner } from "../actors/turn.js";
 import { WakeupConsumer } from "../actors/wakeups.js";
 import type { Config } from "./config.js";
 import type { Services } from "./http/context.js";
 import { Validator } from "./http/validate.js";
+import { newId } from "./ids.js";
 import type { Logger } from "./log.js";
 import { ProviderRegistry } from "./models/registry.js";
 import { Allowances } from "./redis/allowances.js";
 import { createRedis } from "./redis/client.js";
+import { EventAppender } from "./redis/event-appender.js";
 import { EventLog } from "./redis/event-log.js";
+import { Intents } from "./redis/intents.js";
 import { Keys } from "./redis/keys.js";
+import { LiveStream } from "./redis/live-stream.js";
 import { Locks } from "./redis/locks.js";
 import { RateLimitCache } from "./redis/rate-limit-cache.js";
 import { StreamReader } from "./redis/stream-reader.js";
 import { Wakeups } from "./redis/wakeups.js";
+import { AccessService } from "./services/access.js";
 import { AgentService } from "./services/agents.js";
+import { EventStreams } from "./services/event-stream.js";
 import { EventService } from "./services/events.js";
+import { HealthService } from "./services/health.js";
+import { SessionTransitions } from "./services/session-transitions.js";
 import { SessionService } from "./services/sessions.js";
 import { AgentStore } from "./store/agents.js";
+import { MemoryStore } from "./store/memories.js";
 import { connectMongo, ensureIndexes } from "./store/mongo.js";
 import { OrganizationStore } from "./store/organizations.js";
+import { PastConversations } from "./store/past-conversations.js";
 import { SessionStore } from "./store/sessions.js";
+import { TodoStore } from "./store/todos.js";
 import { ToolGrantStore } from "./store/tool-grants.js";
 import { BuiltinTools } from "./tools/builtin.js";
-import { newId } from "./ids.js";
+
+/** Everything one process is built from: the HTTP layer's services, and the parts beneath them (for operator commands and tests). */
+export type Components = Awaited<ReturnType<typeof buildComponents>>;
 
 export interface Runtime {
-  services: Services;
+  components: Components;
   /** Starts the worker side (turns) or, for the scheduler role, only the recovery sweep. */
   startWorker(consume: boolean): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function createRuntime(config: Config, log: Logger): Promise<Runtime> {
+async function buildComponents(config: Config, log: Logger) {
   const validator = new Validator();
   const mongo = await connectMongo(config.mongoUrl);
   await ensureIndexes(mongo.db);
   const redis = createRedis(config.redisUrl, "agent-sessions");
   await redis.ping();
 
+  const keys = new Keys(config.redisKeyPrefix);
+  const organizations = new OrganizationStore(mongo.db);
   const agentStore = new AgentStore(mongo.db);
   const sessionStore = new SessionStore(mongo.db);
-  const keys = new Keys(config.redisKeyPrefix);
   const eventLog = new EventLog(redis, keys);
-  const allowances = new Allowances(redis, keys);
+  const appender = new EventAppender(redis, keys);
+  const live = new LiveStream(redis, keys);
+  const intents = new Intents(redis, keys);
   const wakeups = new Wakeups(redis, keys);
+  const allowances = new Allowances(redis, keys);
   const limitsCache = new RateLimitCache(redis, keys);
+  const transitions = new SessionTransitions(eventLog, appender, intents, wakeups, sessionStore, log);
   let reader: StreamReader | undefined;
-  let worker: WakeupConsumer | undefined;
-  const shutdown = new AbortController();
+  const streamReader = () => (reader ??= new StreamReader(createRedis(config.redisUrl, "agent-sessions-sse"), redis, log));
 
-  const services: Services = {
+  return {
     config,
     log,
+    validator,
     mongo,
     redis,
-    validator,
-    organizations: new OrganizationStore(mongo.db),
+    keys,
+    organizations,
     agentStore,
     sessionStore,
     eventLog,
+    appender,
+    live,
+    intents,
+    wakeups,
+    transitions,
+    access: new AccessService(organizations, allowances),
+    health: new HealthService(mongo, redis),
     agents: new AgentService(agentStore, sessionStore, limitsCache),
-    sessions: new SessionService(sessionStore, agentStore, eventLog, allowances),
-    events: new EventService(sessionStore, agentStore, eventLog, allowances, wakeups, limitsCache, log),
-    streamReader: () => (reader ??= new StreamReader(createRedis(config.redisUrl, "agent-sessions-sse"), redis, log)),
-  };
+    sessions: new SessionService(sessionStore, agentStore, eventLog, transitions, allowances),
+    events: new EventService(sessionStore, agentStore, eventLog, transitions, allowances, limitsCache, log),
+    streams: new EventStreams(eventLog, live, keys, streamReader),
+    /** The process's shared SSE reader, started on first use. */
+    streamReader,
+    stopReader: async () => reader?.stop(),
+  } satisfies Services & Record<string, unknown>;
+}
+
+export async function createRuntime(config: Config, log: Logger): Promise<Runtime> {
+  const components = await buildComponents(config, log);
+  const { mongo, redis, eventLog, live, transitions, sessionStore, agentStore, intents, wakeups, keys } = components;
+  let worker: WakeupConsumer | undefined;
+  const shutdown = new AbortController();
 
   return {
-    services,
+    components,
     async startWorker(consume: boolean) {
+      const grants = new ToolGrantStore(mongo.db);
+      const ending = new TurnEnding({ log: eventLog, transitions, sessions: sessionStore, agents: agentStore });
+      const settler = new ToolSettler({
+        transitions,
+        tools: new BuiltinTools(new MemoryStore(mongo.db), new TodoStore(mongo.db)),
+        grants,
+        past: new PastConversations(sessionStore, eventLog),
+        workspaceRoot: config.workspaceRoot,
+        logger: log,
+      });
       const turns = new TurnRunner({
         log: eventLog,
+        live,
+        transitions,
         sessions: sessionStore,
         agents: agentStore,
+        grants,
         providers: new ProviderRegistry(config),
-        tools: new BuiltinTools(mongo.db),
-        grants: new ToolGrantStore(mongo.db),
-        workspaceRoot: config.workspaceRoot,
+        settler,
+        ending,
         logger: log,
       });
       const actor = new SessionActor({
         log: eventLog,
+        transitions,
         sessions: sessionStore,
-        wakeups,
-        locks: new Locks(redis),
+        intents,
+        locks: new Locks(redis, keys),
         turns,
+        ending,
         logger: log,
         lockTtlMs: config.lockTtlMs,
         shutdown: shutdown.signal,
       });
-      worker = new WakeupConsumer(createRedis(config.redisUrl, "agent-sessions-worker"), redis, wakeups, actor, log, {
+      worker = new WakeupConsumer(createRedis(config.redisUrl, "agent-sessions-worker"), wakeups, intents, transitions, actor, log, {
         consumer: `${hostname()}-${process.pid}-${newId("wrk")}`,
         concurrency: config.workerConcurrency,
         claimIdleMs: config.claimIdleMs,
@@ -102,7 +153,7 @@ export async function createRuntime(config: Config, log: Logger): Promise<Runtim
     },
     async close() {
       shutdown.abort();
-      await Promise.allSettled([worker?.stop(), reader?.stop()]);
+      await Promise.allSettled([worker?.stop(), components.stopReader()]);
       await Promise.allSettled([redis.quit(), mongo.client.close()]);
     },
   };

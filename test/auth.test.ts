@@ -146,7 +146,7 @@ describe("authentication and organization scope", () => {
       const { keyId, api } = await orgWithKey();
       await roomInWindow();
       // Stand in for 999 earlier requests of this window rather than sending them.
-      await server.services.redis.set(server.services.eventLog.keys.keyCeiling(keyId, windowStart()), "999", "PX", 60_000);
+      await server.services.redis.set(server.services.keys.keyCeiling(keyId, windowStart()), "999", "PX", 60_000);
       expect((await api.get("/v1/agents")).status).to.equal(200);
       const res = await api.get("/v1/agents");
       expectError(res, 429, "rate_limited");

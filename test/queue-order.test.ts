@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { planTurnEnd } from "../src/domain/session-state.js";
+import { planTurnEnd } from "../src/domain/turn-plans.js";
 import { client, startServer, type Client, type TestServer } from "./support/server.js";
 import { createSession, sendText } from "./support/sessions.js";
 
@@ -24,7 +24,7 @@ describe("review: when_idle order at a turn end", () => {
 
     const log = server.services.eventLog;
     const state = await log.state(sessionId);
-    const ended = await log.apply(sessionId, planTurnEnd(state, sessionId, [], { type: "end_turn" }, undefined, new Date().toISOString()), state.v);
+    const ended = await server.services.appender.apply(sessionId, planTurnEnd(state, sessionId, [], { type: "end_turn" }, undefined, new Date().toISOString()), state.v);
     expect(ended.ok).to.equal(true);
 
     const newer = await sendText(api, sessionId, "newer", "when_idle");

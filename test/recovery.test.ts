@@ -89,7 +89,7 @@ describe("actor recovery", function () {
 
   it("a writer whose lock has expired cannot append (fencing token)", async () => {
     const { sessionId } = await createSession(api);
-    const log = server.services.eventLog;
+    const log = server.services.appender;
     const plan = { drafts: [], state: { status: "idle" as const }, statuses: [], wake: false };
     await redis.set(`${env.redisKeyPrefix}:{${sessionId}}:lock`, "current-holder", "PX", 5_000);
     expect(await log.apply(sessionId, plan, null, "stale-holder")).to.deep.equal({ ok: false, reason: "fenced" });

@@ -2,8 +2,8 @@
  * The versioned configuration of an agent: its shape, the defaults filled in at write time, the rules a
  * JSON Schema cannot say, and the PATCH upsert. Pure functions, no I/O.
  */
-import { isKnownProvider, KNOWN_PROVIDERS, parseModelName } from "../models/providers.js";
-import { BUILTIN_TOOL_NAMES, type ToolsetName } from "../tools/catalog.js";
+import { isKnownProvider, KNOWN_PROVIDERS, parseModelName } from "./model-names.js";
+import { BUILTIN_TOOL_NAMES, type ToolsetName } from "./toolsets.js";
 
 export type PolicyType = "always_allow" | "always_ask" | "always_deny";
 export interface PermissionPolicy {

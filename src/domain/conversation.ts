@@ -9,7 +9,7 @@
  * `user.clarify_result`. A tool use left without a result (a turn interrupted while waiting) gets a
  * result saying so, as the model API requires one.
  */
-import type { ModelBlock, ModelMessage } from "../models/provider.js";
+import type { ModelBlock, ModelMessage } from "./model-types.js";
 import type { Attachment, Envelope, TextBlock } from "./events.js";
 import { textOf } from "./events.js";
 

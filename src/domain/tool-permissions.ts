@@ -9,7 +9,7 @@
  * approval request; `always_ask` asks unless `yoloMode` is on or an earlier approval granted it for
  * the session or always.
  */
-import { BUILTIN_TOOL_NAMES, TOOLSETS, toolsetOf, type ToolsetName } from "../tools/catalog.js";
+import { BUILTIN_TOOL_NAMES, TOOLSETS, toolsetOf, type ToolsetName } from "./toolsets.js";
 import type { AgentConfig, CustomTool, PolicyType, ToolConfig } from "./agent-config.js";
 
 export type ToolKind = "builtin" | "mcp" | "custom";

@@ -5,7 +5,8 @@ import Koa, { type Middleware } from "koa";
 import { HttpMethodEnum, koaBody } from "koa-body";
 import { authenticate } from "./auth.js";
 import type { AppState, Services } from "./context.js";
-import { ApiError, validationError } from "./errors.js";
+import { AppError, validationError } from "../errors.js";
+import { errorResponse } from "./errors.js";
 import { agentRoutes } from "./routes/agents.js";
 import { eventRoutes } from "./routes/events.js";
 import { sessionRoutes } from "./routes/sessions.js";
@@ -16,6 +17,11 @@ import { openapiRoutes } from "./routes/openapi.js";
 export const EVENTS_BODY_LIMIT_BYTES = 72 * 1024 * 1024;
 export const DEFAULT_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
 
+/**
+ * The one error path: every error thrown below becomes the `{error, message}` response of its code. A
+ * 5xx is logged with its cause. A response already on its way (SSE writes its own headers) cannot be
+ * replaced; its error is logged and the connection ended.
+ */
 function errors(services: Services): Middleware<AppState> {
   return async (ctx, next) => {
     ctx.state.requestId = ctx.get("x-request-id").slice(0, 100) || randomUUID();
@@ -23,18 +29,22 @@ function errors(services: Services): Middleware<AppState> {
     const started = Date.now();
     try {
       await next();
-      if (ctx.body === undefined && (ctx.status === 405 || ctx.status === 501)) {
-        throw new ApiError(405, "method_not_allowed", "method not allowed on this path", { Allow: ctx.response.get("Allow") });
+      if (ctx.body === undefined && ctx.respond !== false && (ctx.status === 405 || ctx.status === 501)) {
+        throw new AppError("method_not_allowed", "method not allowed on this path", { allow: ctx.response.get("Allow") });
       }
-      if (ctx.status === 404 && ctx.body === undefined) throw new ApiError(404, "not_found", "no such route");
+      if (ctx.status === 404 && ctx.body === undefined && ctx.respond !== false) throw new AppError("not_found", "no such route");
     } catch (caught) {
-      const err = caught instanceof ApiError ? caught : new ApiError(500, "server_error", "unexpected error");
-      if (err.status >= 500) {
-        services.log.error("request failed", { requestId: ctx.state.requestId, method: ctx.method, path: ctx.path, err: caught });
+      const { status, headers, body } = errorResponse(caught);
+      const where = { requestId: ctx.state.requestId, method: ctx.method, path: ctx.path };
+      if (ctx.headerSent || !ctx.writable) {
+        services.log.error("request failed after its response began", { ...where, err: caught });
+        ctx.res.destroy();
+        return;
       }
-      ctx.status = err.status;
-      ctx.set(err.headers);
-      ctx.body = { error: err.code, message: err.message, ...err.extra };
+      if (status >= 500) services.log.error("request failed", { ...where, err: caught });
+      ctx.status = status;
+      ctx.set(headers);
+      ctx.body = body;
     } finally {
       services.log.debug("request", { requestId: ctx.state.requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Date.now() - started });
     }
@@ -42,14 +52,14 @@ function errors(services: Services): Middleware<AppState> {
 }
 
 /** What went wrong reading a request body, in the error contract's terms (never the body itself). */
-function bodyError(err: Error): ApiError {
+function bodyError(err: Error): AppError {
   const e = err as Error & { status?: number; type?: string; limit?: number };
   if (e.type === "entity.too.large" || e.status === 413) return validationError(`body: must be at most ${e.limit ?? "the allowed"} bytes`);
   if (e.type === "encoding.unsupported" || e.type === "charset.unsupported" || e.status === 415) {
     return validationError("body: must be UTF-8 encoded JSON");
   }
   if (e instanceof SyntaxError || e.status === 400) return validationError("body: must be a valid JSON object");
-  return new ApiError(500, "server_error", "unexpected error");
+  return new AppError("internal", "unexpected error", {}, err);
 }
 
 /** Bodies must be JSON; koa-body alone would silently ignore a body of another type. */

@@ -1,6 +1,11 @@
-/** The one error type of the HTTP interface; the error middleware writes it as `{error, message}`. */
+/**
+ * Application errors in HTTP terms: one table from code to status and wire code, and the one place
+ * that renders an error (the 429 body and headers included) as the response the spec describes.
+ */
+import { AppError, type ErrorCode, type RateLimitStanding } from "../errors.js";
 
-export type ErrorCode =
+/** The `error` field of a response body: the spec's codes. */
+export type WireCode =
   | "validation_error"
   | "unauthorized"
   | "forbidden"
@@ -13,22 +18,61 @@ export type ErrorCode =
   | "server_error"
   | "runtime_delete_failed";
 
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: ErrorCode,
-    message: string,
-    readonly headers: Record<string, string> = {},
-    readonly extra: Record<string, unknown> = {},
-  ) {
-    super(message);
-    this.name = "ApiError";
-  }
+export const ERROR_STATUS: Record<ErrorCode, { status: number; error: WireCode }> = {
+  validation_error: { status: 400, error: "validation_error" },
+  unauthorized: { status: 401, error: "unauthorized" },
+  forbidden: { status: 403, error: "forbidden" },
+  not_found: { status: 404, error: "not_found" },
+  method_not_allowed: { status: 405, error: "method_not_allowed" },
+  conflict: { status: 409, error: "conflict" },
+  invalid_state: { status: 409, error: "invalid_state" },
+  no_active_turn: { status: 409, error: "no_active_turn" },
+  rate_limited: { status: 429, error: "rate_limited" },
+  internal: { status: 500, error: "server_error" },
+  upstream_failed: { status: 502, error: "server_error" },
+  runtime_delete_failed: { status: 502, error: "runtime_delete_failed" },
+  unavailable: { status: 503, error: "server_error" },
+  lock_lost: { status: 503, error: "server_error" },
+};
+
+export interface ErrorResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: { error: WireCode; message: string; rateLimit?: Omit<RateLimitStanding, "resource"> & { resource?: string } };
 }
 
-export const validationError = (message: string) => new ApiError(400, "validation_error", message);
-export const notFound = (what: string) => new ApiError(404, "not_found", `${what} not found`);
-export const conflict = (message: string) => new ApiError(409, "conflict", message);
-export const invalidState = (message: string) => new ApiError(409, "invalid_state", message);
-export const noActiveTurn = (message: string) => new ApiError(409, "no_active_turn", message);
-export const unavailable = (message: string) => new ApiError(503, "server_error", message);
+/** The `RateLimit-*` headers of a limited request, success or 429. */
+export function rateLimitHeaders(standing: RateLimitStanding): Record<string, string> {
+  return {
+    "RateLimit-Limit": String(standing.limit),
+    "RateLimit-Remaining": String(standing.remaining),
+    "RateLimit-Reset": String(standing.resetAfterSeconds),
+  };
+}
+
+/**
+ * The response for an error. A 429 carries `Retry-After`, the `RateLimit-*` headers and `no-store`;
+ * an allowance's 429 also carries the `rateLimit` body field (the per-key ceiling has no resource to name).
+ * Anything that is not an application error is a 500 whose cause the caller logs.
+ */
+export function errorResponse(err: unknown): ErrorResponse {
+  const app = err instanceof AppError ? err : new AppError("internal", "unexpected error");
+  const { status, error } = ERROR_STATUS[app.code];
+  const headers: Record<string, string> = {};
+  const body: ErrorResponse["body"] = { error, message: app.message };
+  const standing = app.details.rateLimit;
+  if (app.code === "rate_limited" && standing) {
+    Object.assign(headers, rateLimitHeaders(standing), { "Retry-After": String(standing.resetAfterSeconds), "Cache-Control": "no-store" });
+    if (standing.resource) {
+      body.rateLimit = {
+        resource: standing.resource,
+        limit: standing.limit,
+        remaining: standing.remaining,
+        periodSeconds: standing.periodSeconds,
+        resetAfterSeconds: standing.resetAfterSeconds,
+      };
+    }
+  }
+  if (app.code === "method_not_allowed" && app.details.allow !== undefined) headers.Allow = app.details.allow;
+  return { status, headers, body };
+}

@@ -5,7 +5,7 @@
 import type Router from "@koa/router";
 import type { Context } from "koa";
 import type { AppState } from "./context.js";
-import { ApiError } from "./errors.js";
+import { AppError } from "../errors.js";
 
 export type Method = "get" | "post" | "put" | "patch" | "delete";
 
@@ -35,6 +35,6 @@ export function route(router: Router, spec: RouteSpec, handler: Handler): void {
 
 export function principalOf(ctx: { state: AppState }): { orgId: string; keyId: string } {
   const principal = ctx.state.principal;
-  if (!principal) throw new ApiError(401, "unauthorized", "missing API key");
+  if (!principal) throw new AppError("unauthorized", "missing API key");
   return principal;
 }

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormatsImport from "ajv-formats";
 import { schemasDir } from "../paths.js";
-import { validationError } from "./errors.js";
+import { validationError } from "../errors.js";
 
 const addFormats = addFormatsImport as unknown as (ajv: Ajv2020) => Ajv2020;
 
@@ -16,7 +16,6 @@ type JsonSchema = Record<string, unknown>;
 
 /** Object keys the caller chooses freely; their names are data, so messages do not print them. */
 const FREE_FORM_PARENTS = new Set(["metadata", "properties"]);
-const MAX_MESSAGE_ENTRIES = 20;
 
 export function loadSchemaFiles(): JsonSchema[] {
   return readdirSync(schemasDir)
@@ -142,12 +141,6 @@ export function formatErrors(errors: ErrorObject[], root: string, ajv: Ajv2020):
   return [...entries];
 }
 
-export function joinEntries(entries: string[]): string {
-  const shown = entries.slice(0, MAX_MESSAGE_ENTRIES);
-  const rest = entries.length - shown.length;
-  return shown.join("; ") + (rest > 0 ? `; and ${rest} more` : "");
-}
-
 export class Validator {
   private readonly bodies: Ajv2020;
   private readonly queries: Ajv2020;
@@ -168,7 +161,7 @@ export class Validator {
     if (!fn) throw new Error(`unknown schema ${schemaId}`);
     if (fn(value)) return value as T;
     const ajv = kind === "body" ? this.bodies : this.queries;
-    throw validationError(joinEntries(formatErrors(fn.errors ?? [], root, ajv)));
+    throw validationError(formatErrors(fn.errors ?? [], root, ajv));
   }
 
   body<T>(schemaId: string, value: unknown): T {
@@ -184,7 +177,7 @@ export class Validator {
       else if (v !== undefined) copy[k] = v;
     }
     if (repeated.length > 0) {
-      throw validationError(joinEntries(repeated.map((k) => `${safePropertyName(k) ? k : root}: must be given at most once`)));
+      throw validationError(repeated.map((k) => `${safePropertyName(k) ? k : root}: must be given at most once`));
     }
     return this.check<T>("query", schemaId, copy, root);
   }

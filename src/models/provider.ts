@@ -1,24 +1,7 @@
 /** The one interface every model provider implements; the turn engine knows nothing else of models. */
-import type { Attachment } from "../domain/events.js";
+import type { ModelBlock, ModelMessage, TokenUsage, ToolSpec, ToolUse } from "../domain/model-types.js";
 
-/** What a message holds, in the provider-neutral form the turn engine rebuilds from the log. */
-export type ModelBlock =
-  | { type: "text"; text: string }
-  | { type: "attachment"; attachment: Attachment }
-  | { type: "tool_use"; id: string; name: string; input: unknown }
-  | { type: "tool_result"; tool_use_id: string; content: string; is_error: boolean };
-
-export interface ModelMessage {
-  role: "user" | "assistant";
-  content: ModelBlock[];
-}
-
-/** A tool the model may call, as the model sees it. */
-export interface ToolSpec {
-  name: string;
-  description: string;
-  input_schema: Record<string, unknown>;
-}
+export type { ModelBlock, ModelMessage, TokenUsage, ToolSpec, ToolUse } from "../domain/model-types.js";
 
 export interface ModelRequest {
   model: string;
@@ -36,20 +19,6 @@ export interface StreamHandlers {
   onThinking(text: string): Promise<void>;
 }
 
-export interface TokenUsage {
-  input: number;
-  output: number;
-  cache_read: number;
-  cache_write: number;
-  reasoning: number;
-}
-
-export interface ToolUse {
-  id: string;
-  name: string;
-  input: unknown;
-}
-
 export type ModelResult =
   | { ok: true; text: string; toolUses: ToolUse[]; usage: TokenUsage; contextMax: number }
   | { ok: false; error: string; usage: TokenUsage; contextMax: number };
@@ -57,8 +26,6 @@ export type ModelResult =
 export interface ModelProvider {
   call(request: ModelRequest, handlers: StreamHandlers): Promise<ModelResult>;
 }
-
-export class ProviderUnavailable extends Error {}
 
 /** Resolves after `ms`, or rejects with an AbortError as soon as `signal` aborts. */
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {

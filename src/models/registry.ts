@@ -2,8 +2,9 @@
 import type { Config } from "../config.js";
 import { AnthropicProvider } from "./anthropic.js";
 import { MockProvider } from "./mock.js";
-import { parseModelName } from "./providers.js";
-import { ProviderUnavailable, type ModelProvider } from "./provider.js";
+import { parseModelName } from "../domain/model-names.js";
+import { unavailable } from "../errors.js";
+import type { ModelProvider } from "./provider.js";
 
 export class ProviderRegistry {
   private readonly providers: Map<string, ModelProvider>;
@@ -18,7 +19,7 @@ export class ProviderRegistry {
   resolve(modelName: string): { provider: ModelProvider; model: string } {
     const { provider, model } = parseModelName(modelName);
     const found = this.providers.get(provider);
-    if (!found) throw new ProviderUnavailable(`model provider ${provider} is not available in this deployment`);
+    if (!found) throw unavailable(`model provider ${provider} is not available in this deployment`);
     return { provider: found, model };
   }
 }

@@ -1,12 +1,12 @@
 /**
- * Per-(organization, agent, subject) allowances: conversations and inbound messages per fixed
- * 60-second window, checked and counted in one atomic step.
+ * Fixed 60-second windows, checked and counted in one atomic step: the per-(organization, agent,
+ * subject) allowances of conversations and inbound messages, and the per-key request ceiling.
  */
 import type { Redis } from "ioredis";
-import { ApiError } from "../http/errors.js";
+import { AppError, unavailable, type RateLimitStanding } from "../errors.js";
 import { runScript } from "./client.js";
-import { consume, rateLimitHeaders, windowStart, type WindowResult } from "./fixed-window.js";
-import { WINDOW_MS, type Keys } from "./keys.js";
+import { consume, windowStart, type WindowResult } from "./fixed-window.js";
+import type { Keys } from "./keys.js";
 
 export type AllowanceKind = "conversations" | "messages";
 
@@ -17,10 +17,13 @@ export interface AllowanceScope {
 }
 
 export interface Granted {
-  result: WindowResult;
-  headers: Record<string, string>;
+  standing: RateLimitStanding;
   /** Gives the points back, for a request that turned out to be rejected before persistence. */
   refund(): Promise<void>;
+}
+
+function standingOf({ allowed: _, ...standing }: WindowResult): RateLimitStanding {
+  return standing;
 }
 
 export class Allowances {
@@ -29,40 +32,32 @@ export class Allowances {
     private readonly keys: Keys,
   ) {}
 
-  /** Counts `cost` points or throws `429 rate_limited` with the spec's body and headers. */
+  private async count(key: string, limit: number, cost: number, what: string, now = Date.now()): Promise<WindowResult> {
+    try {
+      return await consume(this.redis, key, limit, cost, now);
+    } catch (err) {
+      throw unavailable(`the ${what} cannot be verified; retry with exponential backoff`, err);
+    }
+  }
+
+  /** Counts `cost` points, or throws `rate_limited` with the window's standing. */
   async take(scope: AllowanceScope, kind: AllowanceKind, limit: number, cost: number): Promise<Granted> {
     const now = Date.now();
     const key = this.keys.allowance(scope.orgId, scope.agentId, scope.subjectId, kind, windowStart(now));
-    let result: WindowResult;
-    try {
-      result = await consume(this.redis, key, limit, cost, now);
-    } catch {
-      throw new ApiError(503, "server_error", "the allowance cannot be verified; retry with exponential backoff");
-    }
-    const headers = rateLimitHeaders(result);
+    const result = await this.count(key, limit, cost, "allowance", now);
     if (!result.allowed) {
-      throw new ApiError(
-        429,
-        "rate_limited",
-        `the ${kind} allowance of ${limit} per minute for this agent and subject is exhausted`,
-        { ...headers, "Retry-After": String(result.resetAfterSeconds), "Cache-Control": "no-store" },
-        {
-          rateLimit: {
-            resource: kind,
-            limit,
-            remaining: result.remaining,
-            periodSeconds: WINDOW_MS / 1000,
-            resetAfterSeconds: result.resetAfterSeconds,
-          },
-        },
-      );
+      throw new AppError("rate_limited", `the ${kind} allowance of ${limit} per minute for this agent and subject is exhausted`, {
+        rateLimit: { ...standingOf(result), resource: kind },
+      });
     }
-    return {
-      result,
-      headers,
-      refund: async () => {
-        await runScript(this.redis, "refund", [key], [cost]);
-      },
-    };
+    return { standing: standingOf(result), refund: () => runScript(this.redis, "refund", [key], [cost]).then(() => undefined) };
+  }
+
+  /** Counts one request against an API key's ceiling, or throws `rate_limited`. */
+  async request(keyId: string, limit: number): Promise<void> {
+    const result = await this.count(this.keys.keyCeiling(keyId, windowStart()), limit, 1, "request ceiling");
+    if (!result.allowed) {
+      throw new AppError("rate_limited", `this API key allows ${limit} requests per minute`, { rateLimit: standingOf(result) });
+    }
   }
 }

@@ -1,18 +1,13 @@
 /**
- * One session's event log on Redis Streams: the durable log (`<sequence>-0` ids, so `after=N` is an
- * index lookup), the capped live stream SSE tails, the runtime state hash and the status overlay.
+ * Reads of one session's event log on Redis Streams: the durable log (`<sequence>-0` ids, so `after=N`
+ * is an index lookup), the capped live stream SSE tails, the runtime state hash and the status overlay;
+ * and the session's keys' lifecycle (created with the session, deleted with it). Appends are
+ * `event-appender.ts`'s.
  */
 import type { Redis } from "ioredis";
-import type { Draft, Envelope, EventStatus, Payload } from "../domain/events.js";
-import { INITIAL_STATE, type Plan, type RuntimeState, type SessionStatus, type StatusChange } from "../domain/session-state.js";
-import { runScript } from "./client.js";
+import type { Envelope, EventStatus, Payload } from "../domain/events.js";
+import { INITIAL_STATE, type RuntimeState, type SessionStatus } from "../domain/session-state.js";
 import type { Keys } from "./keys.js";
-
-export const LIVE_MAXLEN = 1_000;
-
-export type ApplyResult =
-  | { ok: true; envelopes: Envelope[]; liveIds: string[]; version: number }
-  | { ok: false; reason: "stale" | "fenced" | "missing" };
 
 /** A frame of the live stream, as SSE delivers it. */
 export interface LiveFrame {
@@ -20,16 +15,6 @@ export interface LiveFrame {
   envelope: Envelope;
   /** The durable sequence, absent for live-only frames (whose envelope has `sequence: null`). */
   sequence?: number;
-}
-
-const SEQUENCE_MARK = '"sequence":0,';
-
-/** Splits an envelope's JSON around its sequence so the script can splice the number in. */
-function template(d: Draft): [string, string] {
-  const { id, type, sessionId, ...rest } = d;
-  const json = JSON.stringify({ id, type, sessionId, sequence: 0, ...rest });
-  const at = json.indexOf(SEQUENCE_MARK);
-  return [json.slice(0, at + SEQUENCE_MARK.length - 2), json.slice(at + SEQUENCE_MARK.length - 1)];
 }
 
 export function parseState(hash: Record<string, string>): RuntimeState {
@@ -46,29 +31,6 @@ export function parseState(hash: Record<string, string>): RuntimeState {
   };
 }
 
-function stateFields(state: Plan["state"]): string[] {
-  const out: string[] = [];
-  for (const [field, value] of Object.entries(state)) {
-    if (value === undefined) continue;
-    out.push(field, typeof value === "string" ? value : value === null ? "" : JSON.stringify(value));
-  }
-  return out;
-}
-
-/**
- * Overlay fields: `<eventId>` holds the current status, `<eventId>:turn` the turn a queued prompt
- * joined, `<eventId>:payload` a replacement payload. Kept apart so a later status change never drops
- * the others.
- */
-function overlayFields(changes: StatusChange[]): string[] {
-  return changes.flatMap((c) => [
-    c.eventId,
-    JSON.stringify({ status: c.status, processedAt: c.processedAt }),
-    ...(c.turnId ? [`${c.eventId}:turn`, c.turnId] : []),
-    ...(c.payload ? [`${c.eventId}:payload`, JSON.stringify(c.payload)] : []),
-  ]);
-}
-
 function parseEntry(fields: string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (let i = 0; i + 1 < fields.length; i += 2) out[fields[i]!] = fields[i + 1]!;
@@ -78,7 +40,7 @@ function parseEntry(fields: string[]): Record<string, string> {
 export class EventLog {
   constructor(
     private readonly redis: Redis,
-    readonly keys: Keys,
+    private readonly keys: Keys,
   ) {}
 
   async state(sessionId: string): Promise<RuntimeState> {
@@ -100,60 +62,6 @@ export class EventLog {
     for (const id of sessionIds) pipeline.hget(this.keys.sessionState(id), "status");
     const replies = (await pipeline.exec()) ?? [];
     return new Map(sessionIds.map((id, i) => [id, (replies[i]?.[1] as SessionStatus | null) ?? undefined]));
-  }
-
-  /** Applies a plan made from state version `expected` (or any version when null). */
-  async apply(sessionId: string, plan: Plan, expected: number | null, fence = ""): Promise<ApplyResult> {
-    const args: (string | number)[] = [expected === null ? "" : expected, fence, LIVE_MAXLEN, plan.drafts.length];
-    for (const d of plan.drafts) {
-      if (d.liveOnly) {
-        const { liveOnly: _, id, type, sessionId: sid, ...rest } = d;
-        args.push(JSON.stringify({ id, type, sessionId: sid, sequence: null, ...rest }), "", d.type, "", "live");
-      } else {
-        args.push(...template(d), d.type, d.turnId ?? "", "log");
-      }
-    }
-    const state = stateFields(plan.state);
-    args.push(state.length / 2, ...state);
-    const overlay = overlayFields(plan.statuses);
-    args.push(overlay.length / 2, ...overlay);
-    const reply = (await runScript(
-      this.redis,
-      "appendEvents",
-      [
-        this.keys.sessionState(sessionId),
-        this.keys.sessionSeq(sessionId),
-        this.keys.sessionLog(sessionId),
-        this.keys.sessionLive(sessionId),
-        this.keys.sessionLock(sessionId),
-        this.keys.sessionOverlay(sessionId),
-      ],
-      args,
-    )) as (number | string)[];
-    if (reply[0] === -1) return { ok: false, reason: "stale" };
-    if (reply[0] === -2) return { ok: false, reason: "fenced" };
-    if (reply[0] === -3) return { ok: false, reason: "missing" };
-    let next = Number(reply[0]);
-    const liveIds = reply.slice(2).map(String);
-    const envelopes = plan.drafts
-      .filter((d) => !d.liveOnly)
-      .map(({ id, type, sessionId: sid, ...rest }) => ({ id, type, sessionId: sid, sequence: next++, ...rest }));
-    return { ok: true, envelopes, liveIds, version: Number(reply[1]) };
-  }
-
-  /**
-   * A transport-only frame (e.g. a message delta), never in history, so it has no sequence (`null`).
-   * Refused when `fence` no longer holds the lock.
-   */
-  async appendLive(sessionId: string, fence: string, frame: Draft): Promise<boolean> {
-    const { id, type, sessionId: sid, ...rest } = frame;
-    const reply = await runScript(this.redis, "appendLive", [this.keys.sessionLive(sessionId), this.keys.sessionLock(sessionId)], [
-      fence,
-      LIVE_MAXLEN,
-      frame.type,
-      JSON.stringify({ id, type, sessionId: sid, sequence: null, ...rest }),
-    ]);
-    return reply !== -2;
   }
 
   /** Durable events with `sequence > after`, with their current statuses merged in. */
@@ -196,12 +104,6 @@ export class EventLog {
       if (payload) merged = { ...merged, payload: JSON.parse(payload) as Payload };
       return merged;
     });
-  }
-
-  /** The id of the newest live frame, or "0-0" when there is none. */
-  async lastLiveId(sessionId: string): Promise<string> {
-    const [newest] = await this.redis.xrevrange(this.keys.sessionLive(sessionId), "+", "-", "COUNT", 1);
-    return newest ? newest[0] : "0-0";
   }
 
   /** A durable event by id, newest first: rare lookups (a replaced long-running result). */

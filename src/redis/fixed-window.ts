@@ -1,14 +1,11 @@
 /** Fixed 60-second windows over Redis counters: the per-key ceiling and the per-subject allowances. */
 import type { Redis } from "ioredis";
+import type { RateLimitStanding } from "../errors.js";
 import { runScript } from "./client.js";
 import { WINDOW_MS } from "./keys.js";
 
-export interface WindowResult {
+export interface WindowResult extends RateLimitStanding {
   allowed: boolean;
-  limit: number;
-  remaining: number;
-  /** Whole seconds until the window resets (at least 1). */
-  resetAfterSeconds: number;
 }
 
 export function windowStart(now = Date.now()): number {
@@ -25,14 +22,6 @@ export async function consume(redis: Redis, key: string, limit: number, cost: nu
     limit,
     remaining: Math.max(0, limit - used),
     resetAfterSeconds: Math.max(1, Math.ceil(resetMs / 1000)),
-  };
-}
-
-/** The `RateLimit-*` headers for a limited request (success or 429). */
-export function rateLimitHeaders(result: WindowResult): Record<string, string> {
-  return {
-    "RateLimit-Limit": String(result.limit),
-    "RateLimit-Remaining": String(result.remaining),
-    "RateLimit-Reset": String(result.resetAfterSeconds),
+    periodSeconds: WINDOW_MS / 1000,
   };
 }

@@ -34,15 +34,39 @@ export class Keys {
   sessionLock(sessionId: string): string {
     return `${this.prefix}:{${sessionId}}:lock`;
   }
+  /** The wake-up stream the workers' consumer group reads. */
   wakeups(): string {
     return `${this.prefix}:wakeups`;
   }
   agentLimits(agentId: string): string {
     return `${this.prefix}:agent:{${agentId}}:limits`;
   }
-  /** Sessions handed to the workers and not yet looked at, scored by when. */
+  /**
+   * Sessions handed to the workers and not yet looked at, scored by when. The two intent sets share
+   * one hash tag, so a pipeline marking both stays on one cluster node.
+   */
   pending(): string {
-    return `${this.prefix}:pending`;
+    return `${this.prefix}:{intents}:pending`;
+  }
+  /** Sessions whose MongoDB record a transition is changing, scored by when: the recovery sweep's outbox. */
+  projections(): string {
+    return `${this.prefix}:{intents}:projections`;
+  }
+
+  /** KEYS of `append-events-6.lua`, in its header's order. */
+  appendEventsKeys(sessionId: string): string[] {
+    return [
+      this.sessionState(sessionId),
+      this.sessionSeq(sessionId),
+      this.sessionLog(sessionId),
+      this.sessionLive(sessionId),
+      this.sessionLock(sessionId),
+      this.sessionOverlay(sessionId),
+    ];
+  }
+  /** KEYS of `append-live-2.lua`, in its header's order. */
+  appendLiveKeys(sessionId: string): string[] {
+    return [this.sessionLive(sessionId), this.sessionLock(sessionId)];
   }
 
   /** All keys one session owns, for deletion. */

@@ -4,21 +4,26 @@
  */
 import type { Redis } from "ioredis";
 import Redlock, { type Lock } from "redlock";
+import type { Keys } from "./keys.js";
 
 export type LockOutcome<T> = { acquired: false } | { acquired: true; value: T };
 
 export class Locks {
   private readonly redlock: Redlock;
 
-  constructor(redis: Redis) {
+  constructor(
+    redis: Redis,
+    private readonly keys: Keys,
+  ) {
     // No retries: a busy lock means another worker has the session, and it re-checks the mailbox after.
     this.redlock = new Redlock([redis], { retryCount: 0, driftFactor: 0.01 });
   }
 
-  async withLock<T>(key: string, ttlMs: number, work: (fence: string, lost: AbortSignal) => Promise<T>): Promise<LockOutcome<T>> {
+  /** Runs `work` holding the session's turn lock, extended while it works; `lost` aborts if an extension fails. */
+  async withSessionLock<T>(sessionId: string, ttlMs: number, work: (fence: string, lost: AbortSignal) => Promise<T>): Promise<LockOutcome<T>> {
     let lock: Lock;
     try {
-      lock = await this.redlock.acquire([key], ttlMs);
+      lock = await this.redlock.acquire([this.keys.sessionLock(sessionId)], ttlMs);
     } catch {
       return { acquired: false };
     }

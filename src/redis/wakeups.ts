@@ -1,40 +1,38 @@
 /**
- * Wake-ups: the API's at-least-once hand-off of "this session has work" to any worker.
- *
- * Two parts. The pending set (a sorted set scored by time) is written *before* the event append, as
- * an intent, and cleared by the worker once it has looked; the wake-up stream entry is published
- * after the append for the fast path. An API pod dying between the append and the publish leaves the
- * session in the pending set, where the workers' sweep finds it.
+ * The wake-up stream: the API's at-least-once hand-off of "this session has work" to any worker, read
+ * by the `workers` consumer group. Entries are acknowledged once the session is handled; those a dead
+ * consumer left unacknowledged are claimed by another. (The `pending` intent set is the backstop for a
+ * wake-up that was never published: `intents.ts`.)
  */
 import type { Redis } from "ioredis";
-import { runScript } from "./client.js";
 import type { Keys } from "./keys.js";
 
 export const WORKER_GROUP = "workers";
 const MAXLEN = 100_000;
 
+export interface Wakeup {
+  entryId: string;
+  /** Null for an entry without a session field (never written by this service). */
+  sessionId: string | null;
+}
+
+type Entries = [string, string[] | null][];
+
+function toWakeups(entries: Entries): Wakeup[] {
+  return entries.map(([entryId, fields]) => {
+    const at = fields ? fields.indexOf("session") : -1;
+    return { entryId, sessionId: at >= 0 ? (fields![at + 1] ?? null) : null };
+  });
+}
+
 export class Wakeups {
   constructor(
     private readonly redis: Redis,
-    readonly keys: Keys,
+    private readonly keys: Keys,
   ) {}
-
-  async markPending(sessionId: string): Promise<void> {
-    await this.redis.zadd(this.keys.pending(), Date.now(), sessionId);
-  }
 
   async publish(sessionId: string): Promise<void> {
     await this.redis.xadd(this.keys.wakeups(), "MAXLEN", "~", MAXLEN, "*", "session", sessionId);
-  }
-
-  /** Clears the intent unless it was set again after `seenAt`. */
-  async clearPending(sessionId: string, seenAt: number): Promise<void> {
-    await runScript(this.redis, "clearPending", [this.keys.pending()], [sessionId, seenAt]);
-  }
-
-  /** Sessions marked pending before `olderThan` (ms) and not cleared since. */
-  async due(olderThan: number, limit: number): Promise<string[]> {
-    return this.redis.zrangebyscore(this.keys.pending(), "-inf", olderThan, "LIMIT", 0, limit);
   }
 
   async ensureGroup(): Promise<void> {
@@ -43,5 +41,23 @@ export class Wakeups {
     } catch (err) {
       if (!String((err as Error).message).includes("BUSYGROUP")) throw err;
     }
+  }
+
+  /** New entries for `consumer`, waiting up to `blockMs` on `blocking` (a connection of its own). */
+  async read(blocking: Redis, consumer: string, count: number, blockMs: number): Promise<Wakeup[]> {
+    const reply = (await blocking.xreadgroup("GROUP", WORKER_GROUP, consumer, "COUNT", count, "BLOCK", blockMs, "STREAMS", this.keys.wakeups(), ">")) as
+      | [string, Entries][]
+      | null;
+    return (reply ?? []).flatMap(([, entries]) => toWakeups(entries));
+  }
+
+  async ack(entryId: string): Promise<void> {
+    await this.redis.xack(this.keys.wakeups(), WORKER_GROUP, entryId);
+  }
+
+  /** Entries left unacknowledged for `idleMs` by any consumer, now `consumer`'s. */
+  async claimStale(consumer: string, idleMs: number, count: number): Promise<Wakeup[]> {
+    const [, claimed] = (await this.redis.xautoclaim(this.keys.wakeups(), WORKER_GROUP, consumer, idleMs, "0-0", "COUNT", count)) as [string, Entries];
+    return toWakeups(claimed.filter(([, fields]) => fields !== null));
   }
 }

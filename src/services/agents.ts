@@ -10,8 +10,7 @@ import {
   type AgentPatchBody,
   type RateLimits,
 } from "../domain/agent-config.js";
-import { conflict, notFound, validationError } from "../http/errors.js";
-import { joinEntries } from "../http/validate.js";
+import { conflict, notFound, validationError } from "../errors.js";
 import type { RateLimitCache } from "../redis/rate-limit-cache.js";
 import { configOf, type AgentDoc, type AgentStatus, type AgentStore, type Page, type PublishResult, type VersionDoc } from "../store/agents.js";
 
@@ -21,7 +20,7 @@ export interface AgentDependents {
 }
 
 function refuse(problems: string[]): void {
-  if (problems.length > 0) throw validationError(joinEntries(problems));
+  if (problems.length > 0) throw validationError(problems);
 }
 
 /** Create and full replace carry the whole configuration, so every rule is checked on the body alone. */

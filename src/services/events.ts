@@ -1,24 +1,23 @@
-/** Inbound events: send rules, the message allowance, and the atomic append that moves the session. */
+/** Inbound events: send rules, the message allowance, and the transition that moves the session. */
 import { DEFAULT_RATE_LIMITS } from "../domain/agent-config.js";
 import { attachmentProblems, sanitizeFilename } from "../domain/attachments.js";
 import type { Envelope, InboundEvent } from "../domain/events.js";
-import { planInbound, startsTurn } from "../domain/session-state.js";
-import { ApiError, notFound, validationError } from "../http/errors.js";
-import { joinEntries } from "../http/validate.js";
+import { planInbound } from "../domain/inbound-plan.js";
+import { startsTurn } from "../domain/session-state.js";
+import { AppError, isAppError, notFound, validationError, type RateLimitStanding } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { Allowances, Granted } from "../redis/allowances.js";
 import type { RateLimitCache } from "../redis/rate-limit-cache.js";
 import type { EventLog } from "../redis/event-log.js";
-import type { Wakeups } from "../redis/wakeups.js";
 import type { AgentStore } from "../store/agents.js";
 import type { SessionStore } from "../store/sessions.js";
+import { change, type SessionTransitions } from "./session-transitions.js";
 
 export interface EventsPostBody {
   events: InboundEvent[];
   delivery?: "immediate" | "when_idle";
 }
 
-const MAX_CAS_ATTEMPTS = 50;
 const IDENTITY_CACHE_SIZE = 10_000;
 
 /** What never changes about a session: whose it is, and whom it counts against. */
@@ -42,7 +41,7 @@ export function checkBatch(body: EventsPostBody): InboundEvent[] {
     e.attachments.forEach((a, j) => problems.push(...attachmentProblems(a, `events[${i}].attachments[${j}]`)));
     return { ...e, attachments: e.attachments.map((a) => ({ ...a, filename: sanitizeFilename(a.filename) })) };
   });
-  if (problems.length > 0) throw validationError(joinEntries(problems));
+  if (problems.length > 0) throw validationError(problems);
   return events;
 }
 
@@ -51,8 +50,8 @@ export class EventService {
     private readonly sessions: SessionStore,
     private readonly agents: AgentStore,
     private readonly log: EventLog,
+    private readonly transitions: SessionTransitions,
     private readonly allowances: Allowances,
-    private readonly wakeups: Wakeups,
     private readonly limits: RateLimitCache,
     private readonly logger: Logger,
   ) {}
@@ -88,39 +87,36 @@ export class EventService {
     return identity;
   }
 
-  async post(orgId: string, sessionId: string, body: EventsPostBody): Promise<{ data: Envelope[]; headers: Record<string, string> }> {
+  async post(orgId: string, sessionId: string, body: EventsPostBody): Promise<{ data: Envelope[]; rateLimit: RateLimitStanding }> {
     const events = checkBatch(body);
     const session = await this.identity(orgId, sessionId);
     let granted: Granted | undefined;
+    // Counted only once the batch is known to be acceptable (a rejection before persistence is free);
+    // given back if it is then not appended.
+    const count = async () => {
+      const limits = await this.limits.get(session.agentId, async () => (await this.agents.get(orgId, session.agentId))?.rateLimits ?? null);
+      const limit = limits?.messagesPerMinute ?? DEFAULT_RATE_LIMITS.messagesPerMinute;
+      granted ??= await this.allowances.take({ orgId, agentId: session.agentId, subjectId: session.subjectId }, "messages", limit, events.length);
+    };
     try {
-      for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
-        const state = (await this.log.existingState(sessionId)) ?? this.gone(sessionId);
-        const result = planInbound(state, sessionId, events, body.delivery ?? "immediate", new Date().toISOString());
-        if (!result.ok) throw new ApiError(409, result.rejection.code, result.rejection.message);
-        // Counted only once the batch is known to be acceptable; given back if the append is refused.
-        if (!granted) {
-          const limits = await this.limits.get(session.agentId, async () => (await this.agents.get(orgId, session.agentId))?.rateLimits ?? null);
-          const limit = limits?.messagesPerMinute ?? DEFAULT_RATE_LIMITS.messagesPerMinute;
-          granted = await this.allowances.take({ orgId, agentId: session.agentId, subjectId: session.subjectId }, "messages", limit, events.length);
-        }
-        if (result.plan.wake) await this.wakeups.markPending(sessionId);
-        const applied = await this.log.apply(sessionId, result.plan, state.v);
-        if (!applied.ok && applied.reason === "missing") this.gone(sessionId);
-        if (!applied.ok) continue;
-        if (result.plan.wake) await this.wakeups.publish(sessionId);
-        const status = result.plan.state.status;
-        // Written before answering, so a list filtered by status agrees with the session once the POST returns.
-        if (status && status !== "deleted") await this.sessions.setStatus(sessionId, status, applied.version);
-        const persisted = new Set(result.persisted.map((d) => d.id));
-        const data = applied.envelopes.filter((e) => persisted.has(e.id));
-        // A final result that replaced its running one is answered with the event as it now reads.
-        const replaced = result.replaced && (await this.log.findById(sessionId, result.replaced.eventId));
-        if (replaced) data.push(replaced);
-        return { data, headers: granted.headers };
-      }
-      throw new ApiError(503, "server_error", "the session is too busy to accept events right now; retry with exponential backoff");
+      const { value: result, applied } = await this.transitions.run(
+        sessionId,
+        (state) => {
+          const planned = planInbound(state, sessionId, events, body.delivery ?? "immediate", new Date().toISOString());
+          if (!planned.ok) throw new AppError(planned.rejection.code, planned.rejection.message);
+          return change(planned.plan, planned);
+        },
+        { beforeAppend: count },
+      );
+      const persisted = new Set(result.persisted.map((d) => d.id));
+      const data = applied!.envelopes.filter((e) => persisted.has(e.id));
+      // A final result that replaced its running one is answered with the event as it now reads.
+      const replaced = result.replaced && (await this.log.findById(sessionId, result.replaced.eventId));
+      if (replaced) data.push(replaced);
+      return { data, rateLimit: granted!.standing };
     } catch (err) {
       if (granted) await granted.refund().catch((e: unknown) => this.logger.warn("allowance refund failed", { err: e }));
+      if (isAppError(err, "not_found")) this.identities.delete(sessionId);
       throw err;
     }
   }

@@ -1,12 +1,13 @@
 /** Session use cases: create (with the conversation allowance), list, read, update, archive, delete. */
 import type { Metadata } from "../domain/agent-config.js";
-import type { SessionStatus } from "../domain/session-state.js";
-import { ApiError, invalidState, notFound, validationError } from "../http/errors.js";
+import { planArchive, planDelete, type PlanResult, type RuntimeState, type SessionStatus } from "../domain/session-state.js";
+import { AppError, invalidState, isAppError, notFound, validationError, type RateLimitStanding } from "../errors.js";
 import { newId } from "../ids.js";
 import type { Allowances } from "../redis/allowances.js";
 import type { EventLog } from "../redis/event-log.js";
 import type { AgentStore, Page } from "../store/agents.js";
 import type { SessionDoc, SessionFilter, SessionStore } from "../store/sessions.js";
+import { change, unchanged, type Planned, type SessionTransitions } from "./session-transitions.js";
 
 export interface SessionCreateBody {
   agentId: string;
@@ -29,17 +30,26 @@ export interface SessionView {
   status: SessionStatus;
 }
 
-const BUSY = new Set<string>(["running", "waiting_on_human"]);
+/** A lifecycle planner's result as a transition step: a rejection is an application error. */
+function lifecycle(plan: (state: RuntimeState) => PlanResult | null): (state: RuntimeState) => Planned<null> {
+  return (state) => {
+    const result = plan(state);
+    if (!result) return unchanged(null);
+    if (!result.ok) throw new AppError(result.rejection.code, result.rejection.message);
+    return change(result.plan, null);
+  };
+}
 
 export class SessionService {
   constructor(
     private readonly sessions: SessionStore,
     private readonly agents: AgentStore,
     private readonly log: EventLog,
+    private readonly transitions: SessionTransitions,
     private readonly allowances: Allowances,
   ) {}
 
-  async create(orgId: string, body: SessionCreateBody): Promise<{ view: SessionView; headers: Record<string, string> }> {
+  async create(orgId: string, body: SessionCreateBody): Promise<{ view: SessionView; rateLimit: RateLimitStanding }> {
     const agent = await this.agents.get(orgId, body.agentId);
     if (!agent) throw notFound("agent");
     if (agent.status === "archived") throw invalidState("the agent is archived and accepts no new sessions");
@@ -86,7 +96,7 @@ export class SessionService {
       await this.log.delete(doc._id);
       throw notFound("agent");
     }
-    return { view: { doc, status: "idle" }, headers: granted.headers };
+    return { view: { doc, status: "idle" }, rateLimit: granted.standing };
   }
 
   async get(orgId: string, id: string): Promise<SessionView> {
@@ -95,10 +105,16 @@ export class SessionService {
     return { doc, status: this.visibleStatus(doc, (await this.log.state(id)).status) };
   }
 
+  /**
+   * The records' projection selects the page; an item whose authoritative status disagrees with the
+   * filter (its record is being changed, or a writer died between its two writes) is left out.
+   */
   async list(orgId: string, filter: SessionFilter, opts: { limit: number; offset: number }): Promise<Page<SessionView>> {
     const page = await this.sessions.list(orgId, filter, opts);
     const statuses = await this.log.statuses(page.items.map((d) => d._id));
-    return { hasMore: page.hasMore, items: page.items.map((doc) => ({ doc, status: this.visibleStatus(doc, statuses.get(doc._id)) })) };
+    const items = page.items.map((doc) => ({ doc, status: this.visibleStatus(doc, statuses.get(doc._id)) }));
+    const matches = (status: SessionStatus) => (filter.status ? status === filter.status : status !== "archived");
+    return { hasMore: page.hasMore, items: items.filter((item) => matches(item.status)) };
   }
 
   /** The runtime state is the authority; the record's projection covers a state not yet written. */
@@ -121,17 +137,7 @@ export class SessionService {
   async archive(orgId: string, id: string): Promise<SessionView> {
     const doc = await this.sessions.get(orgId, id);
     if (!doc) throw notFound("session");
-    for (;;) {
-      const state = await this.log.state(id);
-      if (state.status === "archived") break;
-      if (BUSY.has(state.status)) throw invalidState(`the session is ${state.status}; it can be archived once idle`);
-      const applied = await this.log.apply(id, { drafts: [], state: { status: "archived" }, statuses: [], wake: false }, state.v);
-      if (applied.ok) {
-        await this.sessions.setStatus(id, "archived", applied.version);
-        break;
-      }
-      if (applied.reason === "missing") throw notFound("session");
-    }
+    await this.transitions.run(id, lifecycle(planArchive));
     return { doc: { ...doc, status: "archived" }, status: "archived" };
   }
 
@@ -139,17 +145,16 @@ export class SessionService {
   async delete(orgId: string, id: string): Promise<void> {
     const doc = await this.sessions.get(orgId, id);
     if (!doc) throw notFound("session");
-    for (;;) {
-      const state = await this.log.state(id);
-      if (BUSY.has(state.status)) throw invalidState(`the session is ${state.status}; it can be deleted once idle`);
-      if (state.status === "deleted") break;
-      const applied = await this.log.apply(id, { drafts: [], state: { status: "deleted" }, statuses: [], wake: false }, state.v);
-      if (applied.ok || applied.reason === "missing") break;
+    try {
+      await this.transitions.run(id, lifecycle(planDelete));
+    } catch (err) {
+      // No runtime state: an earlier delete removed the keys and stopped before the record.
+      if (!isAppError(err, "not_found")) throw err;
     }
     try {
       await this.log.delete(id);
-    } catch {
-      throw new ApiError(502, "runtime_delete_failed", "the session's event log could not be deleted; retry the deletion");
+    } catch (err) {
+      throw new AppError("runtime_delete_failed", "the session's event log could not be deleted; retry the deletion", {}, err);
     }
     await this.sessions.delete(orgId, id);
   }

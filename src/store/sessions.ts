@@ -7,7 +7,6 @@ import type { Collection, Db, Filter } from "mongodb";
 import type { Metadata } from "../domain/agent-config.js";
 import type { Usage } from "../domain/events.js";
 import type { SessionStatus } from "../domain/session-state.js";
-import type { AgentDependents } from "../services/agents.js";
 import type { Page } from "./agents.js";
 import { decode, encode } from "./caller-json.js";
 
@@ -47,7 +46,7 @@ function storedMetadata(metadata: Metadata): Metadata {
   return encode(metadata) as unknown as Metadata;
 }
 
-export class SessionStore implements AgentDependents {
+export class SessionStore {
   private readonly sessions: Collection<SessionDoc>;
 
   constructor(db: Db) {
@@ -82,12 +81,13 @@ export class SessionStore implements AgentDependents {
   }
 
   /**
-   * Projects the runtime status as of state version `stateVersion`; an older version never overwrites
-   * a newer one, whichever process writes last.
+   * Writes the status as of state version `stateVersion`, unless the record reflects a later version:
+   * an older writer never rolls it back. A writer of the same version replaces it (the session
+   * transition function reserves a version before its append; see session-transitions.ts).
    */
-  async setStatus(id: string, status: SessionStatus, stateVersion: number): Promise<void> {
+  async projectStatus(id: string, status: SessionStatus, stateVersion: number): Promise<void> {
     await this.sessions.updateOne(
-      { _id: id, statusVersion: { $lt: stateVersion } },
+      { _id: id, statusVersion: { $lte: stateVersion } },
       { $set: { status, statusVersion: stateVersion, updatedAt: new Date() } },
     );
   }

@@ -1,9 +1,10 @@
 /** The built-in tools, run by a worker for a session. Each returns text for the model and success. */
 import { lchown, lstat, mkdir, readFile, readdir, realpath, stat, writeFile } from "node:fs/promises";
 import { dirname, join, relative, resolve, sep } from "node:path";
-import type { Collection, Db } from "mongodb";
 import type { Skill } from "../domain/agent-config.js";
-import { newId } from "../ids.js";
+import type { MemoryStore } from "../store/memories.js";
+import type { PastConversation } from "../store/past-conversations.js";
+import type { TodoStore } from "../store/todos.js";
 import { prepareWorkspace, runInSandbox, type SandboxUser } from "./sandbox.js";
 
 export interface ToolOutcome {
@@ -22,21 +23,7 @@ export interface ToolContext {
   user: SandboxUser | null;
   signal: AbortSignal;
   /** Text of this subject's other conversations with the agent, newest first (for session_search). */
-  otherConversations(): Promise<{ sessionId: string; title: string | null; texts: string[] }[]>;
-}
-
-interface MemoryDoc {
-  _id: string;
-  orgId: string;
-  agentId: string;
-  subjectId: string;
-  content: string;
-  createdAt: Date;
-}
-
-interface TodoDoc {
-  _id: string;
-  items: { content: string; status: string }[];
+  otherConversations(): Promise<PastConversation[]>;
 }
 
 const MAX_READ_BYTES = 256 * 1024;
@@ -85,13 +72,10 @@ async function handOver(ctx: ToolContext, path: string): Promise<void> {
 }
 
 export class BuiltinTools {
-  private readonly memories: Collection<MemoryDoc>;
-  private readonly todos: Collection<TodoDoc>;
-
-  constructor(db: Db) {
-    this.memories = db.collection<MemoryDoc>("memories");
-    this.todos = db.collection<TodoDoc>("session_todos");
-  }
+  constructor(
+    private readonly memories: MemoryStore,
+    private readonly todos: TodoStore,
+  ) {}
 
   async run(name: string, rawInput: unknown, ctx: ToolContext): Promise<ToolOutcome> {
     const input: Input = rawInput && typeof rawInput === "object" && !Array.isArray(rawInput) ? (rawInput as Input) : {};
@@ -149,10 +133,9 @@ export class BuiltinTools {
         .filter((i): i is Input => !!i && typeof i === "object")
         .slice(0, 100)
         .map((i) => ({ content: String(i.content ?? "").slice(0, 500), status: ["pending", "in_progress", "done"].includes(String(i.status)) ? String(i.status) : "pending" }));
-      await this.todos.replaceOne({ _id: ctx.sessionId }, { items }, { upsert: true });
+      await this.todos.replace(ctx.sessionId, items);
     }
-    const doc = await this.todos.findOne({ _id: ctx.sessionId });
-    const items = doc?.items ?? [];
+    const items = await this.todos.get(ctx.sessionId);
     return ok(items.length === 0 ? "The todo list is empty." : items.map((i, n) => `${n + 1}. [${i.status}] ${i.content}`).join("\n"));
   }
 
@@ -162,17 +145,15 @@ export class BuiltinTools {
     if (action === "add") {
       const content = str(input, "content");
       if (!content) return fail("input.content (string) is required to add a memory");
-      if ((await this.memories.countDocuments(scope)) >= MAX_MEMORIES) return fail(`at most ${MAX_MEMORIES} memories are kept; remove some first`);
-      const id = newId("evt").replace(/^evt_/, "mem_");
-      await this.memories.insertOne({ _id: id, ...scope, content: content.slice(0, 2000), createdAt: new Date() });
+      if ((await this.memories.count(scope)) >= MAX_MEMORIES) return fail(`at most ${MAX_MEMORIES} memories are kept; remove some first`);
+      const id = await this.memories.add(scope, content.slice(0, 2000));
       return ok(`Remembered (${id}).`);
     }
     if (action === "remove") {
-      const res = await this.memories.deleteOne({ _id: str(input, "id") ?? "", ...scope });
-      return res.deletedCount === 1 ? ok("Forgotten.") : fail("no memory with that id");
+      return (await this.memories.remove(scope, str(input, "id") ?? "")) ? ok("Forgotten.") : fail("no memory with that id");
     }
-    const all = await this.memories.find(scope).sort({ createdAt: 1 }).toArray();
-    return ok(all.length === 0 ? "No memories about this subject yet." : all.map((m) => `${m._id}: ${m.content}`).join("\n"));
+    const all = await this.memories.list(scope);
+    return ok(all.length === 0 ? "No memories about this subject yet." : all.map((m) => `${m.id}: ${m.content}`).join("\n"));
   }
 
   private async file(name: string, input: Input, ctx: ToolContext): Promise<ToolOutcome> {
@@ -238,24 +219,3 @@ export class BuiltinTools {
     return ok(hits.length === 0 ? "Nothing found in earlier conversations." : hits.join("\n"));
   }
 }
-
-/** Short descriptions and input schemas of the built-in tools, as the model sees them. */
-export const BUILTIN_SPECS: Record<string, { description: string; input_schema: Record<string, unknown> }> = {
-  clarify: { description: "Ask the user a question and wait for the answer.", input_schema: { type: "object", properties: { question: { type: "string" }, choices: { type: "array", items: { type: "string" } } }, required: ["question"] } },
-  vision_analyze: { description: "Analyze an image.", input_schema: { type: "object", properties: { image: { type: "string" } } } },
-  skills_list: { description: "List the agent's skills.", input_schema: { type: "object", properties: {} } },
-  skill_view: { description: "Read one skill's full Markdown.", input_schema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] } },
-  skill_manage: { description: "Create or change skills.", input_schema: { type: "object", properties: {} } },
-  todo: { description: "Read or replace the session's todo list.", input_schema: { type: "object", properties: { items: { type: "array", items: { type: "object", properties: { content: { type: "string" }, status: { enum: ["pending", "in_progress", "done"] } } } } } } },
-  memory: { description: "Remember facts about this subject across sessions: add, list or remove.", input_schema: { type: "object", properties: { action: { enum: ["add", "list", "remove"] }, content: { type: "string" }, id: { type: "string" } } } },
-  session_search: { description: "Search this subject's earlier conversations with the agent.", input_schema: { type: "object", properties: { query: { type: "string" } }, required: ["query"] } },
-  execute_code: { description: "Run Python or JavaScript in the session's workspace.", input_schema: { type: "object", properties: { language: { enum: ["python", "javascript"] }, code: { type: "string" } }, required: ["code"] } },
-  web_search: { description: "Search the web.", input_schema: { type: "object", properties: { query: { type: "string" } }, required: ["query"] } },
-  web_extract: { description: "Read a web page.", input_schema: { type: "object", properties: { url: { type: "string" } }, required: ["url"] } },
-  terminal: { description: "Run a shell command in the session's workspace.", input_schema: { type: "object", properties: { command: { type: "string" } }, required: ["command"] } },
-  process: { description: "List background processes.", input_schema: { type: "object", properties: {} } },
-  read_file: { description: "Read a file of the workspace.", input_schema: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } },
-  write_file: { description: "Write a file of the workspace.", input_schema: { type: "object", properties: { path: { type: "string" }, content: { type: "string" } }, required: ["path", "content"] } },
-  patch: { description: "Replace one exact occurrence of text in a file.", input_schema: { type: "object", properties: { path: { type: "string" }, old_string: { type: "string" }, new_string: { type: "string" } }, required: ["path", "old_string", "new_string"] } },
-  search_files: { description: "Find files of the workspace by name.", input_schema: { type: "object", properties: { pattern: { type: "string" }, path: { type: "string" } } } },
-};

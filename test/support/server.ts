@@ -2,15 +2,15 @@
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { loadConfig } from "../../src/config.js";
-import type { Services } from "../../src/http/context.js";
 import { createApp } from "../../src/http/app.js";
 import { createLogger } from "../../src/log.js";
-import { createRuntime } from "../../src/runtime.js";
+import { createRuntime, type Components } from "../../src/runtime.js";
 import { env } from "./hooks.js";
 
 export interface TestServer {
   url: string;
-  services: Services;
+  /** Every component of the server process (services, stores, Redis parts). */
+  services: Components;
   /** Creates a fresh organization and an API key for it. */
   newKey(org?: string): Promise<string>;
   close(): Promise<void>;
@@ -22,7 +22,7 @@ let orgCounter = 0;
 export async function startServer(extraEnv: Record<string, string> = {}): Promise<TestServer> {
   const config = loadConfig({ MONGO_URL: env.mongoUrl, REDIS_URL: env.redisUrl, REDIS_KEY_PREFIX: env.redisKeyPrefix, PORT: "0", LOG_LEVEL: "error", ...extraEnv });
   const runtime = await createRuntime(config, createLogger(config.logLevel));
-  const services = runtime.services;
+  const services = runtime.components;
   if (config.role === "all" || config.role === "worker") await runtime.startWorker(true);
   const server: Server = createApp(services).listen(0, "127.0.0.1");
   await new Promise<void>((resolve) => server.once("listening", resolve));

@@ -3,15 +3,17 @@ import type Router from "@koa/router";
 import type { EventsPostBody } from "../../services/events.js";
 import type { Services } from "../context.js";
 import { principalOf, route } from "../route.js";
-import { decodeCursor, streamSession } from "../sse.js";
+import { decodeCursor } from "../../services/event-stream.js";
+import { rateLimitHeaders } from "../errors.js";
+import { streamSession } from "../sse.js";
 
-export function eventRoutes(router: Router, { events, validator, eventLog, streamReader, config }: Services): void {
+export function eventRoutes(router: Router, { events, validator, streams, config }: Services): void {
   const tag = "Events";
 
   route(router, { method: "post", path: "/v1/sessions/:sessionId/events", summary: "Send inbound events", tag, body: "events-post.json", status: 202 }, async (ctx) => {
     const body = validator.body<EventsPostBody>("events-post.json", ctx.request.body);
-    const { data, headers } = await events.post(principalOf(ctx).orgId, ctx.params.sessionId!, body);
-    ctx.set(headers);
+    const { data, rateLimit } = await events.post(principalOf(ctx).orgId, ctx.params.sessionId!, body);
+    ctx.set(rateLimitHeaders(rateLimit));
     ctx.status = 202;
     ctx.body = { object: "list", data };
   });
@@ -26,11 +28,11 @@ export function eventRoutes(router: Router, { events, validator, eventLog, strea
 
   route(router, { method: "get", path: "/v1/sessions/:sessionId/events/stream", summary: "Stream events (Server-Sent Events)", tag, query: "events-stream-query.json", status: 200, stream: true }, async (ctx) => {
     const q = validator.query<{ after?: number }>("events-stream-query.json", ctx.query);
-    const lastEventId = ctx.get("last-event-id");
-    const start = lastEventId ? decodeCursor(lastEventId) : q.after !== undefined ? { sequence: q.after, liveId: null } : null;
     const sessionId = ctx.params.sessionId!;
     await events.sessionOf(principalOf(ctx).orgId, sessionId);
+    const lastEventId = ctx.get("last-event-id");
+    const start = lastEventId ? decodeCursor(sessionId, lastEventId) : q.after !== undefined ? { sequence: q.after, liveId: null } : null;
     ctx.respond = false;
-    await streamSession(ctx.res, sessionId, start, { log: eventLog, reader: streamReader(), keepAliveMs: config.sseKeepAliveMs });
+    await streamSession(ctx.res, streams, sessionId, start, config.sseKeepAliveMs);
   });
 }

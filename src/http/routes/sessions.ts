@@ -3,7 +3,8 @@ import type Router from "@koa/router";
 import type { SessionCreateBody, SessionUpdateBody } from "../../services/sessions.js";
 import type { SessionStatus } from "../../domain/session-state.js";
 import type { Services } from "../context.js";
-import { validationError } from "../errors.js";
+import { validationError } from "../../errors.js";
+import { rateLimitHeaders } from "../errors.js";
 import { presentOffsetPage, presentSession } from "../present.js";
 import { principalOf, route } from "../route.js";
 
@@ -28,8 +29,8 @@ export function sessionRoutes(router: Router, { sessions, validator }: Services)
 
   route(router, { method: "post", path: "/v1/sessions", summary: "Create a session", tag, body: "session-create.json", status: 201 }, async (ctx) => {
     const body = validator.body<SessionCreateBody>("session-create.json", ctx.request.body);
-    const { view, headers } = await sessions.create(principalOf(ctx).orgId, body);
-    ctx.set(headers);
+    const { view, rateLimit } = await sessions.create(principalOf(ctx).orgId, body);
+    ctx.set(rateLimitHeaders(rateLimit));
     ctx.status = 201;
     ctx.body = presentSession(view);
   });

@@ -1,15 +1,39 @@
--- Applies one plan to a session atomically: check the state version (compare-and-set) and the writer's
--- fencing token, give the drafts consecutive sequences, append each to the durable log (stream id
--- "<sequence>-0") and to the live stream, write the state fields and the event-status overlay.
--- KEYS: 1 state hash, 2 sequence counter, 3 durable log, 4 live stream, 5 turn lock, 6 status overlay
--- ARGV: 1 expected state version ("" = any), 2 fencing token ("" = none), 3 live stream max length,
---       4 number of events N, then N x (envelope before the sequence, envelope after it, type, turn id,
---       "log" for a durable event or "live" for a live-only frame, whose whole envelope is the first part),
---       then the number of state field pairs M and M x (field, value),
---       then the number of overlay pairs K and K x (event id, status JSON).
--- Returns {first sequence or 0, new state version, live ids...}; {-1, current version} on a version
--- mismatch; {-2} when the fencing token is not the current lock holder's; {-3} when the session has no
--- state (it was deleted: creation writes the state first), so a late writer cannot resurrect its keys.
+--[[
+  Applies one plan of a session's state machine atomically: checks the state version (compare-and-set)
+  and the writer's fencing token, gives the durable drafts consecutive sequences, appends each draft to
+  the durable log (stream id "<sequence>-0") and to the live stream, writes the state fields and the
+  event-status overlay, and increments the state version.
+
+  Input:
+    KEYS[1] state hash (runtime state; field "v" is its version)
+    KEYS[2] sequence counter
+    KEYS[3] durable log stream
+    KEYS[4] live stream (capped)
+    KEYS[5] turn lock (its value is the fencing token)
+    KEYS[6] status overlay hash
+
+    ARGV[1] expected state version ("" = any)
+    ARGV[2] fencing token ("" = the writer holds no lock: an API pod)
+    ARGV[3] live stream max length (approximate)
+    ARGV[4] number of drafts N, then N groups of five:
+              envelope JSON before the sequence, envelope JSON after it, type, turn id,
+              "log" (durable) or "live" (live-only; its whole envelope is the first part)
+    then    number of state field pairs M, then M x (field, value)
+    then    number of overlay pairs K, then K x (field, value)
+
+  Output:
+    {first sequence (0 when no durable draft), new state version, live id of each draft...}
+    {-1, current version}  STALE:   the state is not at the expected version
+    {-2}                   FENCED:  the fencing token is not the lock's current value
+    {-3}                   MISSING: the session has no state (it was deleted; creation writes it
+                                    first), so a late writer cannot resurrect its keys
+
+  Writes:
+    KEYS[3] XADD "<seq>-0"  type, seq, turn, live, env   (one per durable draft)
+    KEYS[4] XADD *          type, seq, env                (durable drafts)
+    KEYS[4] XADD *          type, env                     (live-only drafts)
+    KEYS[2] INCRBY, KEYS[1] HSET + HINCRBY v, KEYS[6] HSET
+]]
 if redis.call('EXISTS', KEYS[1]) == 0 then
   return {-3}
 end

@@ -1,7 +1,23 @@
--- Appends a live-only frame (message deltas and other transport-only frames, never in history), if the
--- writer still holds the turn lock.
--- KEYS: 1 live stream, 2 turn lock. ARGV: 1 fencing token, 2 max length, 3 type, 4 envelope JSON.
--- Returns the stream id, or -2 when the token is not the lock holder's.
+--[[
+  Appends a live-only frame (message deltas and other transport-only frames, never in history), if the
+  writer still holds the turn lock.
+
+  Input:
+    KEYS[1] live stream (capped)
+    KEYS[2] turn lock (its value is the fencing token)
+
+    ARGV[1] fencing token
+    ARGV[2] live stream max length (approximate)
+    ARGV[3] type
+    ARGV[4] envelope JSON
+
+  Output:
+    the new stream id
+    -2  FENCED: the token is not the lock's current value
+
+  Writes:
+    KEYS[1] XADD * type, env
+]]
 if redis.call('GET', KEYS[2]) ~= ARGV[1] then
   return -2
 end

@@ -1,8 +1,21 @@
--- Fixed-window counter: check and count in one step, so a rejected request is never counted and
--- concurrent callers can never overshoot the limit.
--- KEYS[1] counter of the current window
--- ARGV[1] limit, ARGV[2] cost (points this request needs), ARGV[3] window length in ms
--- Returns {allowed (1|0), points used in the window after this call, ms until the window key expires}
+--[[
+  Fixed-window counter: checks and counts in one step, so a rejected request is never counted and
+  concurrent callers can never overshoot the limit.
+
+  Input:
+    KEYS[1] counter of the current window
+
+    ARGV[1] limit
+    ARGV[2] cost (points this request needs)
+    ARGV[3] window length (ms)
+
+  Output:
+    {1, points used after this call, ms until the window key expires}  allowed and counted
+    {0, points used, ms until the window key expires}                  refused, nothing counted
+
+  Writes:
+    KEYS[1] INCRBY, and PEXPIRE when the window starts
+]]
 local limit = tonumber(ARGV[1])
 local cost = tonumber(ARGV[2])
 local used = tonumber(redis.call('GET', KEYS[1]) or '0')

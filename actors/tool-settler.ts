@@ -1,0 +1,89 @@
+/**
+ * Settles the tool calls of a model answer that need no more from the human: in the order the model
+ * asked, approved calls are put in motion, denied ones get their denial, and executing ones are run.
+ * Each transition is its own append, so a worker that dies mid-way resumes at the right step (a tool that
+ * was running is run again: execution is at least once).
+ */
+import { join } from "node:path";
+import type { Draft } from "../src/domain/events.js";
+import type { RuntimeState, ToolCall } from "../src/domain/session-state.js";
+import { denialDraft, resultDraft, useEvents, type TurnContext } from "../src/domain/tool-calls.js";
+import { planStep } from "../src/domain/turn-plans.js";
+import { AppError } from "../src/errors.js";
+import type { Logger } from "../src/log.js";
+import { isAbort } from "../src/models/provider.js";
+import { change, type SessionTransitions } from "../src/services/session-transitions.js";
+import type { VersionDoc } from "../src/store/agents.js";
+import type { PastConversations } from "../src/store/past-conversations.js";
+import type { SessionDoc } from "../src/store/sessions.js";
+import type { ToolGrantStore } from "../src/store/tool-grants.js";
+import type { BuiltinTools, ToolOutcome } from "../src/tools/builtin.js";
+import { sandboxUser } from "../src/tools/sandbox.js";
+
+export interface ToolSettlerDeps {
+  transitions: SessionTransitions;
+  tools: BuiltinTools;
+  grants: ToolGrantStore;
+  past: PastConversations;
+  workspaceRoot: string;
+  logger: Logger;
+}
+
+/** Calls the worker settles without the human. */
+export const UNSETTLED: ReadonlySet<ToolCall["state"]> = new Set(["approved", "denied", "executing"]);
+
+export class ToolSettler {
+  constructor(private readonly deps: ToolSettlerDeps) {}
+
+  /** Throws `lock_lost` when the worker stops (shutdown or lost lock) while a tool runs: the call stays `executing`. */
+  async settle(session: SessionDoc, version: VersionDoc, state: RuntimeState, fence: string, signal: AbortSignal, lost: AbortSignal): Promise<void> {
+    const turnId = state.turn!.id;
+    const at = (): TurnContext => ({ sessionId: session._id, turnId, now: new Date().toISOString() });
+    const save = (call: ToolCall, drafts: Draft[]) =>
+      this.deps.transitions.run(session._id, (s) => change(planStep(s, drafts, s.turn!.calls.map((c) => (c.id === call.id ? call : c))), null), { fence });
+    for (const original of state.turn!.calls.filter((c) => UNSETTLED.has(c.state))) {
+      let call: ToolCall = { ...original };
+      if (call.state === "denied") {
+        call.state = "done";
+        await save(call, [denialDraft(at(), call, call.reason ?? "denied")]);
+        continue;
+      }
+      if (call.state === "approved") {
+        if (call.scope === "always") await this.deps.grants.grant({ orgId: session.orgId, agentId: session.agentId, subjectId: session.subjectId }, call.name);
+        const started = useEvents(at(), call);
+        call = started.call;
+        await save(call, started.drafts);
+      }
+      if (call.state === "executing") {
+        const outcome = await this.execute(session, version, call, signal);
+        // Stopped because the worker is shutting down or lost its lock, not because the tool ended: the
+        // call stays `executing`, and the worker that takes the turn over runs it again.
+        if (lost.aborted) throw new AppError("lock_lost", "the worker stopped while a tool ran");
+        call.state = "done";
+        await save(call, [resultDraft(at(), call, outcome.ok, outcome.text)]);
+      }
+    }
+  }
+
+  private async execute(session: SessionDoc, version: VersionDoc, call: ToolCall, signal: AbortSignal): Promise<ToolOutcome> {
+    if (call.kind === "mcp") return { ok: false, text: "MCP tool execution is not available yet in this deployment" };
+    try {
+      return await this.deps.tools.run(call.name, call.input, {
+        orgId: session.orgId,
+        agentId: session.agentId,
+        subjectId: session.subjectId,
+        sessionId: session._id,
+        skills: version.skills,
+        workspace: join(this.deps.workspaceRoot, session._id),
+        user: sandboxUser(session._id),
+        signal,
+        otherConversations: () =>
+          this.deps.past.of({ orgId: session.orgId, agentId: session.agentId, subjectId: session.subjectId, exceptSessionId: session._id }),
+      });
+    } catch (err) {
+      if (isAbort(err)) throw err;
+      this.deps.logger.warn("tool failed", { sessionId: session._id, tool: call.name, err });
+      return { ok: false, text: `the tool ${call.name} failed unexpectedly` };
+    }
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * The end of a turn: its usage added to the session's aggregate, a title generated after the first
+ * turn, then its output and `session.status_idle` appended in one transition.
+ */
+import { titleFrom } from "../src/domain/conversation.js";
+import { draft, type Draft, type Envelope, type StopReason, type Usage } from "../src/domain/events.js";
+import { parseModelName } from "../src/domain/model-names.js";
+import type { TokenUsage } from "../src/domain/model-types.js";
+import type { RuntimeState, Spent } from "../src/domain/session-state.js";
+import { planTurnEnd } from "../src/domain/turn-plans.js";
+import { newId } from "../src/ids.js";
+import { usageSnapshot } from "../src/models/usage.js";
+import type { EventLog } from "../src/redis/event-log.js";
+import { change, unchanged, type SessionTransitions } from "../src/services/session-transitions.js";
+import type { AgentStore } from "../src/store/agents.js";
+import type { SessionDoc, SessionStore } from "../src/store/sessions.js";
+
+export interface TurnEndDeps {
+  log: EventLog;
+  transitions: SessionTransitions;
+  sessions: SessionStore;
+  agents: AgentStore;
+}
+
+export const zeroTokens = (): TokenUsage => ({ input: 0, output: 0, cache_read: 0, cache_write: 0, reasoning: 0 });
+
+/** A turn's usage from what it has spent; its latency is wall-clock since it started, waits included. */
+export function spentUsage(modelName: string, spent: Spent, startedAt: string): Usage {
+  return usageSnapshot(modelName, spent.tokens, spent.calls, spent.contextMax, Date.now() - (Date.parse(startedAt) || Date.now()), {
+    lastCall: spent.last,
+    included: parseModelName(modelName).provider === "mock",
+  });
+}
+
+export class TurnEnding {
+  constructor(private readonly deps: TurnEndDeps) {}
+
+  /** Records usage, generates a title after the first turn, then appends the end of the turn. */
+  async end(session: SessionDoc, turnId: string, output: Draft[], stop: StopReason, usage: Usage | undefined, fence: string): Promise<void> {
+    const { sessions, transitions } = this.deps;
+    if (usage) await sessions.addUsage(session._id, turnId, usage);
+    const title = await this.generatedTitle(session, turnId, stop);
+    await transitions.run(
+      session._id,
+      (state) => {
+        if (state.turn?.id !== turnId) return unchanged(null);
+        const plan = planTurnEnd(state, session._id, output, stop, usage, new Date().toISOString());
+        return change({ ...plan, drafts: [...plan.drafts, ...title] }, null);
+      },
+      { fence },
+    );
+  }
+
+  /**
+   * Ends a turn without running it further (interrupted while it waited for the human, or abandoned
+   * after repeated worker failures). The model calls it made were spent and are reported, on the
+   * terminal event and in the session's aggregate.
+   */
+  async endEarly(session: SessionDoc, state: RuntimeState, stop: StopReason, fence: string): Promise<void> {
+    const turn = state.turn!;
+    let usage: Usage | undefined;
+    if (turn.spent && turn.spent.calls > 0) {
+      const version = await this.deps.agents.getVersionById(session.agentId, session.agentVersion);
+      usage = spentUsage(version?.modelName ?? "unknown", turn.spent, turn.startedAt);
+    }
+    await this.end(session, turn.id, [], stop, usage, fence);
+  }
+
+  /** `session.title_updated`, when this turn gave an untitled session its title (the record's write decides). */
+  private async generatedTitle(session: SessionDoc, turnId: string, stop: StopReason): Promise<Draft[]> {
+    if (session.title !== null || stop.type !== "end_turn") return [];
+    const firstPrompt = (await this.deps.log.history(session._id, 0, 50)).find((e: Envelope) => e.type === "user.message");
+    const title = titleFrom(firstPrompt ? String((firstPrompt.payload.content as { text: string }[])[0]?.text ?? "") : "");
+    if (!(await this.deps.sessions.setGeneratedTitle(session._id, title))) return [];
+    return [draft(session._id, newId("evt"), { type: "session.title_updated", title }, { turnId, status: "complete", now: new Date().toISOString() })];
+  }
+}

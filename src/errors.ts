@@ -1,0 +1,74 @@
+/**
+ * The application's one error type. Services, stores, Redis code and actors throw it; it knows nothing
+ * of HTTP. The HTTP layer maps each code to a status and a wire code in one table (`src/http/errors.ts`).
+ */
+
+export type ErrorCode =
+  | "validation_error"
+  | "unauthorized"
+  | "forbidden"
+  | "not_found"
+  | "method_not_allowed"
+  | "conflict"
+  | "invalid_state"
+  | "no_active_turn"
+  | "rate_limited"
+  /** A required service (Redis, MongoDB) cannot be reached, or a session is too contended right now. */
+  | "unavailable"
+  /** An upstream credential or connector operation failed. */
+  | "upstream_failed"
+  | "runtime_delete_failed"
+  /** A worker's writes were refused: its turn lock was taken over. Never reaches a client. */
+  | "lock_lost"
+  | "internal";
+
+/** A fixed 60-second window's standing, as a 429 or a limited success reports it. */
+export interface RateLimitStanding {
+  limit: number;
+  remaining: number;
+  /** Whole seconds until the window resets (at least 1). */
+  resetAfterSeconds: number;
+  periodSeconds: number;
+  /** The allowance that ran out; absent for the per-key request ceiling. */
+  resource?: "conversations" | "messages";
+}
+
+export interface ErrorDetails {
+  rateLimit?: RateLimitStanding;
+  /** Methods a path does allow (method_not_allowed). */
+  allow?: string;
+}
+
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: ErrorDetails = {},
+    /** What went wrong underneath, for the log; never shown to a client. */
+    cause?: unknown,
+  ) {
+    super(message, cause === undefined ? undefined : { cause });
+    this.name = "AppError";
+  }
+}
+
+export function isAppError(err: unknown, ...codes: ErrorCode[]): err is AppError {
+  return err instanceof AppError && (codes.length === 0 || codes.includes(err.code));
+}
+
+/** At most this many `path: constraint` entries in one message; the rest are counted. */
+const MAX_MESSAGE_ENTRIES = 20;
+
+/** `path: constraint` entries joined by `; ` (the validation message format); never holds a submitted value. */
+export function joinEntries(entries: string[]): string {
+  const shown = entries.slice(0, MAX_MESSAGE_ENTRIES);
+  const rest = entries.length - shown.length;
+  return shown.join("; ") + (rest > 0 ? `; and ${rest} more` : "");
+}
+
+export const validationError = (entries: string | string[]) =>
+  new AppError("validation_error", typeof entries === "string" ? entries : joinEntries(entries));
+export const notFound = (what: string) => new AppError("not_found", `${what} not found`);
+export const conflict = (message: string) => new AppError("conflict", message);
+export const invalidState = (message: string) => new AppError("invalid_state", message);
+export const unavailable = (message: string, cause?: unknown) => new AppError("unavailable", message, {}, cause);
