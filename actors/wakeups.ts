@@ -24,11 +24,6 @@ export interface WakeupOptions {
 const MAX_RETRIES = 4;
 const RETRY_BASE_MS = 250;
 const SWEEP_BATCH = 50;
-/**
- * A record write is repaired once its writer's mark is this old. A live writer finishes in
- * milliseconds; repairing one that is merely slow is still correct (see session-transitions.ts).
- */
-const PROJECTION_REPAIR_AFTER_MS = 5_000;
 
 export class WakeupConsumer {
   private stopped = false;
@@ -114,7 +109,9 @@ export class WakeupConsumer {
         for (const entry of await this.wakeups.claimStale(this.opts.consumer, this.opts.claimIdleMs, SWEEP_BATCH)) void this.handleEntry(entry);
       }
       for (const sessionId of await this.intents.duePending(Date.now() - this.opts.claimIdleMs, SWEEP_BATCH)) void this.handle(sessionId);
-      for (const member of await this.intents.dueProjections(Date.now() - PROJECTION_REPAIR_AFTER_MS, SWEEP_BATCH)) {
+      // A writer's mark older than a sweep interval: its writer died between its two writes, or failed to
+      // write the record. (A live writer finishes in milliseconds; repairing a slow one is still correct.)
+      for (const member of await this.intents.dueProjections(Date.now() - this.opts.sweepIntervalMs, SWEEP_BATCH)) {
         await this.transitions.repairProjection(member);
       }
     } catch (err) {

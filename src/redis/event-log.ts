@@ -57,11 +57,18 @@ export class EventLog {
     return (await this.redis.exists(this.keys.sessionState(sessionId))) === 1;
   }
 
+  /** Each session's runtime status; undefined for a session without runtime state. */
   async statuses(sessionIds: string[]): Promise<Map<string, SessionStatus | "deleted" | undefined>> {
     const pipeline = this.redis.pipeline();
-    for (const id of sessionIds) pipeline.hget(this.keys.sessionState(id), "status");
+    for (const id of sessionIds) pipeline.hmget(this.keys.sessionState(id), "v", "status");
     const replies = (await pipeline.exec()) ?? [];
-    return new Map(sessionIds.map((id, i) => [id, (replies[i]?.[1] as SessionStatus | null) ?? undefined]));
+    return new Map(
+      sessionIds.map((id, i) => {
+        const [v, status] = (replies[i]?.[1] as [string | null, string | null] | undefined) ?? [null, null];
+        // A state that has never changed status has none written: it is the initial one.
+        return [id, v === null ? undefined : ((status as SessionStatus | "deleted" | null) ?? INITIAL_STATE.status)];
+      }),
+    );
   }
 
   /** Durable events with `sequence > after`, with their current statuses merged in. */

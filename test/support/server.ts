@@ -18,12 +18,12 @@ export interface TestServer {
 
 let orgCounter = 0;
 
-/** Starts the API and, unless ROLE=api is given, a worker in this process. */
+/** Starts the API and the roles ROLE names (default all) in this process, as `main.ts` does. */
 export async function startServer(extraEnv: Record<string, string> = {}): Promise<TestServer> {
   const config = loadConfig({ MONGO_URL: env.mongoUrl, REDIS_URL: env.redisUrl, REDIS_KEY_PREFIX: env.redisKeyPrefix, PORT: "0", LOG_LEVEL: "error", ...extraEnv });
   const runtime = await createRuntime(config, createLogger(config.logLevel));
   const services = runtime.components;
-  if (config.role === "all" || config.role === "worker") await runtime.startWorker(true);
+  if (config.role !== "api") await runtime.startWorker(config.role !== "scheduler");
   const server: Server = createApp(services).listen(0, "127.0.0.1");
   await new Promise<void>((resolve) => server.once("listening", resolve));
   const { port } = server.address() as AddressInfo;

@@ -1,0 +1,108 @@
+import { expect } from "chai";
+import { Redis } from "ioredis";
+import { isAppError } from "../src/errors.js";
+import { SessionTransitions, MAX_ATTEMPTS, change, type StatusProjection } from "../src/services/session-transitions.js";
+import type { EventAppender } from "../src/redis/event-appender.js";
+import type { Plan } from "../src/domain/session-state.js";
+import { env } from "./support/hooks.js";
+import { client, startServer, type Client, type TestServer } from "./support/server.js";
+import { createSession, history, sendText, until, userMessage } from "./support/sessions.js";
+
+/**
+ * The one transition function: bounded retries, the record's status projection kept in step with the
+ * log, and a record left behind by a writer that died (or could not write it) repaired by the sweep.
+ * The API alone, so nothing but the test moves the sessions; its sweep runs every 200 ms.
+ */
+describe("session transitions", () => {
+  let server: TestServer;
+  let api: Client;
+  let redis: Redis;
+  const archive: Plan = { drafts: [], state: { status: "archived" }, statuses: [], wake: false };
+  const recordOf = (id: string) => server.services.mongo.db.collection("sessions").findOne({ _id: id as never });
+  const marksOf = async (id: string) => (await redis.zrange(`${env.redisKeyPrefix}:{intents}:projections`, 0, -1)).filter((m) => m.startsWith(`${id} `));
+  const listed = async (status: string) => ((await api.get(`/v1/sessions?status=${status}`)).body.data as { id: string }[]).map((s) => s.id);
+  /** A transition function like the server's, with one of its parts replaced. */
+  const transitionsWith = (parts: { appender?: EventAppender; records?: StatusProjection }) => {
+    const s = server.services;
+    return new SessionTransitions(s.eventLog, parts.appender ?? s.appender, s.intents, s.wakeups, parts.records ?? s.sessionStore, s.log);
+  };
+
+  before(async () => {
+    server = await startServer({ ROLE: "scheduler", SWEEP_INTERVAL_MS: "200" });
+    api = client(server.url, await server.newKey());
+    redis = new Redis(env.redisUrl);
+  });
+  after(async () => {
+    await redis.quit();
+    await server.close();
+  });
+
+  it("gives up with a clear error after a bounded number of stale attempts, never looping, and leaves the record as the log has it", async () => {
+    const { sessionId } = await createSession(api);
+    let planned = 0;
+    // Another writer moves the state between every read and append.
+    const interfere = async () => void (await redis.hincrby(`${env.redisKeyPrefix}:{${sessionId}}:state`, "v", 1));
+    const err = await server.services.transitions
+      .run(sessionId, () => (planned++, change(archive, null)), { beforeAppend: interfere })
+      .then(() => null, (e: unknown) => e);
+    expect(isAppError(err, "unavailable"), String(err)).to.equal(true);
+    expect((err as Error).message).to.match(/retry with exponential backoff/);
+    expect(planned).to.equal(MAX_ATTEMPTS);
+    expect((await api.get(`/v1/sessions/${sessionId}`)).body.status).to.equal("idle");
+    expect((await recordOf(sessionId))!.status).to.equal("idle");
+    expect(await marksOf(sessionId)).to.deep.equal([]);
+  });
+
+  it("of concurrent prompts to an idle session one starts the turn, the rest are 409; the record agrees and no mark is left", async () => {
+    const { sessionId } = await createSession(api);
+    const replies = await Promise.all(Array.from({ length: 10 }, (_, i) => sendText(api, sessionId, `prompt ${i}`)));
+    expect(replies.map((r) => r.status).sort()).to.deep.equal([202, ...Array(9).fill(409)]);
+    for (const r of replies.filter((x) => x.status === 409)) expect(r.body.error).to.equal("invalid_state");
+    expect((await recordOf(sessionId))!.status).to.equal("running");
+    expect(await listed("running")).to.include(sessionId);
+    expect(await marksOf(sessionId)).to.deep.equal([]);
+  });
+
+  it("concurrent control events all land, in one gapless sequence", async () => {
+    const { sessionId } = await createSession(api);
+    const replies = await Promise.all(Array.from({ length: 40 }, (_, i) => api.post(`/v1/sessions/${sessionId}/events`, { events: [{ type: "user.steer", message: `s${i}` }] })));
+    expect(replies.map((r) => r.status)).to.deep.equal(Array(40).fill(202));
+    const events = await history(api, sessionId);
+    expect(events.map((e) => e.sequence)).to.deep.equal(Array.from({ length: 40 }, (_, i) => i + 1));
+  });
+
+  it("a writer that dies between its record write and its append leaves its mark; the sweep puts the record back as the log has it", async () => {
+    const { sessionId } = await createSession(api);
+    const dying = { apply: () => Promise.reject(new Error("the process died")) } as unknown as EventAppender;
+    const err = await transitionsWith({ appender: dying }).run(sessionId, () => change(archive, null)).catch((e: unknown) => e);
+    expect(String(err)).to.match(/the process died/);
+    expect((await recordOf(sessionId))!.status, "the reservation stands").to.equal("archived");
+    expect(await listed("archived"), "no reader sees the phantom").to.not.include(sessionId);
+    expect(await marksOf(sessionId)).to.have.length(1);
+    await until(() => recordOf(sessionId), (r) => r!.status === "idle", 10_000, "the sweep to repair the record");
+    expect(await marksOf(sessionId)).to.deep.equal([]);
+    expect(await listed("idle")).to.include(sessionId);
+    expect((await api.get(`/v1/sessions/${sessionId}`)).body.status).to.equal("idle");
+  });
+
+  it("a record write that fails does not hold up the log; the record lags until the sweep repairs it", async () => {
+    const { sessionId } = await createSession(api);
+    const down: StatusProjection = { projectStatus: () => Promise.reject(new Error("MongoDB is down")) };
+    const { applied } = await transitionsWith({ records: down }).run(sessionId, () => change(archive, null));
+    expect(applied).to.not.equal(null);
+    expect((await api.get(`/v1/sessions/${sessionId}`)).body.status).to.equal("archived");
+    expect((await recordOf(sessionId))!.status, "the record lags its log").to.equal("idle");
+    expect(await listed("idle"), "and no reader sees the lag").to.not.include(sessionId);
+    await until(() => recordOf(sessionId), (r) => r!.status === "archived", 10_000, "the sweep to repair the record");
+    expect(await listed("archived")).to.include(sessionId);
+    expect(await marksOf(sessionId)).to.deep.equal([]);
+  });
+
+  it("a prompt's record write happens before its append: a reader who saw the turn start finds it in the filtered list", async () => {
+    const { sessionId } = await createSession(api);
+    expect((await api.post(`/v1/sessions/${sessionId}/events`, { events: [userMessage("go")] })).status).to.equal(202);
+    expect((await history(api, sessionId)).map((e) => e.type)).to.deep.equal(["user.message", "session.status_running"]);
+    expect(await listed("running")).to.include(sessionId);
+    expect((await recordOf(sessionId))!.statusVersion).to.equal(Number(await redis.hget(`${env.redisKeyPrefix}:{${sessionId}}:state`, "v")));
+  });
+});
