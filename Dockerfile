@@ -19,8 +19,7 @@ WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
-# Read at run time: JSON Schemas (validation, /v1/openapi.json) and the Redis Lua scripts; see src/paths.ts.
-COPY --from=build /app/schemas ./schemas
+# Read at run time: the Redis Lua scripts (src/paths.ts). The JSON Schemas are compiled into dist/schemas.
 COPY --from=build /app/src/redis/scripts ./src/redis/scripts
 # Runs as root on purpose: a worker runs each session's tools as an unprivileged user of that session's
 # own (src/tools/sandbox.ts), which needs the right to switch users. The Node process itself holds no

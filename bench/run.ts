@@ -14,6 +14,7 @@ import { Redis } from "ioredis";
 import { MongoClient } from "mongodb";
 import { loadConfig } from "../src/config.js";
 import { createApp } from "../src/http/app.js";
+import { createHttpServer } from "../src/http/server.js";
 import { createLogger } from "../src/log.js";
 import { createRuntime } from "../src/runtime.js";
 
@@ -107,7 +108,7 @@ async function main(): Promise<void> {
   const config = loadConfig({ ...process.env, MONGO_URL: mongoUrl.toString(), REDIS_URL: redisUrl, REDIS_KEY_PREFIX: run, LOG_LEVEL: "error", PORT: "0" });
   const runtime = await createRuntime(config, createLogger("error"));
   await runtime.startWorker(true);
-  const server = createApp(runtime.components).listen(0, "127.0.0.1");
+  const server = createHttpServer(createApp(runtime.components)).listen(0, "127.0.0.1");
   await new Promise((r) => server.once("listening", r));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const { organizations } = runtime.components;

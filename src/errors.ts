@@ -7,6 +7,8 @@ export type ErrorCode =
   | "validation_error"
   | "unauthorized"
   | "forbidden"
+  /** The request's headers exceed the server's limit (the HTTP parser refuses them). */
+  | "headers_too_large"
   | "not_found"
   | "method_not_allowed"
   | "conflict"

@@ -2,6 +2,7 @@
 import type { Server } from "node:http";
 import { ConfigError, loadConfig, type Config } from "./config.js";
 import { createApp } from "./http/app.js";
+import { createHttpServer } from "./http/server.js";
 import { createLogger } from "./log.js";
 import { createRuntime } from "./runtime.js";
 
@@ -28,8 +29,7 @@ async function main(): Promise<void> {
     log.info("worker started", { consumesWakeups: config.role !== "scheduler" });
   }
   if (config.role === "api" || config.role === "all") {
-    const app = createApp(runtime.components);
-    server = app.listen(config.port, config.host);
+    server = createHttpServer(createApp(runtime.components)).listen(config.port, config.host);
     await new Promise<void>((resolve, reject) => server!.once("listening", resolve).once("error", reject));
     const address = server.address();
     log.info("listening", { port: typeof address === "object" && address ? address.port : config.port });

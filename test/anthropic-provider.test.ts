@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import type { Attachment } from "../src/domain/events.js";
 import { AnthropicProvider, type AnthropicOptions } from "../src/models/anthropic.js";
 import { costOf } from "../src/models/pricing.js";
 import type { ModelMessage, ToolSpec } from "../src/models/provider.js";
@@ -109,7 +110,7 @@ describe("the anthropic provider against a fake Messages API", () => {
 
     it("maps attachments: images and PDFs as base64, text documents as plain text with a title, others as a note", async () => {
       const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-      const file = (filename: string, mediaType: string, content: string | Buffer) => ({
+      const file = (filename: string, mediaType: Attachment["mediaType"], content: string | Buffer) => ({
         type: "attachment" as const,
         attachment: { type: "file" as const, filename, mediaType, source: { type: "data_url" as const, dataUrl: dataUrl(mediaType, content) } },
       });

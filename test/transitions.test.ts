@@ -11,7 +11,8 @@ import { createSession, history, sendText, until, userMessage } from "./support/
 /**
  * The one transition function: bounded retries, the record's status projection kept in step with the
  * log, and a record left behind by a writer that died (or could not write it) repaired by the sweep.
- * The API alone, so nothing but the test moves the sessions; its sweep runs every 200 ms.
+ * The API alone, so nothing but the test moves the sessions and no sweep tidies up after it; a repair
+ * test runs a scheduler (with its sweep) once it has seen what is to be repaired.
  */
 describe("session transitions", () => {
   let server: TestServer;
@@ -28,7 +29,7 @@ describe("session transitions", () => {
   };
 
   before(async () => {
-    server = await startServer({ ROLE: "scheduler", SWEEP_INTERVAL_MS: "200" });
+    server = await startServer({ ROLE: "api" });
     api = client(server.url, await server.newKey());
     redis = new Redis(env.redisUrl);
   });
@@ -71,31 +72,43 @@ describe("session transitions", () => {
     expect(events.map((e) => e.sequence)).to.deep.equal(Array.from({ length: 40 }, (_, i) => i + 1));
   });
 
-  it("a writer that dies between its record write and its append leaves its mark; the sweep puts the record back as the log has it", async () => {
-    const { sessionId } = await createSession(api);
-    const dying = { apply: () => Promise.reject(new Error("the process died")) } as unknown as EventAppender;
-    const err = await transitionsWith({ appender: dying }).run(sessionId, () => change(archive, null)).catch((e: unknown) => e);
-    expect(String(err)).to.match(/the process died/);
-    expect((await recordOf(sessionId))!.status, "the reservation stands").to.equal("archived");
-    expect(await listed("archived"), "no reader sees the phantom").to.not.include(sessionId);
-    expect(await marksOf(sessionId)).to.have.length(1);
-    await until(() => recordOf(sessionId), (r) => r!.status === "idle", 10_000, "the sweep to repair the record");
-    expect(await marksOf(sessionId)).to.deep.equal([]);
-    expect(await listed("idle")).to.include(sessionId);
-    expect((await api.get(`/v1/sessions/${sessionId}`)).body.status).to.equal("idle");
-  });
+  describe("repaired by the recovery sweep", () => {
+    /** Runs a scheduler, whose sweep runs every 200 ms, until `repaired` holds. */
+    async function sweepUntil(what: string, repaired: () => Promise<boolean>): Promise<void> {
+      const scheduler = await startServer({ ROLE: "scheduler", SWEEP_INTERVAL_MS: "200" });
+      try {
+        await until(repaired, (done) => done, 10_000, what);
+      } finally {
+        await scheduler.close();
+      }
+    }
 
-  it("a record write that fails does not hold up the log; the record lags until the sweep repairs it", async () => {
-    const { sessionId } = await createSession(api);
-    const down: StatusProjection = { projectStatus: () => Promise.reject(new Error("MongoDB is down")) };
-    const { applied } = await transitionsWith({ records: down }).run(sessionId, () => change(archive, null));
-    expect(applied).to.not.equal(null);
-    expect((await api.get(`/v1/sessions/${sessionId}`)).body.status).to.equal("archived");
-    expect((await recordOf(sessionId))!.status, "the record lags its log").to.equal("idle");
-    expect(await listed("idle"), "and no reader sees the lag").to.not.include(sessionId);
-    await until(() => recordOf(sessionId), (r) => r!.status === "archived", 10_000, "the sweep to repair the record");
-    expect(await listed("archived")).to.include(sessionId);
-    expect(await marksOf(sessionId)).to.deep.equal([]);
+    it("a writer that dies between its record write and its append leaves its mark; the sweep puts the record back as the log has it", async () => {
+      const { sessionId } = await createSession(api);
+      const dying = { apply: () => Promise.reject(new Error("the process died")) } as unknown as EventAppender;
+      const err = await transitionsWith({ appender: dying }).run(sessionId, () => change(archive, null)).catch((e: unknown) => e);
+      expect(String(err)).to.match(/the process died/);
+      expect((await recordOf(sessionId))!.status, "the reservation stands").to.equal("archived");
+      expect(await listed("archived"), "no reader sees the phantom").to.not.include(sessionId);
+      expect(await marksOf(sessionId)).to.have.length(1);
+      await sweepUntil("the sweep to repair the record", async () => (await recordOf(sessionId))!.status === "idle");
+      expect(await marksOf(sessionId)).to.deep.equal([]);
+      expect(await listed("idle")).to.include(sessionId);
+      expect((await api.get(`/v1/sessions/${sessionId}`)).body.status).to.equal("idle");
+    });
+
+    it("a record write that fails does not hold up the log; the record lags until the sweep repairs it", async () => {
+      const { sessionId } = await createSession(api);
+      const down: StatusProjection = { projectStatus: () => Promise.reject(new Error("MongoDB is down")) };
+      const { applied } = await transitionsWith({ records: down }).run(sessionId, () => change(archive, null));
+      expect(applied).to.not.equal(null);
+      expect((await api.get(`/v1/sessions/${sessionId}`)).body.status).to.equal("archived");
+      expect((await recordOf(sessionId))!.status, "the record lags its log").to.equal("idle");
+      expect(await listed("idle"), "and no reader sees the lag").to.not.include(sessionId);
+      await sweepUntil("the sweep to repair the record", async () => (await recordOf(sessionId))!.status === "archived");
+      expect(await listed("archived")).to.include(sessionId);
+      expect(await marksOf(sessionId)).to.deep.equal([]);
+    });
   });
 
   it("a prompt's record write happens before its append: a reader who saw the turn start finds it in the filtered list", async () => {

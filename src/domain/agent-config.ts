@@ -2,13 +2,30 @@
  * The versioned configuration of an agent: its shape, the defaults filled in at write time, the rules a
  * JSON Schema cannot say, and the PATCH upsert. Pure functions, no I/O.
  */
-import { isKnownProvider, KNOWN_PROVIDERS, parseModelName } from "./model-names.js";
+import type { FromSchemas } from "../../schemas/index.js";
+import { agentCreateSchema } from "../../schemas/agent-create.js";
+import type { agentPatchSchema } from "../../schemas/agent-patch.js";
+import type { mcpServerSchema } from "../../schemas/mcp-server.js";
+import type { metadataSchema } from "../../schemas/metadata.js";
+import type { permissionPolicySchema } from "../../schemas/permission-policy.js";
+import type { roleSchema } from "../../schemas/role.js";
+import type { skillSchema } from "../../schemas/skill.js";
+import type { toolSchema } from "../../schemas/tool.js";
+import { toolsSchema } from "../../schemas/tools.js";
 import { BUILTIN_TOOL_NAMES, type ToolsetName } from "./toolsets.js";
 
-export type PolicyType = "always_allow" | "always_ask" | "always_deny";
-export interface PermissionPolicy {
-  type: PolicyType;
-}
+/** Request shapes, as the schemas accept them (optional fields may be absent). */
+export type AgentCreateBody = FromSchemas<typeof agentCreateSchema>;
+export type AgentPatchBody = FromSchemas<typeof agentPatchSchema>;
+export type ToolInput = FromSchemas<typeof toolSchema>;
+export type RoleInput = FromSchemas<typeof roleSchema>;
+export type Skill = FromSchemas<typeof skillSchema>;
+export type McpServer = FromSchemas<typeof mcpServerSchema>;
+export type Metadata = FromSchemas<typeof metadataSchema>;
+export type PermissionPolicy = FromSchemas<typeof permissionPolicySchema>;
+export type PolicyType = PermissionPolicy["type"];
+
+/* The stored form of a version: every default written out, so reads need no knowledge of them. */
 export interface DefaultConfig {
   enabled: boolean;
   permissionPolicy: PermissionPolicy;
@@ -41,21 +58,11 @@ export interface CustomTool {
 }
 export type ToolConfig = AgentToolset | McpToolset | CustomTool;
 
-export interface Skill {
-  name: string;
-  content: string;
-}
 export interface Role {
   name: string;
   description?: string;
   tools: ToolConfig[];
 }
-export interface McpServer {
-  type: "url";
-  name: string;
-  url: string;
-}
-export type Metadata = Record<string, string | number | boolean | null>;
 
 export interface AgentConfig {
   name: string;
@@ -73,41 +80,6 @@ export interface RateLimits {
   messagesPerMinute: number;
 }
 export const DEFAULT_RATE_LIMITS: RateLimits = { conversationsPerMinute: 5, messagesPerMinute: 100 };
-
-/** Bodies as the schemas accept them: optional fields may be absent. */
-type Partial<T> = { [K in keyof T]?: T[K] };
-export type ToolInput =
-  | (Partial<Omit<AgentToolset, "type">> & { type: "agent_toolset" })
-  | (Partial<Omit<McpToolset, "type" | "mcpServerName">> & { type: "mcp_toolset"; mcpServerName: string })
-  | (Partial<Omit<CustomTool, "type" | "name" | "description" | "input_schema">> &
-      Pick<CustomTool, "type" | "name" | "description" | "input_schema">);
-export interface RoleInput {
-  name: string;
-  description?: string;
-  tools: ToolInput[];
-}
-export interface AgentCreateBody {
-  name: string;
-  modelName: string;
-  systemPrompt: string;
-  skills: Skill[];
-  tools: ToolInput[];
-  roles?: RoleInput[];
-  mcpServers?: McpServer[];
-  rateLimits?: Partial<RateLimits>;
-  metadata?: Metadata;
-}
-export interface AgentPatchBody {
-  name?: string;
-  modelName?: string;
-  systemPrompt?: string;
-  skills?: Skill[];
-  tools?: ToolInput[];
-  roles?: RoleInput[];
-  mcpServers?: McpServer[];
-  metadata?: Metadata;
-  expectedVersion?: number;
-}
 
 const ALWAYS_ASK: PermissionPolicy = { type: "always_ask" };
 const MAX_INPUT_SCHEMA_BYTES = 64 * 1024;
@@ -212,10 +184,15 @@ export function applyPatch(current: AgentConfig, patch: AgentPatchBody): AgentCo
 }
 
 /**
- * The most entries one version may hold, the same as `schemas/agent-create.json` allows in a body. A PATCH
- * appends, so the merged result is checked too: every version stays a valid full-replace body.
+ * The most entries one version may hold: what the create body's schema allows. A PATCH appends, so the
+ * merged result is checked too: every version stays a valid full-replace body.
  */
-export const VERSION_MAX_ITEMS = { skills: 100, tools: 100, roles: 50, mcpServers: 50 } as const;
+export const VERSION_MAX_ITEMS = {
+  skills: agentCreateSchema.properties.skills.maxItems,
+  tools: toolsSchema.maxItems,
+  roles: agentCreateSchema.properties.roles.maxItems,
+  mcpServers: agentCreateSchema.properties.mcpServers.maxItems,
+} as const;
 
 export function versionLimitProblems(config: AgentConfig): string[] {
   return (Object.keys(VERSION_MAX_ITEMS) as (keyof typeof VERSION_MAX_ITEMS)[])
@@ -223,53 +200,22 @@ export function versionLimitProblems(config: AgentConfig): string[] {
     .map((field) => `${field}: must have at most ${VERSION_MAX_ITEMS[field]} items`);
 }
 
-/** Identity clashes within one submitted collection: PATCH could not tell which entry is meant. */
-function duplicates<T>(items: T[] | undefined, identity: (item: T) => string, path: (i: number) => string): string[] {
-  const seen = new Set<string>();
-  const problems: string[] = [];
-  (items ?? []).forEach((item, i) => {
-    const id = identity(item);
-    if (seen.has(id)) problems.push(`${path(i)}: must be unique`);
-    seen.add(id);
-  });
-  return problems;
-}
-
 function toolProblems(tools: ToolInput[], base: string): string[] {
   const problems: string[] = [];
   tools.forEach((tool, i) => {
     const at = `${base}[${i}]`;
-    switch (tool.type) {
-      case "agent_toolset":
-      case "mcp_toolset":
-        problems.push(...duplicates(tool.configs, (c) => c.name, (k) => `${at}.configs[${k}].name`));
-        break;
-      case "custom_tool":
-        if (BUILTIN_TOOL_NAMES.has(tool.name)) problems.push(`${at}.name: must not be the name of a built-in tool`);
-        if (Buffer.byteLength(JSON.stringify(tool.input_schema)) > MAX_INPUT_SCHEMA_BYTES) {
-          problems.push(`${at}.input_schema: must be at most ${MAX_INPUT_SCHEMA_BYTES} bytes as JSON`);
-        }
-        break;
+    if (tool.type !== "custom_tool") return;
+    if (BUILTIN_TOOL_NAMES.has(tool.name)) problems.push(`${at}.name: must not be the name of a built-in tool`);
+    if (Buffer.byteLength(JSON.stringify(tool.input_schema)) > MAX_INPUT_SCHEMA_BYTES) {
+      problems.push(`${at}.input_schema: must be at most ${MAX_INPUT_SCHEMA_BYTES} bytes as JSON`);
     }
   });
-  const identityPath = (i: number) => {
-    const t = tools[i]!;
-    return `${base}[${i}]${t.type === "custom_tool" ? ".name" : t.type === "mcp_toolset" ? ".mcpServerName" : ".type"}`;
-  };
-  problems.push(...duplicates(tools, toolIdentity, identityPath));
   return problems;
 }
 
-/** Rules of one submitted body: uniqueness within each collection, known provider, tool rules. */
+/** Rules of one submitted body a schema cannot say: custom tools' names and input schema sizes. */
 export function bodyProblems(body: AgentPatchBody): string[] {
   const problems: string[] = [];
-  if (body.modelName !== undefined) {
-    const { provider } = parseModelName(body.modelName);
-    if (!isKnownProvider(provider)) problems.push(`modelName: provider must be one of: ${KNOWN_PROVIDERS.join(", ")}`);
-  }
-  problems.push(...duplicates(body.skills, (s) => s.name, (i) => `skills[${i}].name`));
-  problems.push(...duplicates(body.roles, (r) => r.name, (i) => `roles[${i}].name`));
-  problems.push(...duplicates(body.mcpServers, (m) => m.name, (i) => `mcpServers[${i}].name`));
   problems.push(...toolProblems(body.tools ?? [], "tools"));
   (body.roles ?? []).forEach((role, r) => problems.push(...toolProblems(role.tools, `roles[${r}].tools`)));
   return problems;

@@ -1,9 +1,11 @@
 /** The attachment rules a schema cannot say: data URL type and size, declared size, PDF-only visual mode. */
+import { attachmentSchema } from "../../schemas/attachment.js";
 import type { Attachment } from "./events.js";
 
-const MB = 1024 * 1024;
-export const MAX_ATTACHMENT_BYTES = 25 * MB;
-export const MAX_PDF_BYTES = 50 * MB;
+/** The largest attachment, a PDF: the schema's bound on a declared size. */
+export const MAX_PDF_BYTES = attachmentSchema.properties.sizeBytes.maximum;
+/** Every other media type: 25 MB (a MB is 1,048,576 bytes), a per-type rule the schema does not state. */
+export const MAX_ATTACHMENT_BYTES = 25 * 1024 * 1024;
 
 function decodedSize(base64: string): number {
   const padding = base64.endsWith("==") ? 2 : base64.endsWith("=") ? 1 : 0;

@@ -1,12 +1,10 @@
 /** Event envelopes of the per-session log, and the shapes of inbound events. */
-import type { Metadata } from "./agent-config.js";
+import type { FromSchemas } from "../../schemas/index.js";
+import type { attachmentSchema } from "../../schemas/attachment.js";
+import type { inboundEventSchema } from "../../schemas/inbound-event.js";
+import type { textBlockSchema } from "../../schemas/text-block.js";
 
 export type EventStatus = "queued" | "received" | "processed" | "complete" | "running" | "streaming";
-
-export interface TextBlock {
-  type: "text";
-  text: string;
-}
 
 export interface Usage {
   model: string;
@@ -28,28 +26,10 @@ export interface Usage {
 
 export type StopReason = { type: "end_turn" } | { type: "error"; message: string } | { type: "requires_action"; event_ids: string[] };
 
-export interface Attachment {
-  type: "file";
-  filename: string;
-  mediaType: string;
-  sizeBytes?: number;
-  source: { type: "data_url"; dataUrl: string };
-  analysisMode?: "default" | "visual";
-}
-
-export type InboundEvent =
-  | { type: "user.message"; content: TextBlock[]; metadata?: Metadata; attachments?: Attachment[] }
-  | { type: "user.steer"; message: string }
-  | { type: "user.interrupt"; message?: string }
-  | { type: "user.approval_response"; approval_id: string; result: "allow" | "deny"; scope?: "once" | "session" | "always" }
-  | {
-      type: "user.custom_tool_result";
-      tool_use_id: string;
-      content: TextBlock[];
-      is_error?: boolean;
-      status?: "running" | "completed" | "failed";
-    }
-  | { type: "user.clarify_result"; request_id: string; answer: string };
+/** Inbound shapes, as the schemas accept them. */
+export type TextBlock = FromSchemas<typeof textBlockSchema>;
+export type Attachment = FromSchemas<typeof attachmentSchema>;
+export type InboundEvent = FromSchemas<typeof inboundEventSchema>;
 
 export type Payload = { type: string } & Record<string, unknown>;
 

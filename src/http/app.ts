@@ -7,11 +7,12 @@ import { authenticate } from "./auth.js";
 import type { AppState, Services } from "./context.js";
 import { AppError, validationError } from "../errors.js";
 import { errorResponse } from "./errors.js";
+import { buildOpenApi } from "./openapi.js";
+import { Routes } from "./route.js";
 import { agentRoutes } from "./routes/agents.js";
 import { eventRoutes } from "./routes/events.js";
+import { openRoutes } from "./routes/health.js";
 import { sessionRoutes } from "./routes/sessions.js";
-import { healthRoutes } from "./routes/health.js";
-import { openapiRoutes } from "./routes/openapi.js";
 
 /** Large enough for a 50 MB PDF as a base64 data URL inside an event batch, and no larger. */
 export const EVENTS_BODY_LIMIT_BYTES = 72 * 1024 * 1024;
@@ -94,22 +95,21 @@ export function createApp(services: Services): Koa<AppState> {
   const app = new Koa<AppState>({ proxy: false });
   app.silent = true;
 
-  const open = new Router();
-  healthRoutes(open, services);
-  openapiRoutes(open);
-
-  const api = new Router();
+  const open = new Routes(new Router(), services.validator);
+  const api = new Routes(new Router(), services.validator);
+  let document: Record<string, unknown> | undefined;
+  openRoutes(open, services, () => (document ??= buildOpenApi([...open.specs, ...api.specs])));
   agentRoutes(api, services);
   sessionRoutes(api, services);
   eventRoutes(api, services);
 
   app.use(errors(services));
-  app.use(open.routes());
-  app.use(open.allowedMethods());
+  app.use(open.router.routes());
+  app.use(open.router.allowedMethods());
   app.use(authenticate(services));
   app.use(requireJson);
   app.use(bodyParser());
-  app.use(api.routes());
-  app.use(api.allowedMethods());
+  app.use(api.router.routes());
+  app.use(api.router.allowedMethods());
   return app;
 }

@@ -22,6 +22,7 @@ export const ERROR_STATUS: Record<ErrorCode, { status: number; error: WireCode }
   validation_error: { status: 400, error: "validation_error" },
   unauthorized: { status: 401, error: "unauthorized" },
   forbidden: { status: 403, error: "forbidden" },
+  headers_too_large: { status: 431, error: "validation_error" },
   not_found: { status: 404, error: "not_found" },
   method_not_allowed: { status: 405, error: "method_not_allowed" },
   conflict: { status: 409, error: "conflict" },

@@ -1,40 +1,114 @@
 /**
- * Route declaration: each route names its schemas once, and the same declaration feeds the router and
- * the OpenAPI document.
+ * Route declaration, schema first: a route names its path, query, body and response schemas once. The
+ * wrapper validates each part and hands the handler typed values (types derived from the same schemas);
+ * the declarations of an app also make its OpenAPI document (`openapi.ts`).
  */
 import type Router from "@koa/router";
 import type { Context } from "koa";
-import type { AppState } from "./context.js";
+import type { FromSchemas } from "../../schemas/index.js";
 import { AppError } from "../errors.js";
+import type { AppState } from "./context.js";
+import type { Validator } from "./validate.js";
 
 export type Method = "get" | "post" | "put" | "patch" | "delete";
 
-export interface RouteSpec {
+/** A schema of `schemas/`, named by its `$id`. */
+export interface NamedSchema {
+  readonly $id: string;
+}
+
+export type Success =
+  /** `also`: other statuses answered with the same shape (readiness's 503). */
+  | { status: number; schema: NamedSchema; rateLimited?: true; also?: number[] }
+  | { status: 200; stream: true };
+
+export interface RouteSpec<P extends NamedSchema | undefined = undefined, Q extends NamedSchema | undefined = undefined, B extends NamedSchema | undefined = undefined> {
   method: Method;
   /** Koa path syntax, e.g. `/v1/agents/:agentId`. */
   path: string;
+  operationId: string;
   summary: string;
   tag: string;
-  body?: string;
-  query?: string;
-  status: number;
-  /** Whether the response is a Server-Sent Events stream. */
-  stream?: boolean;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** The success response; `rateLimited` when it carries the allowance's `RateLimit-*` headers. */
+  success: Success;
+  /** Error statuses besides those every route may answer (see `errorStatuses`). */
+  errors?: number[];
+  /** Served without an API key. */
+  open?: true;
 }
 
-export type Handler = (ctx: Context & { state: AppState }) => Promise<void>;
+type Typed<S> = S extends NamedSchema ? FromSchemas<S> : Record<string, never>;
 
-export const declaredRoutes: RouteSpec[] = [];
+export interface RouteRequest<P, Q, B> {
+  params: Typed<P>;
+  query: Typed<Q>;
+  body: Typed<B>;
+  /** The caller's organization (authenticated routes). */
+  readonly orgId: string;
+  ctx: Context & { state: AppState };
+}
 
-export function route(router: Router, spec: RouteSpec, handler: Handler): void {
-  declaredRoutes.push(spec);
-  router[spec.method](spec.path, async (ctx) => {
-    await handler(ctx as Context & { state: AppState });
-  });
+/** What a handler answers; `undefined` when it wrote the response itself (a stream). */
+export type RouteReply = { body: unknown; status?: number; headers?: Record<string, string> } | undefined;
+
+/**
+ * The statuses a route may answer with an error: 400 (any request can be malformed: its body, its
+ * query, its headers), 404 when the path names a resource, 401 and 429 for routes behind an API key,
+ * 500 and 503 for all; and the route's own.
+ */
+export function errorStatuses(spec: RouteSpec<NamedSchema | undefined, NamedSchema | undefined, NamedSchema | undefined>): number[] {
+  const statuses = new Set([400, 500, 503, ...(spec.errors ?? [])]);
+  if (spec.params) statuses.add(404);
+  if (!spec.open) [401, 429].forEach((s) => statuses.add(s));
+  for (const s of "also" in spec.success ? (spec.success.also ?? []) : []) statuses.delete(s);
+  return [...statuses].sort();
 }
 
 export function principalOf(ctx: { state: AppState }): { orgId: string; keyId: string } {
   const principal = ctx.state.principal;
   if (!principal) throw new AppError("unauthorized", "missing API key");
   return principal;
+}
+
+type AnySpec = RouteSpec<NamedSchema | undefined, NamedSchema | undefined, NamedSchema | undefined>;
+
+/** The routes of one router, with their declarations kept for the document. */
+export class Routes {
+  readonly specs: AnySpec[] = [];
+
+  constructor(
+    readonly router: Router,
+    private readonly validator: Validator,
+  ) {}
+
+  add<P extends NamedSchema | undefined = undefined, Q extends NamedSchema | undefined = undefined, B extends NamedSchema | undefined = undefined>(
+    spec: RouteSpec<P, Q, B>,
+    // NoInfer: the schemas are inferred from the spec alone; inferring them back through the derived types is ruinously expensive.
+    handler: (req: NoInfer<RouteRequest<P, Q, B>>) => Promise<RouteReply>,
+  ): void {
+    this.specs.push(spec as AnySpec);
+    const { validator } = this;
+    this.router[spec.method](spec.path, async (koa) => {
+      const ctx = koa as Context & { state: AppState };
+      const params = spec.params ? validator.query(spec.params.$id, ctx.params, "path") : {};
+      const query = spec.query ? validator.query(spec.query.$id, ctx.query) : {};
+      const body = spec.body ? validator.body(spec.body.$id, ctx.request.body) : {};
+      const reply = await handler({
+        params: params as Typed<P>,
+        query: query as Typed<Q>,
+        body: body as Typed<B>,
+        get orgId() {
+          return principalOf(ctx).orgId;
+        },
+        ctx,
+      });
+      if (!reply) return;
+      if (reply.headers) ctx.set(reply.headers);
+      ctx.status = reply.status ?? (spec.success.status);
+      ctx.body = reply.body;
+    });
+  }
 }

@@ -1,40 +1,61 @@
 /**
- * JSON Schema validation. Every file in `schemas/` is compiled once at start; bodies are validated as
- * sent, queries with type coercion and defaults. Messages are `path: constraint` entries joined by `; `
- * and never contain a submitted value.
+ * JSON Schema validation. Every schema of `schemas/` is compiled once at start (a bad one stops it);
+ * bodies are validated as sent, path and query parameters after a strict conversion from text by their
+ * declared types (decimal integers and numbers only: no exponents, hex, padding or infinities) and with
+ * defaults filled in. Messages are `path: constraint` entries joined by `; ` and never contain a
+ * submitted value.
  */
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+import addErrorsImport from "ajv-errors";
 import addFormatsImport from "ajv-formats";
-import { schemasDir } from "../paths.js";
+import { SCHEMAS } from "../../schemas/index.js";
 import { validationError } from "../errors.js";
 
 const addFormats = addFormatsImport as unknown as (ajv: Ajv2020) => Ajv2020;
+const addErrors = addErrorsImport as unknown as (ajv: Ajv2020) => Ajv2020;
 
 type JsonSchema = Record<string, unknown>;
 
 /** Object keys the caller chooses freely; their names are data, so messages do not print them. */
 const FREE_FORM_PARENTS = new Set(["metadata", "properties"]);
 
-export function loadSchemaFiles(): JsonSchema[] {
-  return readdirSync(schemasDir)
-    .filter((f) => f.endsWith(".json"))
-    .sort()
-    .map((f) => JSON.parse(readFileSync(join(schemasDir, f), "utf8")) as JsonSchema);
+/** Decimal forms only: what a client writes, not what `Number()` happens to accept. */
+const INTEGER_TEXT = /^-?(0|[1-9][0-9]{0,15})$/;
+const NUMBER_TEXT = /^-?(0|[1-9][0-9]{0,15})(\.[0-9]{1,15})?$/;
+
+/**
+ * `x-unique-by: [properties]`: no two items of an array share the values of these properties (a
+ * collection's identity). Each repeat is reported at its identity's last property the item has.
+ */
+function uniqueBy(props: string[], data: unknown, _schema?: unknown, ctx?: { instancePath: string }): boolean {
+  const seen = new Set<string>();
+  const errors: Partial<ErrorObject>[] = [];
+  (Array.isArray(data) ? data : []).forEach((item: unknown, i) => {
+    if (!item || typeof item !== "object") return;
+    const fields = item as Record<string, unknown>;
+    const key = JSON.stringify(props.map((p) => fields[p]));
+    if (seen.has(key)) {
+      const at = [...props].reverse().find((p) => fields[p] !== undefined) ?? props[0];
+      errors.push({ instancePath: `${ctx?.instancePath ?? ""}/${i}/${at}`, keyword: "x-unique-by", message: "must be unique", params: {} });
+    }
+    seen.add(key);
+  });
+  (uniqueBy as { errors?: Partial<ErrorObject>[] }).errors = errors;
+  return errors.length === 0;
 }
 
-function newAjv(forQuery: boolean, schemas: JsonSchema[]): Ajv2020 {
+function newAjv(forParameters: boolean, schemas: readonly JsonSchema[]): Ajv2020 {
   const ajv = new Ajv2020({
     allErrors: true,
     strict: true,
     discriminator: true,
     verbose: true, // gives parentSchema for messages; `data` is never read.
-    coerceTypes: forQuery,
-    useDefaults: forQuery,
+    useDefaults: forParameters,
     allowUnionTypes: true,
   });
   addFormats(ajv);
+  addErrors(ajv);
+  ajv.addKeyword({ keyword: "x-unique-by", type: "array", schemaType: "array", errors: true, validate: uniqueBy });
   for (const s of schemas) ajv.addSchema(s);
   return ajv;
 }
@@ -146,7 +167,7 @@ export class Validator {
   private readonly queries: Ajv2020;
   private readonly compiled = new Map<string, ValidateFunction>();
 
-  constructor(readonly schemas: JsonSchema[] = loadSchemaFiles()) {
+  constructor(readonly schemas: readonly JsonSchema[] = SCHEMAS) {
     this.bodies = newAjv(false, schemas);
     this.queries = newAjv(true, schemas);
     for (const s of schemas) {
@@ -168,13 +189,16 @@ export class Validator {
     return this.check<T>("body", schemaId, value, "body");
   }
 
-  /** Validates a query (or path parameters) after copying it: repeated parameters are refused. */
+  /**
+   * Validates a query (or path parameters): repeated parameters are refused, each value is converted
+   * from text by its declared type, then the schema checks it and fills in defaults.
+   */
   query<T>(schemaId: string, raw: Record<string, string | string[] | undefined>, root = "query"): T {
     const copy: Record<string, unknown> = {};
     const repeated: string[] = [];
     for (const [k, v] of Object.entries(raw)) {
       if (Array.isArray(v)) repeated.push(k);
-      else if (v !== undefined) copy[k] = v;
+      else if (v !== undefined) copy[k] = this.fromText(schemaId, k, v);
     }
     if (repeated.length > 0) {
       throw validationError(repeated.map((k) => `${safePropertyName(k) ? k : root}: must be given at most once`));
@@ -182,7 +206,22 @@ export class Validator {
     return this.check<T>("query", schemaId, copy, root);
   }
 
+  /** A parameter's text as its declared type, or the text itself (which the schema then refuses). */
+  private fromText(schemaId: string, name: string, text: string): unknown {
+    const type = this.propertyType(schemaId, name);
+    if (type === "integer" && INTEGER_TEXT.test(text)) return Number(text);
+    if (type === "number" && NUMBER_TEXT.test(text)) return Number(text);
+    if (type === "boolean" && (text === "true" || text === "false")) return text === "true";
+    return text;
+  }
+
+  private propertyType(schemaId: string, name: string): unknown {
+    let property = (this.schema(schemaId)?.properties as Record<string, JsonSchema> | undefined)?.[name];
+    if (property && typeof property.$ref === "string") property = { ...this.schema(property.$ref), ...property };
+    return property?.type;
+  }
+
   schema(id: string): JsonSchema | undefined {
-    return this.schemas.find((s) => s.$id === id);
+    return this.schemas.find((s) => s.$id === id) as JsonSchema | undefined;
   }
 }

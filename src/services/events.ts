@@ -1,4 +1,6 @@
 /** Inbound events: send rules, the message allowance, and the transition that moves the session. */
+import type { FromSchemas } from "../../schemas/index.js";
+import type { eventsPostSchema } from "../../schemas/events-post.js";
 import { DEFAULT_RATE_LIMITS } from "../domain/agent-config.js";
 import { attachmentProblems, sanitizeFilename } from "../domain/attachments.js";
 import type { Envelope, InboundEvent } from "../domain/events.js";
@@ -13,10 +15,7 @@ import type { AgentStore } from "../store/agents.js";
 import type { SessionStore } from "../store/sessions.js";
 import { change, type SessionTransitions } from "./session-transitions.js";
 
-export interface EventsPostBody {
-  events: InboundEvent[];
-  delivery?: "immediate" | "when_idle";
-}
+export type EventsPostBody = FromSchemas<typeof eventsPostSchema>;
 
 const IDENTITY_CACHE_SIZE = 10_000;
 

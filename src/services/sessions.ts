@@ -1,5 +1,7 @@
 /** Session use cases: create (with the conversation allowance), list, read, update, archive, delete. */
-import type { Metadata } from "../domain/agent-config.js";
+import type { FromSchemas } from "../../schemas/index.js";
+import type { sessionCreateSchema } from "../../schemas/session-create.js";
+import type { sessionUpdateSchema } from "../../schemas/session-update.js";
 import { planArchive, planDelete, type PlanResult, type RuntimeState, type SessionStatus } from "../domain/session-state.js";
 import { AppError, invalidState, isAppError, notFound, validationError, type RateLimitStanding } from "../errors.js";
 import { newId } from "../ids.js";
@@ -9,20 +11,8 @@ import type { AgentStore, Page } from "../store/agents.js";
 import type { SessionDoc, SessionFilter, SessionStore } from "../store/sessions.js";
 import { change, unchanged, type Planned, type SessionTransitions } from "./session-transitions.js";
 
-export interface SessionCreateBody {
-  agentId: string;
-  subjectId: string;
-  role?: string;
-  title?: string;
-  yoloMode?: boolean;
-  metadata?: Metadata;
-}
-
-export interface SessionUpdateBody {
-  title?: string;
-  yoloMode?: boolean;
-  metadata?: Metadata;
-}
+export type SessionCreateBody = FromSchemas<typeof sessionCreateSchema>;
+export type SessionUpdateBody = FromSchemas<typeof sessionUpdateSchema>;
 
 /** A session record with its status as the runtime state has it. */
 export interface SessionView {

@@ -3,8 +3,10 @@ import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { loadConfig } from "../../src/config.js";
 import { createApp } from "../../src/http/app.js";
+import { createHttpServer } from "../../src/http/server.js";
 import { createLogger } from "../../src/log.js";
 import { createRuntime, type Components } from "../../src/runtime.js";
+import { checkResponse } from "./contract.js";
 import { env } from "./hooks.js";
 
 export interface TestServer {
@@ -24,7 +26,7 @@ export async function startServer(extraEnv: Record<string, string> = {}): Promis
   const runtime = await createRuntime(config, createLogger(config.logLevel));
   const services = runtime.components;
   if (config.role !== "api") await runtime.startWorker(config.role !== "scheduler");
-  const server: Server = createApp(services).listen(0, "127.0.0.1");
+  const server: Server = createHttpServer(createApp(services)).listen(0, "127.0.0.1");
   await new Promise<void>((resolve) => server.once("listening", resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -49,7 +51,7 @@ export interface Reply<T = Record<string, unknown>> {
   body: T;
 }
 
-/** JSON over HTTP with an API key; `raw` sends a string body as is. */
+/** JSON over HTTP with an API key; `raw` sends a string body as is. Every response is checked against the served document. */
 export function client(baseUrl: string, key?: string) {
   async function send<T = any>(method: string, path: string, body?: unknown, opts: { headers?: Record<string, string>; raw?: string } = {}): Promise<Reply<T>> {
     const headers: Record<string, string> = { ...opts.headers };
@@ -66,6 +68,7 @@ export function client(baseUrl: string, key?: string) {
     } catch {
       /* non-JSON bodies stay text */
     }
+    await checkResponse(baseUrl, method, path, res, parsed);
     return { status: res.status, headers: res.headers, body: parsed as T };
   }
   return {

@@ -1,4 +1,5 @@
-/** A small SSE client over fetch, recording every frame and comment, for black-box stream tests. */
+/** A small SSE client over fetch, recording every frame and comment, for black-box stream tests; frames are checked against the served document. */
+import { checkResponse, contractOf } from "./contract.js";
 
 export interface SseFrame {
   event: string;
@@ -19,6 +20,12 @@ export interface SseConnection {
 export async function openSse(url: string, key: string, headers: Record<string, string> = {}): Promise<SseConnection> {
   const controller = new AbortController();
   const res = await fetch(url, { headers: { "x-api-key": key, accept: "text/event-stream", ...headers }, signal: controller.signal });
+  const { origin, pathname } = new URL(url);
+  const contract = await contractOf(origin);
+  if (res.status !== 200) await checkResponse(origin, "GET", pathname, res, await res.json());
+  else await checkResponse(origin, "GET", pathname, res, undefined);
+  /** Frames whose data the document's Event schema refuses. */
+  const violations: string[] = [];
   const frames: SseFrame[] = [];
   const comments: string[] = [];
   const waiters = new Set<() => void>();
@@ -43,7 +50,12 @@ export async function openSse(url: string, key: string, headers: Record<string, 
             else if (line.startsWith("id: ")) frame.id = line.slice(4);
             else if (line.startsWith("data: ")) data += line.slice(6);
           }
-          if (frame.event) frames.push({ event: frame.event, id: frame.id, data: JSON.parse(data) });
+          if (frame.event) {
+            const parsed = JSON.parse(data);
+            const problem = contract.frameProblem(parsed);
+            if (problem) violations.push(problem);
+            frames.push({ event: frame.event, id: frame.id, data: parsed });
+          }
           notify();
         }
       }
@@ -58,11 +70,18 @@ export async function openSse(url: string, key: string, headers: Record<string, 
     frames,
     comments,
     closed,
-    close: () => controller.abort(),
+    close: () => {
+      controller.abort();
+      if (violations.length > 0) throw new Error(`contract: ${violations[0]}`);
+    },
     waitFor(predicate, timeoutMs = 10_000) {
       return new Promise<void>((resolve, reject) => {
         const check = () => {
-          if (predicate(frames)) {
+          if (violations.length > 0) {
+            waiters.delete(check);
+            clearTimeout(timer);
+            reject(new Error(`contract: ${violations[0]}`));
+          } else if (predicate(frames)) {
             waiters.delete(check);
             clearTimeout(timer);
             resolve();

@@ -1,67 +1,129 @@
-/** Agents endpoints: parse → service → respond. */
-import type Router from "@koa/router";
-import type { AgentCreateBody, AgentPatchBody, RateLimits } from "../../domain/agent-config.js";
-import type { AgentStatus } from "../../store/agents.js";
+/** Agents endpoints: declared with their schemas; each handler is parse → service → present. */
+import { agentSchema } from "../../../schemas/agent.js";
+import { agentCreateSchema } from "../../../schemas/agent-create.js";
+import { agentListSchema } from "../../../schemas/agent-list.js";
+import { agentPatchSchema } from "../../../schemas/agent-patch.js";
+import { agentPathSchema } from "../../../schemas/agent-path.js";
+import { agentRateLimitsPatchSchema } from "../../../schemas/agent-rate-limits-patch.js";
+import { agentVersionSchema } from "../../../schemas/agent-version.js";
+import { agentVersionListSchema } from "../../../schemas/agent-version-list.js";
+import { agentsListQuerySchema } from "../../../schemas/agents-list-query.js";
+import { deletedSchema } from "../../../schemas/deleted.js";
+import { versionPathSchema } from "../../../schemas/version-path.js";
+import { versionsListQuerySchema } from "../../../schemas/versions-list-query.js";
 import type { Services } from "../context.js";
 import { presentAgent, presentOffsetPage, presentVersion } from "../present.js";
-import { principalOf, route } from "../route.js";
+import type { Routes } from "../route.js";
 
-interface ListQuery {
-  limit: number;
-  offset: number;
-  status?: AgentStatus;
-}
-
-export function agentRoutes(router: Router, { agents, validator }: Services): void {
+export function agentRoutes(routes: Routes, { agents }: Services): void {
   const tag = "Agents";
+  const agentOk = { status: 200, schema: agentSchema };
 
-  route(router, { method: "post", path: "/v1/agents", summary: "Create an agent and its first version", tag, body: "agent-create.json", status: 201 }, async (ctx) => {
-    const body = validator.body<AgentCreateBody>("agent-create.json", ctx.request.body);
-    ctx.status = 201;
-    ctx.body = presentAgent(await agents.create(principalOf(ctx).orgId, body));
-  });
+  routes.add(
+    { method: "post", path: "/v1/agents", operationId: "createAgent", summary: "Create an agent and its first version", tag, body: agentCreateSchema, success: { status: 201, schema: agentSchema } },
+    async ({ orgId, body }) => ({ body: presentAgent(await agents.create(orgId, body)) }),
+  );
 
-  route(router, { method: "get", path: "/v1/agents", summary: "List agents, newest first", tag, query: "agents-list-query.json", status: 200 }, async (ctx) => {
-    const query = validator.query<ListQuery>("agents-list-query.json", ctx.query);
-    ctx.body = presentOffsetPage(await agents.list(principalOf(ctx).orgId, query), query, presentAgent);
-  });
+  routes.add(
+    { method: "get", path: "/v1/agents", operationId: "listAgents", summary: "List agents, newest first", tag, query: agentsListQuerySchema, success: { status: 200, schema: agentListSchema } },
+    async ({ orgId, query }) => ({ body: presentOffsetPage(await agents.list(orgId, query), query, presentAgent) }),
+  );
 
-  route(router, { method: "get", path: "/v1/agents/:agentId", summary: "Get an agent with its latest version", tag, status: 200 }, async (ctx) => {
-    ctx.body = presentAgent(await agents.get(principalOf(ctx).orgId, ctx.params.agentId!));
-  });
+  routes.add(
+    { method: "get", path: "/v1/agents/:agentId", operationId: "getAgent", summary: "Get an agent with its latest version", tag, params: agentPathSchema, success: agentOk },
+    async ({ orgId, params }) => ({ body: presentAgent(await agents.get(orgId, params.agentId)) }),
+  );
 
-  route(router, { method: "post", path: "/v1/agents/:agentId", summary: "Replace an agent's configuration (new version)", tag, body: "agent-create.json", status: 200 }, async (ctx) => {
-    const body = validator.body<AgentCreateBody>("agent-create.json", ctx.request.body);
-    ctx.body = presentAgent(await agents.replace(principalOf(ctx).orgId, ctx.params.agentId!, body));
-  });
+  routes.add(
+    {
+      method: "post",
+      path: "/v1/agents/:agentId",
+      operationId: "replaceAgent",
+      summary: "Replace an agent's configuration (new version)",
+      tag,
+      params: agentPathSchema,
+      body: agentCreateSchema,
+      success: agentOk,
+      errors: [409],
+    },
+    async ({ orgId, params, body }) => ({ body: presentAgent(await agents.replace(orgId, params.agentId, body)) }),
+  );
 
-  route(router, { method: "patch", path: "/v1/agents/:agentId", summary: "Update an agent by upsert (new version)", tag, body: "agent-patch.json", status: 200 }, async (ctx) => {
-    const body = validator.body<AgentPatchBody>("agent-patch.json", ctx.request.body);
-    ctx.body = presentAgent(await agents.patch(principalOf(ctx).orgId, ctx.params.agentId!, body));
-  });
+  routes.add(
+    {
+      method: "patch",
+      path: "/v1/agents/:agentId",
+      operationId: "updateAgent",
+      summary: "Update an agent by upsert (new version)",
+      tag,
+      params: agentPathSchema,
+      body: agentPatchSchema,
+      success: agentOk,
+      errors: [409],
+    },
+    async ({ orgId, params, body }) => ({ body: presentAgent(await agents.patch(orgId, params.agentId, body)) }),
+  );
 
-  route(router, { method: "delete", path: "/v1/agents/:agentId", summary: "Delete an agent that has no sessions", tag, status: 200 }, async (ctx) => {
-    const id = ctx.params.agentId!;
-    await agents.delete(principalOf(ctx).orgId, id);
-    ctx.body = { object: "agent.deleted", id, deleted: true };
-  });
+  routes.add(
+    {
+      method: "delete",
+      path: "/v1/agents/:agentId",
+      operationId: "deleteAgent",
+      summary: "Delete an agent that has no sessions",
+      tag,
+      params: agentPathSchema,
+      success: { status: 200, schema: deletedSchema },
+      errors: [409],
+    },
+    async ({ orgId, params }) => {
+      await agents.delete(orgId, params.agentId);
+      return { body: { object: "agent.deleted", id: params.agentId, deleted: true } };
+    },
+  );
 
-  route(router, { method: "post", path: "/v1/agents/:agentId/archive", summary: "Archive an agent (idempotent)", tag, status: 200 }, async (ctx) => {
-    ctx.body = presentAgent(await agents.archive(principalOf(ctx).orgId, ctx.params.agentId!));
-  });
+  routes.add(
+    { method: "post", path: "/v1/agents/:agentId/archive", operationId: "archiveAgent", summary: "Archive an agent (idempotent)", tag, params: agentPathSchema, success: agentOk },
+    async ({ orgId, params }) => ({ body: presentAgent(await agents.archive(orgId, params.agentId)) }),
+  );
 
-  route(router, { method: "patch", path: "/v1/agents/:agentId/rate-limits", summary: "Change an agent's allowances (no new version)", tag, body: "agent-rate-limits-patch.json", status: 200 }, async (ctx) => {
-    const body = validator.body<Partial<RateLimits>>("agent-rate-limits-patch.json", ctx.request.body);
-    ctx.body = presentAgent(await agents.setRateLimits(principalOf(ctx).orgId, ctx.params.agentId!, body));
-  });
+  routes.add(
+    {
+      method: "patch",
+      path: "/v1/agents/:agentId/rate-limits",
+      operationId: "updateAgentRateLimits",
+      summary: "Change an agent's allowances (no new version)",
+      tag,
+      params: agentPathSchema,
+      body: agentRateLimitsPatchSchema,
+      success: agentOk,
+    },
+    async ({ orgId, params, body }) => ({ body: presentAgent(await agents.setRateLimits(orgId, params.agentId, body)) }),
+  );
 
-  route(router, { method: "get", path: "/v1/agents/:agentId/versions", summary: "List an agent's versions, newest first", tag, query: "versions-list-query.json", status: 200 }, async (ctx) => {
-    const query = validator.query<{ limit: number; offset: number }>("versions-list-query.json", ctx.query);
-    ctx.body = presentOffsetPage(await agents.listVersions(principalOf(ctx).orgId, ctx.params.agentId!, query), query, presentVersion);
-  });
+  routes.add(
+    {
+      method: "get",
+      path: "/v1/agents/:agentId/versions",
+      operationId: "listAgentVersions",
+      summary: "List an agent's versions, newest first",
+      tag,
+      params: agentPathSchema,
+      query: versionsListQuerySchema,
+      success: { status: 200, schema: agentVersionListSchema },
+    },
+    async ({ orgId, params, query }) => ({ body: presentOffsetPage(await agents.listVersions(orgId, params.agentId, query), query, presentVersion) }),
+  );
 
-  route(router, { method: "get", path: "/v1/agents/:agentId/versions/:version", summary: "Get one version by number", tag, status: 200 }, async (ctx) => {
-    const { version } = validator.query<{ version: number }>("version-path.json", { version: ctx.params.version }, "path");
-    ctx.body = presentVersion(await agents.getVersion(principalOf(ctx).orgId, ctx.params.agentId!, version));
-  });
+  routes.add(
+    {
+      method: "get",
+      path: "/v1/agents/:agentId/versions/:version",
+      operationId: "getAgentVersion",
+      summary: "Get one version by number",
+      tag,
+      params: versionPathSchema,
+      success: { status: 200, schema: agentVersionSchema },
+    },
+    async ({ orgId, params }) => ({ body: presentVersion(await agents.getVersion(orgId, params.agentId, params.version)) }),
+  );
 }

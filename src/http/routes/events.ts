@@ -1,38 +1,75 @@
 /** Events endpoints: send, history, and the SSE stream. */
-import type Router from "@koa/router";
-import type { EventsPostBody } from "../../services/events.js";
-import type { Services } from "../context.js";
-import { principalOf, route } from "../route.js";
+import { eventListSchema } from "../../../schemas/event-list.js";
+import { eventsAcceptedSchema } from "../../../schemas/events-accepted.js";
+import { eventsListQuerySchema } from "../../../schemas/events-list-query.js";
+import { eventsPostSchema } from "../../../schemas/events-post.js";
+import { eventsStreamQuerySchema } from "../../../schemas/events-stream-query.js";
+import { sessionPathSchema } from "../../../schemas/session-path.js";
 import { decodeCursor } from "../../services/event-stream.js";
+import type { Services } from "../context.js";
 import { rateLimitHeaders } from "../errors.js";
+import type { Routes } from "../route.js";
 import { streamSession } from "../sse.js";
 
-export function eventRoutes(router: Router, { events, validator, streams, config }: Services): void {
+export function eventRoutes(routes: Routes, { events, streams, config }: Services): void {
   const tag = "Events";
 
-  route(router, { method: "post", path: "/v1/sessions/:sessionId/events", summary: "Send inbound events", tag, body: "events-post.json", status: 202 }, async (ctx) => {
-    const body = validator.body<EventsPostBody>("events-post.json", ctx.request.body);
-    const { data, rateLimit } = await events.post(principalOf(ctx).orgId, ctx.params.sessionId!, body);
-    ctx.set(rateLimitHeaders(rateLimit));
-    ctx.status = 202;
-    ctx.body = { object: "list", data };
-  });
+  routes.add(
+    {
+      method: "post",
+      path: "/v1/sessions/:sessionId/events",
+      operationId: "sendEvents",
+      summary: "Send inbound events",
+      tag,
+      params: sessionPathSchema,
+      body: eventsPostSchema,
+      success: { status: 202, schema: eventsAcceptedSchema, rateLimited: true },
+      errors: [409],
+    },
+    async ({ orgId, params, body }) => {
+      const { data, rateLimit } = await events.post(orgId, params.sessionId, body);
+      return { body: { object: "list", data }, headers: rateLimitHeaders(rateLimit) };
+    },
+  );
 
-  route(router, { method: "get", path: "/v1/sessions/:sessionId/events", summary: "List durable events in sequence order", tag, query: "events-list-query.json", status: 200 }, async (ctx) => {
-    const q = validator.query<{ after?: number; limit: number }>("events-list-query.json", ctx.query);
-    const after = q.after ?? 0;
-    const page = await events.history(principalOf(ctx).orgId, ctx.params.sessionId!, after, q.limit);
-    const last = page.data[page.data.length - 1];
-    ctx.body = { object: "list", data: page.data, pagination: { after: last ? last.sequence : after, hasMore: page.hasMore, limit: q.limit } };
-  });
+  routes.add(
+    {
+      method: "get",
+      path: "/v1/sessions/:sessionId/events",
+      operationId: "listEvents",
+      summary: "List durable events in sequence order",
+      tag,
+      params: sessionPathSchema,
+      query: eventsListQuerySchema,
+      success: { status: 200, schema: eventListSchema },
+    },
+    async ({ orgId, params, query }) => {
+      const after = query.after ?? 0;
+      const page = await events.history(orgId, params.sessionId, after, query.limit);
+      const last = page.data[page.data.length - 1];
+      return { body: { object: "list", data: page.data, pagination: { after: last ? last.sequence : after, hasMore: page.hasMore, limit: query.limit } } };
+    },
+  );
 
-  route(router, { method: "get", path: "/v1/sessions/:sessionId/events/stream", summary: "Stream events (Server-Sent Events)", tag, query: "events-stream-query.json", status: 200, stream: true }, async (ctx) => {
-    const q = validator.query<{ after?: number }>("events-stream-query.json", ctx.query);
-    const sessionId = ctx.params.sessionId!;
-    await events.sessionOf(principalOf(ctx).orgId, sessionId);
-    const lastEventId = ctx.get("last-event-id");
-    const start = lastEventId ? decodeCursor(sessionId, lastEventId) : q.after !== undefined ? { sequence: q.after, liveId: null } : null;
-    ctx.respond = false;
-    await streamSession(ctx.res, streams, sessionId, start, config.sseKeepAliveMs);
-  });
+  routes.add(
+    {
+      method: "get",
+      path: "/v1/sessions/:sessionId/events/stream",
+      operationId: "streamEvents",
+      summary: "Stream events (Server-Sent Events)",
+      tag,
+      params: sessionPathSchema,
+      query: eventsStreamQuerySchema,
+      success: { status: 200, stream: true },
+    },
+    async ({ orgId, params, query, ctx }) => {
+      const { sessionId } = params;
+      await events.sessionOf(orgId, sessionId);
+      const lastEventId = ctx.get("last-event-id");
+      const start = lastEventId ? decodeCursor(sessionId, lastEventId) : query.after !== undefined ? { sequence: query.after, liveId: null } : null;
+      ctx.respond = false;
+      await streamSession(ctx.res, streams, sessionId, start, config.sseKeepAliveMs);
+      return undefined;
+    },
+  );
 }

@@ -1,22 +1,19 @@
 /** Sessions endpoints and the sandbox prewarm hint. */
-import type Router from "@koa/router";
-import type { SessionCreateBody, SessionUpdateBody } from "../../services/sessions.js";
-import type { SessionStatus } from "../../domain/session-state.js";
-import type { Services } from "../context.js";
+import { deletedSchema } from "../../../schemas/deleted.js";
+import { sandboxWarmSchema } from "../../../schemas/sandbox-warm.js";
+import { sandboxWarmResultSchema } from "../../../schemas/sandbox-warm-result.js";
+import { sessionSchema } from "../../../schemas/session.js";
+import { sessionCreateSchema } from "../../../schemas/session-create.js";
+import { sessionListSchema } from "../../../schemas/session-list.js";
+import { sessionPathSchema } from "../../../schemas/session-path.js";
+import { sessionUpdateSchema } from "../../../schemas/session-update.js";
+import { sessionsListQuerySchema } from "../../../schemas/sessions-list-query.js";
 import { validationError } from "../../errors.js";
+import type { SessionFilter } from "../../store/sessions.js";
+import type { Services } from "../context.js";
 import { rateLimitHeaders } from "../errors.js";
 import { presentOffsetPage, presentSession } from "../present.js";
-import { principalOf, route } from "../route.js";
-
-interface ListQuery {
-  agentId?: string;
-  agent?: string;
-  subjectId?: string;
-  subject?: string;
-  status?: Exclude<SessionStatus, "waiting_on_human">;
-  limit: number;
-  offset: number;
-}
+import type { Routes } from "../route.js";
 
 /** Rule 4: an alias given with its main parameter must agree with it. */
 function aliased(main: string | undefined, alias: string | undefined, name: string, aliasName: string): string | undefined {
@@ -24,52 +21,104 @@ function aliased(main: string | undefined, alias: string | undefined, name: stri
   return main ?? alias;
 }
 
-export function sessionRoutes(router: Router, { sessions, validator }: Services): void {
+export function sessionRoutes(routes: Routes, { sessions }: Services): void {
   const tag = "Sessions";
+  const sessionOk = { status: 200, schema: sessionSchema };
 
-  route(router, { method: "post", path: "/v1/sessions", summary: "Create a session", tag, body: "session-create.json", status: 201 }, async (ctx) => {
-    const body = validator.body<SessionCreateBody>("session-create.json", ctx.request.body);
-    const { view, rateLimit } = await sessions.create(principalOf(ctx).orgId, body);
-    ctx.set(rateLimitHeaders(rateLimit));
-    ctx.status = 201;
-    ctx.body = presentSession(view);
-  });
+  routes.add(
+    {
+      method: "post",
+      path: "/v1/sessions",
+      operationId: "createSession",
+      summary: "Create a session",
+      tag,
+      body: sessionCreateSchema,
+      success: { status: 201, schema: sessionSchema, rateLimited: true },
+      errors: [404, 409],
+    },
+    async ({ orgId, body }) => {
+      const { view, rateLimit } = await sessions.create(orgId, body);
+      return { body: presentSession(view), headers: rateLimitHeaders(rateLimit) };
+    },
+  );
 
-  route(router, { method: "get", path: "/v1/sessions", summary: "List sessions, newest first", tag, query: "sessions-list-query.json", status: 200 }, async (ctx) => {
-    if (ctx.query.status === "waiting_on_human") throw validationError("status: waiting_on_human is not accepted as a filter");
-    const q = validator.query<ListQuery>("sessions-list-query.json", ctx.query);
-    const filter: { agentId?: string; subjectId?: string; status?: SessionStatus } = {};
-    const agentId = aliased(q.agentId, q.agent, "agentId", "agent");
-    const subjectId = aliased(q.subjectId, q.subject, "subjectId", "subject");
-    if (agentId) filter.agentId = agentId;
-    if (subjectId) filter.subjectId = subjectId;
-    if (q.status) filter.status = q.status;
-    ctx.body = presentOffsetPage(await sessions.list(principalOf(ctx).orgId, filter, q), q, presentSession);
-  });
+  routes.add(
+    { method: "get", path: "/v1/sessions", operationId: "listSessions", summary: "List sessions, newest first", tag, query: sessionsListQuerySchema, success: { status: 200, schema: sessionListSchema } },
+    async ({ orgId, query }) => {
+      const filter: SessionFilter = {};
+      const agentId = aliased(query.agentId, query.agent, "agentId", "agent");
+      const subjectId = aliased(query.subjectId, query.subject, "subjectId", "subject");
+      if (agentId) filter.agentId = agentId;
+      if (subjectId) filter.subjectId = subjectId;
+      if (query.status) filter.status = query.status;
+      return { body: presentOffsetPage(await sessions.list(orgId, filter, query), query, presentSession) };
+    },
+  );
 
-  route(router, { method: "get", path: "/v1/sessions/:sessionId", summary: "Get a session", tag, status: 200 }, async (ctx) => {
-    ctx.body = presentSession(await sessions.get(principalOf(ctx).orgId, ctx.params.sessionId!));
-  });
+  routes.add(
+    { method: "get", path: "/v1/sessions/:sessionId", operationId: "getSession", summary: "Get a session", tag, params: sessionPathSchema, success: sessionOk },
+    async ({ orgId, params }) => ({ body: presentSession(await sessions.get(orgId, params.sessionId)) }),
+  );
 
-  route(router, { method: "post", path: "/v1/sessions/:sessionId", summary: "Update title, yoloMode or metadata", tag, body: "session-update.json", status: 200 }, async (ctx) => {
-    const body = validator.body<SessionUpdateBody>("session-update.json", ctx.request.body);
-    ctx.body = presentSession(await sessions.update(principalOf(ctx).orgId, ctx.params.sessionId!, body));
-  });
+  routes.add(
+    {
+      method: "post",
+      path: "/v1/sessions/:sessionId",
+      operationId: "updateSession",
+      summary: "Update title, yoloMode or metadata",
+      tag,
+      params: sessionPathSchema,
+      body: sessionUpdateSchema,
+      success: sessionOk,
+    },
+    async ({ orgId, params, body }) => ({ body: presentSession(await sessions.update(orgId, params.sessionId, body)) }),
+  );
 
-  route(router, { method: "post", path: "/v1/sessions/:sessionId/archive", summary: "Archive a session (idempotent)", tag, status: 200 }, async (ctx) => {
-    ctx.body = presentSession(await sessions.archive(principalOf(ctx).orgId, ctx.params.sessionId!));
-  });
+  routes.add(
+    {
+      method: "post",
+      path: "/v1/sessions/:sessionId/archive",
+      operationId: "archiveSession",
+      summary: "Archive a session (idempotent)",
+      tag,
+      params: sessionPathSchema,
+      success: sessionOk,
+      errors: [409],
+    },
+    async ({ orgId, params }) => ({ body: presentSession(await sessions.archive(orgId, params.sessionId)) }),
+  );
 
-  route(router, { method: "delete", path: "/v1/sessions/:sessionId", summary: "Delete a session and its event log", tag, status: 200 }, async (ctx) => {
-    const id = ctx.params.sessionId!;
-    await sessions.delete(principalOf(ctx).orgId, id);
-    ctx.body = { object: "agent.session_deleted", id, deleted: true };
-  });
+  routes.add(
+    {
+      method: "delete",
+      path: "/v1/sessions/:sessionId",
+      operationId: "deleteSession",
+      summary: "Delete a session and its event log",
+      tag,
+      params: sessionPathSchema,
+      success: { status: 200, schema: deletedSchema },
+      errors: [409, 502],
+    },
+    async ({ orgId, params }) => {
+      await sessions.delete(orgId, params.sessionId);
+      return { body: { object: "agent.session_deleted", id: params.sessionId, deleted: true } };
+    },
+  );
 
-  route(router, { method: "post", path: "/v1/sandboxes/warm", summary: "Hint that a session for this agent and subject is coming", tag, body: "sandbox-warm.json", status: 202 }, async (ctx) => {
-    const body = validator.body<{ agentId: string; subjectId: string }>("sandbox-warm.json", ctx.request.body);
-    await sessions.warm(principalOf(ctx).orgId, body.agentId);
-    ctx.status = 202;
-    ctx.body = { object: "sandbox.warm", status: "warming", reason: null, agentId: body.agentId, subjectId: body.subjectId };
-  });
+  routes.add(
+    {
+      method: "post",
+      path: "/v1/sandboxes/warm",
+      operationId: "warmSandbox",
+      summary: "Hint that a session for this agent and subject is coming",
+      tag,
+      body: sandboxWarmSchema,
+      success: { status: 202, schema: sandboxWarmResultSchema },
+      errors: [404, 409],
+    },
+    async ({ orgId, body }) => {
+      await sessions.warm(orgId, body.agentId);
+      return { body: { object: "sandbox.warm", status: "warming", reason: null, agentId: body.agentId, subjectId: body.subjectId } };
+    },
+  );
 }

@@ -1,0 +1,9 @@
+/** AgentPath: the path parameters of an agent's routes. */
+export const agentPathSchema = {
+  $id: "agent-path",
+  title: "AgentPath",
+  type: "object",
+  required: ["agentId"],
+  additionalProperties: false,
+  properties: { agentId: { type: "string", minLength: 1 } },
+} as const;

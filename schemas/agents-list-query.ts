@@ -1,0 +1,12 @@
+/** AgentsListQuery */
+export const agentsListQuerySchema = {
+  $id: "agents-list-query",
+  title: "AgentsListQuery",
+  type: "object",
+  additionalProperties: false,
+  properties: {
+    limit: { type: "integer", minimum: 1, maximum: 100, default: 50 },
+    offset: { type: "integer", minimum: 0, maximum: 100000, default: 0 },
+    status: { enum: ["active", "archived"] },
+  },
+} as const;

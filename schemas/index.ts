@@ -1,0 +1,125 @@
+/**
+ * The JSON Schemas of the interface, one module per body, query, path, resource and error. They are the
+ * one source of three things: request validation (Ajv compiles them at start; a bad one stops it), the
+ * TypeScript types of bodies, queries and paths (`FromSchemas`, derived by json-schema-to-ts, never
+ * written by hand), and the OpenAPI document. Schemas name each other by `$id` in `$ref`.
+ */
+import type { FromSchema } from "json-schema-to-ts";
+import { agentSchema } from "./agent.js";
+import { agentCreateSchema } from "./agent-create.js";
+import { agentListSchema } from "./agent-list.js";
+import { agentPatchSchema } from "./agent-patch.js";
+import { agentPathSchema } from "./agent-path.js";
+import { agentRateLimitsPatchSchema } from "./agent-rate-limits-patch.js";
+import { agentVersionSchema } from "./agent-version.js";
+import { agentVersionListSchema } from "./agent-version-list.js";
+import { agentsListQuerySchema } from "./agents-list-query.js";
+import { attachmentSchema } from "./attachment.js";
+import { deletedSchema } from "./deleted.js";
+import { errorSchema } from "./error.js";
+import { eventSchema } from "./event.js";
+import { eventListSchema } from "./event-list.js";
+import { eventsAcceptedSchema } from "./events-accepted.js";
+import { eventsListQuerySchema } from "./events-list-query.js";
+import { eventsPostSchema } from "./events-post.js";
+import { eventsStreamQuerySchema } from "./events-stream-query.js";
+import { healthSchema } from "./health.js";
+import { inboundEventSchema } from "./inbound-event.js";
+import { mcpServerSchema } from "./mcp-server.js";
+import { metadataSchema } from "./metadata.js";
+import { modelNameSchema } from "./model-name.js";
+import { offsetPaginationSchema } from "./offset-pagination.js";
+import { openapiDocumentSchema } from "./openapi-document.js";
+import { permissionPolicySchema } from "./permission-policy.js";
+import { rateLimitsSchema } from "./rate-limits.js";
+import { roleSchema } from "./role.js";
+import { sandboxWarmSchema } from "./sandbox-warm.js";
+import { sandboxWarmResultSchema } from "./sandbox-warm-result.js";
+import { sessionSchema } from "./session.js";
+import { sessionCreateSchema } from "./session-create.js";
+import { sessionListSchema } from "./session-list.js";
+import { sessionPathSchema } from "./session-path.js";
+import { sessionUpdateSchema } from "./session-update.js";
+import { sessionsListQuerySchema } from "./sessions-list-query.js";
+import { skillSchema } from "./skill.js";
+import { subjectIdSchema } from "./subject-id.js";
+import { textBlockSchema } from "./text-block.js";
+import { textContentSchema } from "./text-content.js";
+import { timestampSchema } from "./timestamp.js";
+import { toolSchema } from "./tool.js";
+import { toolAgentToolsetSchema } from "./tool-agent-toolset.js";
+import { toolCustomToolSchema } from "./tool-custom-tool.js";
+import { toolDefaultConfigSchema } from "./tool-default-config.js";
+import { toolMcpToolsetSchema } from "./tool-mcp-toolset.js";
+import { toolsSchema } from "./tools.js";
+import { usageSchema } from "./usage.js";
+import { versionPathSchema } from "./version-path.js";
+import { versionsListQuerySchema } from "./versions-list-query.js";
+
+/** What requests carry: bodies, queries, path parameters and their parts. */
+export const REQUEST_SCHEMAS = [
+  agentCreateSchema,
+  agentPatchSchema,
+  agentPathSchema,
+  agentRateLimitsPatchSchema,
+  agentsListQuerySchema,
+  attachmentSchema,
+  eventsListQuerySchema,
+  eventsPostSchema,
+  eventsStreamQuerySchema,
+  inboundEventSchema,
+  mcpServerSchema,
+  metadataSchema,
+  modelNameSchema,
+  permissionPolicySchema,
+  rateLimitsSchema,
+  roleSchema,
+  sandboxWarmSchema,
+  sessionCreateSchema,
+  sessionPathSchema,
+  sessionUpdateSchema,
+  sessionsListQuerySchema,
+  skillSchema,
+  subjectIdSchema,
+  textBlockSchema,
+  textContentSchema,
+  toolSchema,
+  toolAgentToolsetSchema,
+  toolCustomToolSchema,
+  toolDefaultConfigSchema,
+  toolMcpToolsetSchema,
+  toolsSchema,
+  versionPathSchema,
+  versionsListQuerySchema,
+] as const;
+
+/** What responses carry: resources, lists, results and errors. */
+export const RESPONSE_SCHEMAS = [
+  agentSchema,
+  agentListSchema,
+  agentVersionSchema,
+  agentVersionListSchema,
+  deletedSchema,
+  errorSchema,
+  eventSchema,
+  eventListSchema,
+  eventsAcceptedSchema,
+  healthSchema,
+  offsetPaginationSchema,
+  openapiDocumentSchema,
+  sandboxWarmResultSchema,
+  sessionSchema,
+  sessionListSchema,
+  timestampSchema,
+  usageSchema,
+] as const;
+
+export const SCHEMAS = [...REQUEST_SCHEMAS, ...RESPONSE_SCHEMAS] as const;
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/**
+ * The TypeScript type of the values a request schema accepts. Only request schemas are references:
+ * resolving `$ref`s against every schema costs the type checker more than it allows in one file.
+ */
+export type FromSchemas<S> = S extends object ? FromSchema<S, { references: Mutable<typeof REQUEST_SCHEMAS> }> : never;

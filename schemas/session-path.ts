@@ -1,0 +1,9 @@
+/** SessionPath: the path parameters of a session's routes. */
+export const sessionPathSchema = {
+  $id: "session-path",
+  title: "SessionPath",
+  type: "object",
+  required: ["sessionId"],
+  additionalProperties: false,
+  properties: { sessionId: { type: "string", minLength: 1 } },
+} as const;

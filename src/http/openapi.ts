@@ -1,0 +1,111 @@
+/**
+ * The OpenAPI 3.1 document of an app, assembled from its route declarations and `schemas/`: every
+ * operation with its id, parameters, request body, success response and error responses, each with
+ * its schema. Nothing in it is written twice.
+ */
+import { SCHEMAS } from "../../schemas/index.js";
+import { errorStatuses, type NamedSchema, type RouteSpec } from "./route.js";
+
+type Json = Record<string, unknown>;
+type AnySpec = RouteSpec<NamedSchema | undefined, NamedSchema | undefined, NamedSchema | undefined>;
+
+const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
+
+/** Keywords of ours the document leaves out (validation messages). */
+const PRIVATE_KEYWORDS = new Set(["$id", "errorMessage"]);
+
+/** Schemas name each other by `$id`; in the document they live under components. */
+function forDocument(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(forDocument);
+  if (node && typeof node === "object") {
+    const out: Json = {};
+    for (const [k, v] of Object.entries(node)) {
+      if (PRIVATE_KEYWORDS.has(k)) continue;
+      out[k] = k === "$ref" && typeof v === "string" ? ref(v).$ref : forDocument(v);
+    }
+    return out;
+  }
+  return node;
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  400: "Invalid request: `validation_error`, with one `path: constraint` entry per problem.",
+  401: "Missing, invalid or revoked API key: `unauthorized`.",
+  404: "No such resource in the key's organization: `not_found`.",
+  409: "The resource's state or version forbids it: `conflict`, `invalid_state` or `no_active_turn`.",
+  429: "Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds.",
+  500: "Unexpected failure: `server_error`.",
+  502: "An upstream or runtime operation failed: `server_error` or `runtime_delete_failed`.",
+  503: "A required service is unavailable, or the session too contended: `server_error`; retry with backoff.",
+};
+
+const header = (description: string) => ({ description, schema: { type: "string" } });
+const RATE_LIMIT_HEADERS = {
+  "RateLimit-Limit": header("Points the window allows."),
+  "RateLimit-Remaining": header("Points left in the window."),
+  "RateLimit-Reset": header("Whole seconds until the window resets."),
+};
+
+function properties(schema: NamedSchema | undefined): [string, Json, boolean][] {
+  if (!schema) return [];
+  const s = schema as unknown as { properties?: Record<string, Json>; required?: readonly string[] };
+  return Object.entries(s.properties ?? {}).map(([name, p]) => [name, p, (s.required ?? []).includes(name)]);
+}
+
+function parameters(spec: AnySpec): Json[] {
+  const out: Json[] = [];
+  for (const [name, schema] of properties(spec.params)) out.push({ name, in: "path", required: true, schema: forDocument(schema) });
+  for (const [name, schema, required] of properties(spec.query)) {
+    const { description, ...rest } = schema;
+    out.push({ name, in: "query", required, ...(description ? { description } : {}), schema: forDocument(rest) });
+  }
+  return out;
+}
+
+function responses(spec: AnySpec): Json {
+  const success = spec.success;
+  const out: Json = {};
+  if ("stream" in success) {
+    out[success.status] = {
+      description: "Server-Sent Events: `event:` the type, `id:` an opaque cursor, `data:` an Event as JSON.",
+      content: { "text/event-stream": { schema: { type: "string" } } },
+    };
+  } else {
+    const content = { "application/json": { schema: ref(success.schema.$id) } };
+    out[success.status] = { description: "Success.", ...(success.rateLimited ? { headers: RATE_LIMIT_HEADERS } : {}), content };
+    for (const status of success.also ?? []) out[status] = { description: "The same shape as the success.", content };
+  }
+  for (const status of errorStatuses(spec)) {
+    out[status] = {
+      description: STATUS_TEXT[status] ?? "Error.",
+      ...(status === 429 ? { headers: { "Retry-After": header("Whole seconds to wait."), ...RATE_LIMIT_HEADERS } } : {}),
+      content: { "application/json": { schema: ref("error") } },
+    };
+  }
+  return out;
+}
+
+export function buildOpenApi(specs: AnySpec[]): Json {
+  const schemas: Json = {};
+  for (const s of SCHEMAS) schemas[s.$id] = forDocument(s);
+  const paths: Record<string, Json> = {};
+  for (const spec of specs) {
+    const op: Json = {
+      operationId: spec.operationId,
+      summary: spec.summary,
+      tags: [spec.tag],
+      parameters: parameters(spec),
+      responses: responses(spec),
+      ...(spec.open ? { security: [] } : {}),
+    };
+    if (spec.body) op.requestBody = { required: true, content: { "application/json": { schema: ref(spec.body.$id) } } };
+    (paths[spec.path.replace(/:([A-Za-z]+)/g, "{$1}")] ??= {})[spec.method] = op;
+  }
+  return {
+    openapi: "3.1.0",
+    info: { title: "Agent Sessions API", version: "1.0.0" },
+    components: { schemas, securitySchemes: { apiKey: { type: "apiKey", in: "header", name: "x-api-key" } } },
+    security: [{ apiKey: [] }],
+    paths,
+  };
+}
