@@ -209,7 +209,7 @@ describe("fuzzer and client defects (API role)", () => {
       expect(validate(agentBody({ modelName: "openai/gpt-4o" })), "openai/gpt-4o is valid for the document").to.equal(false);
     });
 
-    it("declares a JSON 2xx response and JSON 400/401/404/500 error responses on every operation", () => {
+    it("declares a JSON 2xx response and JSON 400/401/404/500 error responses on every operation (401 where a key is needed)", () => {
       const problems: string[] = [];
       const jsonSchemaOf = (response: any) => resolve(doc, response)?.content?.["application/json"]?.schema;
       for (const { path, method, op, params } of operations(doc)) {
@@ -220,7 +220,9 @@ describe("fuzzer and client defects (API role)", () => {
           if (!resolve(doc, responses["200"])?.content?.["text/event-stream"]) problems.push(`${name}: 200 text/event-stream`);
         } else if (!success.some((s) => jsonSchemaOf(responses[s]))) problems.push(`${name}: 2xx with a JSON schema`);
         const takesInput = op.requestBody || params.some((p) => p.in === "query" || p.in === "path");
-        const required = [...(takesInput ? ["400"] : []), "401", ...(path.includes("{") ? ["404"] : []), "500"];
+        // An operation served without a key (security: []) cannot answer 401.
+        const open = Array.isArray(op.security) && op.security.length === 0;
+        const required = [...(takesInput ? ["400"] : []), ...(open ? [] : ["401"]), ...(path.includes("{") ? ["404"] : []), "500"];
         for (const status of required) if (!jsonSchemaOf(responses[status])) problems.push(`${name}: ${status} with a JSON schema`);
       }
       expect(problems.length, `missing:\n  ${problems.join("\n  ")}\n`).to.equal(0);
