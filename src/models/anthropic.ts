@@ -7,25 +7,13 @@
  * reached the handlers, since the caller cannot take back a delta it has already published.
  */
 import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError } from "@anthropic-ai/sdk";
-import type {
-  DocumentBlockParam,
-  ImageBlockParam,
-  MessageCreateParamsStreaming,
-  MessageParam,
-  TextBlockParam,
-  Tool,
-  ToolResultBlockParam,
-  ToolUseBlockParam,
-} from "@anthropic-ai/sdk/resources/messages";
-import type { Attachment } from "../domain/events.js";
-import type { ModelBlock, ModelMessage, ModelProvider, ModelRequest, ModelResult, StreamHandlers, TokenUsage, ToolSpec, ToolUse } from "./provider.js";
+import type { MessageCreateParamsStreaming } from "@anthropic-ai/sdk/resources/messages";
+import { messageParams } from "./anthropic-request.js";
+import type { ModelProvider, ModelRequest, ModelResult, StreamHandlers, TokenUsage, ToolUse } from "./provider.js";
 import { isAbort, sleep } from "./provider.js";
 
 const CONTEXT_MAX = 200_000;
 const MAX_BACKOFF_MS = 30_000;
-const EPHEMERAL = { type: "ephemeral" } as const;
-const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
-const TEXT_DOCUMENT_TYPES = new Set(["text/plain", "text/markdown", "text/x-markdown", "text/csv", "application/csv"]);
 /** Error types the API sends in an SSE `error` event that mean "try again later". */
 const TRANSIENT_STREAM_ERRORS = new Set(["overloaded_error", "api_error", "rate_limit_error", "timeout_error"]);
 
@@ -93,7 +81,7 @@ export class AnthropicProvider implements ModelProvider {
   async call(request: ModelRequest, handlers: StreamHandlers): Promise<ModelResult> {
     const usage = emptyUsage();
     if (!this.client) return { ok: false, error: "ANTHROPIC_API_KEY is not set", usage, contextMax: CONTEXT_MAX };
-    const params = this.params(request);
+    const params = messageParams(request, this.maxTokens);
     // Anything delivered to the handlers makes a retry impossible (see the header comment).
     const progress = { emitted: false };
 
@@ -114,22 +102,6 @@ export class AnthropicProvider implements ModelProvider {
         await sleep(this.backoff(err, attempt - 1), request.signal);
       }
     }
-  }
-
-  /** The request body; the model name comes without its `anthropic/` prefix. */
-  private params(request: ModelRequest): MessageCreateParamsStreaming {
-    const model = request.model.startsWith("anthropic/") ? request.model.slice("anthropic/".length) : request.model;
-    const params: MessageCreateParamsStreaming = {
-      model,
-      max_tokens: this.maxTokens,
-      messages: toMessages(request.messages, request.steers),
-      stream: true,
-    };
-    // The system prompt (with the skills) and the tool list are the large stable prefix of every call:
-    // a cache breakpoint on each makes later calls read them at a tenth of the input price.
-    if (request.system) params.system = [{ type: "text", text: request.system, cache_control: EPHEMERAL }];
-    if (request.tools.length > 0) params.tools = toTools(request.tools);
-    return params;
   }
 
   private async attempt(
@@ -316,90 +288,4 @@ function describe(err: unknown, timeoutMs: number): string {
     return [status, detail || (err.status === undefined ? err.message : "")].filter(Boolean).join(" ") || "unknown error";
   }
   return err instanceof Error ? `connection error: ${err.message}` : "unknown error";
-}
-
-function toTools(tools: ToolSpec[]): Tool[] {
-  return tools.map((t, i) => {
-    const tool: Tool = { name: t.name, description: t.description, input_schema: t.input_schema as Tool.InputSchema };
-    if (i === tools.length - 1) tool.cache_control = EPHEMERAL;
-    return tool;
-  });
-}
-
-/** The blocks this provider sends; every one of them may carry a cache breakpoint. */
-type Block = TextBlockParam | ImageBlockParam | DocumentBlockParam | ToolUseBlockParam | ToolResultBlockParam;
-
-/**
- * The conversation as the API wants it: empty blocks dropped, consecutive messages of one role merged
- * (roles must alternate), tool results first in a user message (the API requires it), and the user's
- * steers appended to the last user message.
- */
-export function toMessages(messages: ModelMessage[], steers: string[]): MessageParam[] {
-  const out: { role: "user" | "assistant"; content: Block[] }[] = [];
-  for (const m of messages) {
-    const content = m.content.flatMap(toBlocks);
-    if (content.length === 0) continue;
-    const last = out[out.length - 1];
-    if (last && last.role === m.role) last.content.push(...content);
-    else out.push({ role: m.role, content });
-  }
-  for (const m of out) {
-    if (m.role === "user") m.content = [...m.content.filter((b) => b.type === "tool_result"), ...m.content.filter((b) => b.type !== "tool_result")];
-  }
-  // A breakpoint on the last block of the conversation: the next call of the tool loop, or the next
-  // turn within the cache's lifetime, reads everything so far from the cache. The steers come after
-  // it because later calls do not repeat them.
-  const lastBlock = out[out.length - 1]?.content.at(-1);
-  if (lastBlock) lastBlock.cache_control = EPHEMERAL;
-  const guidance = steers.filter((s) => s.trim() !== "");
-  if (guidance.length > 0) {
-    const block: TextBlockParam = { type: "text", text: `Guidance from the user since your last step:\n${guidance.map((s) => `- ${s}`).join("\n")}` };
-    const last = out[out.length - 1];
-    if (last && last.role === "user") last.content.push(block);
-    else out.push({ role: "user", content: [block] });
-  }
-  return out;
-}
-
-function toBlocks(block: ModelBlock): Block[] {
-  switch (block.type) {
-    case "text":
-      return block.text === "" ? [] : [{ type: "text", text: block.text }];
-    case "attachment":
-      return [attachmentBlock(block.attachment)];
-    case "tool_use":
-      return [{ type: "tool_use", id: block.id, name: block.name, input: block.input ?? {} }];
-    case "tool_result":
-      return [{ type: "tool_result", tool_use_id: block.tool_use_id, content: block.content, is_error: block.is_error }];
-  }
-}
-
-function attachmentBlock(a: Attachment): Block {
-  const mediaType = a.mediaType.toLowerCase();
-  const data = base64Of(a.source.dataUrl);
-  if (data !== undefined) {
-    if (IMAGE_TYPES.has(mediaType)) {
-      return { type: "image", source: { type: "base64", media_type: mediaType as "image/png" | "image/jpeg" | "image/gif" | "image/webp", data } };
-    }
-    if (mediaType === "application/pdf") return { type: "document", source: { type: "base64", media_type: "application/pdf", data } };
-    if (TEXT_DOCUMENT_TYPES.has(mediaType)) {
-      const text = Buffer.from(data, "base64").toString("utf8");
-      return { type: "document", title: a.filename, source: { type: "text", media_type: "text/plain", data: text } };
-    }
-  }
-  return { type: "text", text: `The attachment ${a.filename} (${a.mediaType}) cannot be read by this model.` };
-}
-
-/** The base64 payload of a data URL (percent-encoded ones are re-encoded), or undefined if malformed. */
-function base64Of(dataUrl: string): string | undefined {
-  const m = /^data:([^,]*),([\s\S]*)$/.exec(dataUrl);
-  if (!m) return undefined;
-  const meta = m[1]!;
-  const payload = m[2]!;
-  if (/;base64$/i.test(meta)) return payload.replace(/\s+/g, "");
-  try {
-    return Buffer.from(decodeURIComponent(payload), "utf8").toString("base64");
-  } catch {
-    return undefined;
-  }
 }

@@ -17,6 +17,9 @@ function defineScripts(redis: Redis): void {
   }
 }
 
+/** The refusals the scripts reply with (see each script's `Output:` block), named once. */
+export const REFUSED = { STALE: -1, FENCED: -2, MISSING: -3 } as const;
+
 export type ScriptReply = (string | number | null | ScriptReply)[] | string | number | null;
 
 /** Calls a script defined by `defineScripts`; the typed door to ioredis's dynamic commands. */

@@ -5,15 +5,9 @@
 import type { Redis } from "ioredis";
 import type { Draft, Envelope } from "../domain/events.js";
 import type { Plan, StatusChange } from "../domain/session-state.js";
-import { runScript } from "./client.js";
+import { REFUSED, runScript } from "./client.js";
 import type { Keys } from "./keys.js";
-
-export const LIVE_MAXLEN = 1_000;
-
-/** Reply codes of `append-events-6.lua`, named once. */
-const STALE = -1;
-const FENCED = -2;
-const MISSING = -3;
+import { LIVE_MAXLEN, liveOnlyJson } from "./live-stream.js";
 
 export type AppendRefusal = "stale" | "fenced" | "missing";
 
@@ -35,11 +29,6 @@ function template(d: Draft): [string, string] {
   const json = JSON.stringify({ id, type, sessionId, sequence: 0, ...rest });
   const at = json.indexOf(SEQUENCE_MARK);
   return [json.slice(0, at + SEQUENCE_MARK.length - 2), json.slice(at + SEQUENCE_MARK.length - 1)];
-}
-
-export function liveOnlyJson(d: Draft): string {
-  const { liveOnly: _, id, type, sessionId, ...rest } = d;
-  return JSON.stringify({ id, type, sessionId, sequence: null, ...rest });
 }
 
 /** State fields as the hash stores them: strings as is, null as "", the rest as JSON. */
@@ -84,9 +73,9 @@ export class EventAppender {
     const overlay = overlayFields(plan.statuses);
     args.push(overlay.length / 2, ...overlay);
     const reply = (await runScript(this.redis, "appendEvents", this.keys.appendEventsKeys(sessionId), args)) as (number | string)[];
-    if (reply[0] === STALE) return { ok: false, reason: "stale" };
-    if (reply[0] === FENCED) return { ok: false, reason: "fenced" };
-    if (reply[0] === MISSING) return { ok: false, reason: "missing" };
+    if (reply[0] === REFUSED.STALE) return { ok: false, reason: "stale" };
+    if (reply[0] === REFUSED.FENCED) return { ok: false, reason: "fenced" };
+    if (reply[0] === REFUSED.MISSING) return { ok: false, reason: "missing" };
     let next = Number(reply[0]);
     const envelopes = plan.drafts
       .filter((d) => !d.liveOnly)

@@ -4,12 +4,17 @@
  */
 import type { Redis } from "ioredis";
 import type { Draft } from "../domain/events.js";
-import { runScript } from "./client.js";
-import { LIVE_MAXLEN, liveOnlyJson } from "./event-appender.js";
+import { REFUSED, runScript } from "./client.js";
 import type { Keys } from "./keys.js";
 
-/** Reply code of `append-live-2.lua` when the token is not the lock's value. */
-const FENCED = -2;
+/** The live stream keeps about this many frames; a reader further behind refills durable events from the log. */
+export const LIVE_MAXLEN = 1_000;
+
+/** A live-only frame's envelope: it never gets a sequence. */
+export function liveOnlyJson(d: Draft): string {
+  const { liveOnly: _, id, type, sessionId, ...rest } = d;
+  return JSON.stringify({ id, type, sessionId, sequence: null, ...rest });
+}
 
 export class LiveStream {
   constructor(
@@ -20,7 +25,7 @@ export class LiveStream {
   /** Appends a live-only frame (`sequence: null`, never in history); false when `fence` no longer holds the lock. */
   async append(sessionId: string, fence: string, frame: Draft): Promise<boolean> {
     const reply = await runScript(this.redis, "appendLive", this.keys.appendLiveKeys(sessionId), [fence, LIVE_MAXLEN, frame.type, liveOnlyJson(frame)]);
-    return reply !== FENCED;
+    return reply !== REFUSED.FENCED;
   }
 
   /** The id of the newest frame, or "0-0" when there is none. */
