@@ -2,21 +2,11 @@
  * Application errors in HTTP terms: one table from code to status and wire code, and the one place
  * that renders an error (the 429 body and headers included) as the response the spec describes.
  */
+import type { errorSchema } from "../../schemas/error.js";
 import { AppError, type ErrorCode, type RateLimitStanding } from "../errors.js";
 
-/** The `error` field of a response body: the spec's codes. */
-export type WireCode =
-  | "validation_error"
-  | "unauthorized"
-  | "forbidden"
-  | "not_found"
-  | "method_not_allowed"
-  | "conflict"
-  | "invalid_state"
-  | "no_active_turn"
-  | "rate_limited"
-  | "server_error"
-  | "runtime_delete_failed";
+/** The `error` field of a response body: the spec's codes, as the error schema lists them. */
+export type WireCode = (typeof errorSchema.properties.error.enum)[number];
 
 export const ERROR_STATUS: Record<ErrorCode, { status: number; error: WireCode }> = {
   validation_error: { status: 400, error: "validation_error" },
