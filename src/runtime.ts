@@ -90,7 +90,7 @@ async function buildComponents(config: Config, log: Logger) {
     access: new AccessService(organizations, allowances),
     health: new HealthService(mongo, redis),
     agents: new AgentService(agentStore, sessionStore, limitsCache),
-    sessions: new SessionService(sessionStore, agentStore, eventLog, transitions, allowances),
+    sessions: new SessionService(sessionStore, agentStore, eventLog, transitions, intents, allowances),
     events: new EventService(sessionStore, agentStore, eventLog, transitions, allowances, limitsCache, log),
     streams: new EventStreams(eventLog, live, keys, streamReader),
     /** The process's shared SSE reader, started on first use. */

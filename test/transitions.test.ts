@@ -13,6 +13,7 @@ import { createSession, history, sendText, until, userMessage } from "./support/
  * log, and a record left behind by a writer that died (or could not write it) repaired by the sweep.
  * The API alone, so nothing but the test moves the sessions and no sweep tidies up after it; a repair
  * test runs a scheduler (with its sweep) once it has seen what is to be repaired.
+ * `marksOf` reads the writers' marks; `recordOf` the MongoDB record, which lists filter on.
  */
 describe("session transitions", () => {
   let server: TestServer;
@@ -83,18 +84,19 @@ describe("session transitions", () => {
       }
     }
 
-    it("a writer that dies between its record write and its append leaves its mark; the sweep puts the record back as the log has it", async () => {
+    it("a writer that stops between its append and its record write leaves the record lagging and its mark; lists match by the log; the sweep repairs it", async () => {
       const { sessionId } = await createSession(api);
-      const dying = { apply: () => Promise.reject(new Error("the process died")) } as unknown as EventAppender;
-      const err = await transitionsWith({ appender: dying }).run(sessionId, () => change(archive, null)).catch((e: unknown) => e);
-      expect(String(err)).to.match(/the process died/);
-      expect((await recordOf(sessionId))!.status, "the reservation stands").to.equal("archived");
-      expect(await listed("archived"), "no reader sees the phantom").to.not.include(sessionId);
+      const frozen: StatusProjection = { projectStatus: () => new Promise<void>(() => undefined) };
+      void transitionsWith({ records: frozen }).run(sessionId, () => change(archive, null));
+      await until(() => api.get(`/v1/sessions/${sessionId}`), (r) => r.body.status === "archived", 5_000, "the append");
+      expect((await recordOf(sessionId))!.status, "the record lags its log").to.equal("idle");
       expect(await marksOf(sessionId)).to.have.length(1);
-      await sweepUntil("the sweep to repair the record", async () => (await recordOf(sessionId))!.status === "idle");
+      expect(await listed("archived"), "a list matches the session by its log").to.include(sessionId);
+      expect(await listed("idle")).to.not.include(sessionId);
+      expect((await api.get("/v1/sessions")).body.data.map((x: { id: string }) => x.id)).to.not.include(sessionId);
+      await sweepUntil("the sweep to repair the record", async () => (await recordOf(sessionId))!.status === "archived");
       expect(await marksOf(sessionId)).to.deep.equal([]);
-      expect(await listed("idle")).to.include(sessionId);
-      expect((await api.get(`/v1/sessions/${sessionId}`)).body.status).to.equal("idle");
+      expect(await listed("archived")).to.include(sessionId);
     });
 
     it("a record write that fails does not hold up the log; the record lags until the sweep repairs it", async () => {
@@ -104,14 +106,25 @@ describe("session transitions", () => {
       expect(applied).to.not.equal(null);
       expect((await api.get(`/v1/sessions/${sessionId}`)).body.status).to.equal("archived");
       expect((await recordOf(sessionId))!.status, "the record lags its log").to.equal("idle");
-      expect(await listed("idle"), "and no reader sees the lag").to.not.include(sessionId);
+      expect(await marksOf(sessionId)).to.have.length(1);
+      expect(await listed("idle"), "no reader sees the lag").to.not.include(sessionId);
+      expect(await listed("archived")).to.include(sessionId);
       await sweepUntil("the sweep to repair the record", async () => (await recordOf(sessionId))!.status === "archived");
       expect(await listed("archived")).to.include(sessionId);
       expect(await marksOf(sessionId)).to.deep.equal([]);
     });
   });
 
-  it("a prompt's record write happens before its append: a reader who saw the turn start finds it in the filtered list", async () => {
+  it("an attempt that appends nothing (here: fenced) changes nothing and leaves no mark", async () => {
+    const { sessionId } = await createSession(api);
+    const fenced = { apply: async () => ({ ok: false, reason: "fenced" }) } as unknown as EventAppender;
+    const err = await transitionsWith({ appender: fenced }).run(sessionId, () => change(archive, null), { fence: "gone" }).catch((e: unknown) => e);
+    expect(isAppError(err, "lock_lost"), String(err)).to.equal(true);
+    expect((await recordOf(sessionId))!.status).to.equal("idle");
+    expect(await marksOf(sessionId)).to.deep.equal([]);
+  });
+
+  it("once a send is answered the record has the status and version of the log", async () => {
     const { sessionId } = await createSession(api);
     expect((await api.post(`/v1/sessions/${sessionId}/events`, { events: [userMessage("go")] })).status).to.equal(202);
     expect((await history(api, sessionId)).map((e) => e.type)).to.deep.equal(["user.message", "session.status_running"]);

@@ -61,6 +61,11 @@ export class Intents {
     return this.redis.zrangebyscore(this.keys.pending(), "-inf", olderThan, "LIMIT", 0, limit);
   }
 
+  /** Sessions whose records transitions are changing now (at most `limit`, oldest marks first). */
+  async changing(limit: number): Promise<string[]> {
+    return [...new Set((await this.redis.zrange(this.keys.projections(), 0, limit - 1)).map(sessionOfProjection))];
+  }
+
   /** `projections` members marked before `olderThan` (ms): writers that died, or are very late. */
   async dueProjections(olderThan: number, limit: number): Promise<string[]> {
     return this.redis.zrangebyscore(this.keys.projections(), "-inf", olderThan, "LIMIT", 0, limit);

@@ -1,26 +1,23 @@
 /**
  * The one owner of a session state change. Given the session, a planning function (pure: state → plan)
  * and, for a worker, its fencing token, it reads the runtime state, plans, appends with compare-and-set,
- * retries a stale attempt with a short jittered backoff up to a bound, and keeps the MongoDB record's
- * `status` projection in step, in this order:
+ * retries a stale attempt with a short jittered backoff up to a bound, and projects the status onto the
+ * MongoDB record, in this order:
  *
- *   1. mark intents (one round trip): `pending` when the plan wakes a worker, and this writer's own
+ *   1. mark intents, in one round trip: `pending` when the plan wakes a worker, and this writer's own
  *      `projections` member when the plan changes the status;
- *   2. reserve the record: write the planned status with the version the append will produce (v + 1);
- *   3. append (the commit point): the log, the state and the version move together, or not at all;
- *   4. publish the wake-up, clear this writer's `projections` members.
+ *   2. append (the commit point): the log, the state and its version move together, or not at all;
+ *   3. publish the wake-up;
+ *   4. write the record's status with the version the append produced (an older version never
+ *      overwrites a newer one), then clear this writer's `projections` member.
  *
- * Why the record is written before the append: a reader who has seen the new status anywhere (SSE,
- * history, GET) then finds the session under it in a list filtered by status; on FerretDB a record write
- * takes milliseconds to tens of milliseconds, a window readers would otherwise see. The cost is that a
- * reservation can be left standing for a version the append did not produce. Each way it can happen is
- * closed: an attempt that loses the compare-and-set retries and reserves a higher version, or ends by
- * restoring the record to the state as it then is; a process that dies between 2 and 3 (or whose record
- * write fails) leaves its `projections` member, and the recovery sweep (`repairProjection`) rewrites
- * the record from the log through this same function. Readers never see a phantom meanwhile: lists show
- * only items whose authoritative status (Redis) matches their filter.
+ * A process that dies between 2 and 4, or whose record write fails (MongoDB down: the log still
+ * advances), leaves a record that lags its log and its mark; the recovery sweep (`repairProjection`)
+ * rewrites such records from the log. Readers never see the lag: `GET` reads Redis, and a list matches
+ * the sessions whose records are being changed (the marked ones) by their status in Redis.
+ * An attempt that appends nothing (stale, fenced, refused) changed nothing, so there is nothing to undo.
  */
-import { isAppError, notFound, AppError, unavailable } from "../errors.js";
+import { AppError, notFound, unavailable } from "../errors.js";
 import type { Plan, RuntimeState, SessionStatus } from "../domain/session-state.js";
 import type { Logger } from "../log.js";
 import type { Appended, EventAppender } from "../redis/event-appender.js";
@@ -83,67 +80,61 @@ export class SessionTransitions {
   ) {}
 
   async run<T>(sessionId: string, planner: (state: RuntimeState) => Planned<T>, opts: TransitionOptions = {}): Promise<Transition<T>> {
-    /** `projections` members of this call's attempts whose reservations may still stand. */
-    const reserved: string[] = [];
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      if (attempt > 0) await backoff(attempt);
-      const state = await this.log.existingState(sessionId);
-      if (!state) {
-        await this.intents.clearProjections(reserved);
-        throw notFound("session");
+    /** This call's `projections` members: each marks an attempt that may have appended a status. */
+    const marks: string[] = [];
+    let committed = false;
+    try {
+      for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+        if (attempt > 0) await backoff(attempt);
+        const state = await this.log.existingState(sessionId);
+        if (!state) throw notFound("session");
+        const planned = planner(state);
+        if (!planned.plan) return { value: planned.value, applied: null, state };
+        const plan = planned.plan;
+        await opts.beforeAppend?.(plan);
+        const status = projected(plan);
+        const marked = await this.intents.mark(sessionId, { wake: plan.wake, project: status !== undefined });
+        if (marked.projection) marks.push(marked.projection);
+        const result = await this.appender.apply(sessionId, plan, state.v, opts.fence ?? "");
+        if (result.ok) {
+          committed = true;
+          if (plan.wake) await this.publish(sessionId);
+          // A record write that fails keeps the marks: the sweep repairs the record.
+          if (status === undefined || (await this.write(sessionId, status, result.version))) await this.clear(marks);
+          return { value: planned.value, applied: result, state };
+        }
+        if (result.reason === "missing") throw notFound("session");
+        if (result.reason === "fenced") throw new AppError("lock_lost", "the session's turn lock was taken over by another worker");
       }
-      let planned: Planned<T>;
-      try {
-        planned = planner(state);
-        if (planned.plan) await opts.beforeAppend?.(planned.plan);
-      } catch (err) {
-        await this.restore(sessionId, state, reserved);
-        throw err;
-      }
-      if (!planned.plan) {
-        await this.restore(sessionId, state, reserved);
-        return { value: planned.value, applied: null, state };
-      }
-      const plan = planned.plan;
-      const status = projected(plan);
-      const marks = await this.intents.mark(sessionId, { wake: plan.wake, project: status !== undefined });
-      if (marks.projection) reserved.push(marks.projection);
-      const recorded = status === undefined || (await this.write(sessionId, status, state.v + 1));
-      const result = await this.appender.apply(sessionId, plan, state.v, opts.fence ?? "");
-      if (result.ok) {
-        if (plan.wake) await this.wakeups.publish(sessionId);
-        // A record write that failed leaves the marks for the sweep.
-        if (recorded) await this.intents.clearProjections(reserved);
-        return { value: planned.value, applied: result, state };
-      }
-      if (result.reason === "stale") continue;
-      if (result.reason === "missing") {
-        await this.intents.clearProjections(reserved);
-        throw notFound("session");
-      }
-      // Fenced: the state did not move, so this reservation (v + 1) is ahead of it and no write at the
-      // current version may undo it without risking the new lock holder's. The sweep repairs it.
-      throw new AppError("lock_lost", "the session's turn lock was taken over by another worker");
+      throw unavailable("the session is changing too often to apply this change right now; retry with exponential backoff");
+    } finally {
+      // Nothing was appended: the marks stand for nothing.
+      if (!committed) await this.clear(marks);
     }
-    const last = await this.log.existingState(sessionId);
-    if (last) await this.restore(sessionId, last, reserved);
-    throw unavailable("the session is changing too often to apply this change right now; retry with exponential backoff");
+  }
+
+  /** Marks whose work is done; one left behind only costs the sweep a needless (idempotent) rewrite. */
+  private async clear(marks: string[]): Promise<void> {
+    await this.intents.clearProjections(marks).catch((err: unknown) => this.logger.warn("intent marks not cleared", { err }));
+  }
+
+  /** The fast path to a worker; should it fail, the `pending` mark made before the append gets the session served. */
+  private async publish(sessionId: string): Promise<void> {
+    try {
+      await this.wakeups.publish(sessionId);
+    } catch (err) {
+      this.logger.warn("wake-up not published; the sweep will serve the session", { sessionId, err });
+    }
   }
 
   /**
-   * Rewrites a record a writer may have left disagreeing with its log (a `projections` member older than
-   * any live writer's): the current status is reserved and committed like any transition, so a live
-   * writer racing it either commits after it (and wins the record) or loses and retries.
+   * Rewrites a record a writer may have left behind its log (a `projections` member older than any live
+   * writer's) from the runtime state as it is now; the record's version guard keeps a live writer's
+   * later write from being undone.
    */
   async repairProjection(member: string): Promise<void> {
-    const sessionId = sessionOfProjection(member);
-    try {
-      await this.run(sessionId, (state) =>
-        state.status === "deleted" ? unchanged(null) : change({ drafts: [], state: { status: state.status }, statuses: [], wake: false }, null),
-      );
-    } catch (err) {
-      if (!isAppError(err, "not_found")) throw err;
-    }
+    const state = await this.log.existingState(sessionOfProjection(member));
+    if (state && state.status !== "deleted" && !(await this.write(sessionOfProjection(member), state.status, state.v))) return;
     await this.intents.clearProjections([member]);
   }
 
@@ -155,17 +146,6 @@ export class SessionTransitions {
     } catch (err) {
       this.logger.warn("session record not updated; the recovery sweep will", { sessionId, err });
       return false;
-    }
-  }
-
-  /**
-   * Ends a call that appended nothing after a stale attempt: the state has moved past every version this
-   * call reserved, so writing it as it is now (guarded by its version) undoes them.
-   */
-  private async restore(sessionId: string, state: RuntimeState, reserved: string[]): Promise<void> {
-    if (reserved.length === 0) return;
-    if (state.status === "deleted" || (await this.write(sessionId, state.status, state.v))) {
-      await this.intents.clearProjections(reserved);
     }
   }
 }

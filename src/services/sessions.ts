@@ -7,6 +7,7 @@ import { AppError, invalidState, isAppError, notFound, validationError, type Rat
 import { newId } from "../ids.js";
 import type { Allowances } from "../redis/allowances.js";
 import type { EventLog } from "../redis/event-log.js";
+import type { Intents } from "../redis/intents.js";
 import type { AgentStore, Page } from "../store/agents.js";
 import type { SessionDoc, SessionFilter, SessionStore } from "../store/sessions.js";
 import { change, unchanged, type Planned, type SessionTransitions } from "./session-transitions.js";
@@ -19,6 +20,12 @@ export interface SessionView {
   doc: SessionDoc;
   status: SessionStatus;
 }
+
+/**
+ * How many sessions with records being changed a list matches by runtime status. Marks live for
+ * milliseconds, so there are seldom more than a few; past this many, a list filter can lag by a moment.
+ */
+const CHANGING_LIMIT = 100;
 
 /** A lifecycle planner's result as a transition step: a rejection is an application error. */
 function lifecycle(plan: (state: RuntimeState) => PlanResult | null): (state: RuntimeState) => Planned<null> {
@@ -36,6 +43,7 @@ export class SessionService {
     private readonly agents: AgentStore,
     private readonly log: EventLog,
     private readonly transitions: SessionTransitions,
+    private readonly intents: Intents,
     private readonly allowances: Allowances,
   ) {}
 
@@ -96,11 +104,12 @@ export class SessionService {
   }
 
   /**
-   * The records' projection selects the page; an item whose authoritative status disagrees with the
-   * filter (its record is being changed, or a writer died between its two writes) is left out.
+   * The records' status selects the page, except for sessions whose records are being changed (their
+   * writers' marks, or a dead writer's): those are matched by their status in Redis, the authority, as
+   * every item finally is. So a list agrees with the log even while a record lags it.
    */
   async list(orgId: string, filter: SessionFilter, opts: { limit: number; offset: number }): Promise<Page<SessionView>> {
-    const page = await this.sessions.list(orgId, filter, opts);
+    const page = await this.sessions.list(orgId, filter, opts, await this.intents.changing(CHANGING_LIMIT));
     const statuses = await this.log.statuses(page.items.map((d) => d._id));
     const items = page.items.map((doc) => ({ doc, status: this.visibleStatus(doc, statuses.get(doc._id)) }));
     const matches = (status: SessionStatus) => (filter.status ? status === filter.status : status !== "archived");

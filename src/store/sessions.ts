@@ -66,11 +66,18 @@ export class SessionStore {
     return load(await this.sessions.findOne({ _id: id }));
   }
 
-  async list(orgId: string, filter: SessionFilter, opts: { limit: number; offset: number }): Promise<Page<SessionDoc>> {
+  /**
+   * A page of the organization's sessions whose record status matches the filter (default: not
+   * archived); `changing` sessions (records a transition is changing) are taken whatever their record
+   * says, for the caller to match by their runtime status.
+   */
+  async list(orgId: string, filter: SessionFilter, opts: { limit: number; offset: number }, changing: string[] = []): Promise<Page<SessionDoc>> {
     const query: Filter<SessionDoc> = { orgId };
     if (filter.agentId) query.agentId = filter.agentId;
     if (filter.subjectId) query.subjectId = filter.subjectId;
-    query.status = filter.status ?? { $ne: "archived" };
+    const status = filter.status ?? { $ne: "archived" as const };
+    if (changing.length > 0) query.$or = [{ status }, { _id: { $in: changing } }];
+    else query.status = status;
     const docs = await this.sessions.find(query).sort({ createdAt: -1, _id: -1 }).skip(opts.offset).limit(opts.limit + 1).toArray();
     return { items: docs.slice(0, opts.limit).map((d) => load(d)!), hasMore: docs.length > opts.limit };
   }
@@ -81,13 +88,12 @@ export class SessionStore {
   }
 
   /**
-   * Writes the status as of state version `stateVersion`, unless the record reflects a later version:
-   * an older writer never rolls it back. A writer of the same version replaces it (the session
-   * transition function reserves a version before its append; see session-transitions.ts).
+   * Writes the status as of state version `stateVersion`, unless the record already reflects that
+   * version or a later one: whichever process writes last, an older state never rolls it back.
    */
   async projectStatus(id: string, status: SessionStatus, stateVersion: number): Promise<void> {
     await this.sessions.updateOne(
-      { _id: id, statusVersion: { $lte: stateVersion } },
+      { _id: id, statusVersion: { $lt: stateVersion } },
       { $set: { status, statusVersion: stateVersion, updatedAt: new Date() } },
     );
   }
