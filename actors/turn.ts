@@ -46,8 +46,12 @@ const INTERRUPT_POLL_MS = 150;
 /** Model calls one turn may make before it is ended as runaway. */
 export const MAX_MODEL_CALLS = 25;
 
-/** The errors that stop a worker's turn without ending it: the next lock holder takes it over. */
-const lostTurn = (err: unknown) => isAppError(err, "lock_lost", "not_found");
+/**
+ * The errors that stop a worker's turn without ending it: the lock or the session is gone, or the
+ * session was too contended to record a step; the turn is resumed from the log (by this worker's retry,
+ * or the next lock holder), never ended as failed for it.
+ */
+const lostTurn = (err: unknown) => isAppError(err, "lock_lost", "not_found", "busy");
 
 export class TurnRunner {
   constructor(private readonly deps: TurnDeps) {}

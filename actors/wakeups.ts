@@ -6,6 +6,7 @@
  * records a writer may have left disagreeing with their logs are rewritten from them.
  */
 import type { Redis } from "ioredis";
+import { isAppError } from "../src/errors.js";
 import type { Logger } from "../src/log.js";
 import type { Intents } from "../src/redis/intents.js";
 import type { Wakeup, Wakeups } from "../src/redis/wakeups.js";
@@ -65,7 +66,9 @@ export class WakeupConsumer {
           await this.actor.process(sessionId);
         } while (this.again.has(sessionId) && !this.stopped);
       } catch (err) {
-        this.logger.error("session processing failed", { sessionId, retry, err });
+        // A session too contended to record a step is expected now and then; anything else is not.
+        const level = isAppError(err, "busy") ? "warn" : "error";
+        this.logger[level]("session processing failed", { sessionId, retry, err });
         if (retry < MAX_RETRIES && !this.stopped) {
           setTimeout(() => void this.handle(sessionId, retry + 1), RETRY_BASE_MS * 2 ** retry).unref();
         }

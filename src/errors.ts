@@ -7,16 +7,20 @@ export type ErrorCode =
   | "validation_error"
   | "unauthorized"
   | "forbidden"
-  /** The request's headers exceed the server's limit (the HTTP parser refuses them). */
+  /** Refusals of the HTTP parser: headers or chunk extensions too large, a request too slow to arrive. */
   | "headers_too_large"
+  | "payload_too_large"
+  | "request_timeout"
   | "not_found"
   | "method_not_allowed"
   | "conflict"
   | "invalid_state"
   | "no_active_turn"
   | "rate_limited"
-  /** A required service (Redis, MongoDB) cannot be reached, or a session is too contended right now. */
+  /** A required service (Redis, MongoDB) cannot be reached, or a model provider is not configured. */
   | "unavailable"
+  /** A session changed too often for a transition to apply within its bound; retrying later can work. */
+  | "busy"
   /** An upstream credential or connector operation failed. */
   | "upstream_failed"
   | "runtime_delete_failed"

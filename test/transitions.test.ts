@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { Redis } from "ioredis";
 import { isAppError } from "../src/errors.js";
-import { SessionTransitions, MAX_ATTEMPTS, change, type StatusProjection } from "../src/services/session-transitions.js";
+import { SessionTransitions, MAX_ATTEMPTS, change, unchanged, type StatusProjection } from "../src/services/session-transitions.js";
 import type { EventAppender } from "../src/redis/event-appender.js";
 import type { Plan } from "../src/domain/session-state.js";
 import { env } from "./support/hooks.js";
@@ -21,7 +21,7 @@ describe("session transitions", () => {
   let redis: Redis;
   const archive: Plan = { drafts: [], state: { status: "archived" }, statuses: [], wake: false };
   const recordOf = (id: string) => server.services.mongo.db.collection("sessions").findOne({ _id: id as never });
-  const marksOf = async (id: string) => (await redis.zrange(`${env.redisKeyPrefix}:{intents}:projections`, 0, -1)).filter((m) => m.startsWith(`${id} `));
+  const marksOf = async (id: string) => (await redis.zrange(`${env.redisKeyPrefix}:projections`, 0, -1)).filter((m) => m.startsWith(`${id} `));
   const listed = async (status: string) => ((await api.get(`/v1/sessions?status=${status}`)).body.data as { id: string }[]).map((s) => s.id);
   /** A transition function like the server's, with one of its parts replaced. */
   const transitionsWith = (parts: { appender?: EventAppender; records?: StatusProjection }) => {
@@ -47,7 +47,7 @@ describe("session transitions", () => {
     const err = await server.services.transitions
       .run(sessionId, () => (planned++, change(archive, null)), { beforeAppend: interfere })
       .then(() => null, (e: unknown) => e);
-    expect(isAppError(err, "unavailable"), String(err)).to.equal(true);
+    expect(isAppError(err, "busy"), String(err)).to.equal(true);
     expect((err as Error).message).to.match(/retry with exponential backoff/);
     expect(planned).to.equal(MAX_ATTEMPTS);
     expect((await api.get(`/v1/sessions/${sessionId}`)).body.status).to.equal("idle");
@@ -99,6 +99,22 @@ describe("session transitions", () => {
       expect(await listed("archived")).to.include(sessionId);
     });
 
+    it("an append that threw after it ran keeps its mark; the sweep writes the record", async () => {
+      const { sessionId } = await createSession(api);
+      const dropped = {
+        apply: async (id: string, plan: Plan, expected: number | null, fence?: string) => {
+          await server.services.appender.apply(id, plan, expected, fence);
+          throw new Error("Connection is closed.");
+        },
+      } as unknown as EventAppender;
+      await transitionsWith({ appender: dropped }).run(sessionId, () => change(archive, null)).catch(() => undefined);
+      expect((await api.get(`/v1/sessions/${sessionId}`)).body.status).to.equal("archived");
+      expect(await marksOf(sessionId)).to.have.length(1);
+      expect(await listed("archived")).to.include(sessionId);
+      await sweepUntil("the sweep to write the record", async () => (await recordOf(sessionId))!.status === "archived");
+      expect(await marksOf(sessionId)).to.deep.equal([]);
+    });
+
     it("a record write that fails does not hold up the log; the record lags until the sweep repairs it", async () => {
       const { sessionId } = await createSession(api);
       const down: StatusProjection = { projectStatus: () => Promise.reject(new Error("MongoDB is down")) };
@@ -122,6 +138,34 @@ describe("session transitions", () => {
     expect(isAppError(err, "lock_lost"), String(err)).to.equal(true);
     expect((await recordOf(sessionId))!.status).to.equal("idle");
     expect(await marksOf(sessionId)).to.deep.equal([]);
+  });
+
+  it("a commit whose reply came back stale (lost, then re-sent) still gets its record written before the marks go", async () => {
+    const { sessionId } = await createSession(api);
+    let first = true;
+    const lostReply = {
+      apply: async (id: string, plan: Plan, expected: number | null, fence?: string) => {
+        const result = await server.services.appender.apply(id, plan, expected, fence);
+        if (!first) return result;
+        first = false;
+        return { ok: false, reason: "stale" };
+      },
+    } as unknown as EventAppender;
+    await transitionsWith({ appender: lostReply }).run(sessionId, (state) => (state.status === "archived" ? unchanged(null) : change(archive, null)));
+    expect((await api.get(`/v1/sessions/${sessionId}`)).body.status).to.equal("archived");
+    expect((await recordOf(sessionId))!.status).to.equal("archived");
+    expect(await marksOf(sessionId)).to.deep.equal([]);
+    expect(await listed("archived")).to.include(sessionId);
+  });
+
+  it("a list page stays full when a session being changed is matched out of it", async () => {
+    const { sessionId: older } = await createSession(api);
+    const { sessionId: newer } = await createSession(api);
+    const frozen: StatusProjection = { projectStatus: () => new Promise<void>(() => undefined) };
+    void transitionsWith({ records: frozen }).run(newer, () => change(archive, null));
+    await until(() => api.get(`/v1/sessions/${newer}`), (r) => r.body.status === "archived", 5_000, "the append");
+    const page = (await api.get(`/v1/sessions?status=idle&limit=1`)).body;
+    expect(page.data.map((x: { id: string }) => x.id)).to.deep.equal([older]);
   });
 
   it("once a send is answered the record has the status and version of the log", async () => {

@@ -12,6 +12,8 @@ export const ERROR_STATUS: Record<ErrorCode, { status: number; error: WireCode }
   validation_error: { status: 400, error: "validation_error" },
   unauthorized: { status: 401, error: "unauthorized" },
   forbidden: { status: 403, error: "forbidden" },
+  request_timeout: { status: 408, error: "validation_error" },
+  payload_too_large: { status: 413, error: "validation_error" },
   headers_too_large: { status: 431, error: "validation_error" },
   not_found: { status: 404, error: "not_found" },
   method_not_allowed: { status: 405, error: "method_not_allowed" },
@@ -23,6 +25,7 @@ export const ERROR_STATUS: Record<ErrorCode, { status: number; error: WireCode }
   upstream_failed: { status: 502, error: "server_error" },
   runtime_delete_failed: { status: 502, error: "runtime_delete_failed" },
   unavailable: { status: 503, error: "server_error" },
+  busy: { status: 503, error: "server_error" },
   lock_lost: { status: 503, error: "server_error" },
 };
 

@@ -41,16 +41,13 @@ export class Keys {
   agentLimits(agentId: string): string {
     return `${this.prefix}:agent:{${agentId}}:limits`;
   }
-  /**
-   * Sessions handed to the workers and not yet looked at, scored by when. The two intent sets share
-   * one hash tag, so a pipeline marking both stays on one cluster node.
-   */
+  /** Sessions handed to the workers and not yet looked at, scored by when. */
   pending(): string {
-    return `${this.prefix}:{intents}:pending`;
+    return `${this.prefix}:pending`;
   }
-  /** Sessions whose MongoDB record a transition is changing, scored by when: the recovery sweep's outbox. */
+  /** Writers changing a session's MongoDB record, scored by when: the recovery sweep's outbox. */
   projections(): string {
-    return `${this.prefix}:{intents}:projections`;
+    return `${this.prefix}:projections`;
   }
 
   /** KEYS of `append-events-6.lua`, in its header's order. */

@@ -15,12 +15,14 @@
  * advances), leaves a record that lags its log and its mark; the recovery sweep (`repairProjection`)
  * rewrites such records from the log. Readers never see the lag: `GET` reads Redis, and a list matches
  * the sessions whose records are being changed (the marked ones) by their status in Redis.
- * An attempt that appends nothing (stale, fenced, refused) changed nothing, so there is nothing to undo.
+ * A call that appends nothing it knows of still writes the record from the state as it then is before
+ * dropping its marks (a stale reply can hide a commit whose reply was lost); an append that threw leaves
+ * its marks to the sweep. A record write that fails after a commit marks the session afresh.
  */
-import { AppError, notFound, unavailable } from "../errors.js";
+import { AppError, notFound } from "../errors.js";
 import type { Plan, RuntimeState, SessionStatus } from "../domain/session-state.js";
 import type { Logger } from "../log.js";
-import type { Appended, EventAppender } from "../redis/event-appender.js";
+import type { Appended, AppendResult, EventAppender } from "../redis/event-appender.js";
 import type { EventLog } from "../redis/event-log.js";
 import { sessionOfProjection, type Intents } from "../redis/intents.js";
 import type { Wakeups } from "../redis/wakeups.js";
@@ -82,7 +84,8 @@ export class SessionTransitions {
   async run<T>(sessionId: string, planner: (state: RuntimeState) => Planned<T>, opts: TransitionOptions = {}): Promise<Transition<T>> {
     /** This call's `projections` members: each marks an attempt that may have appended a status. */
     const marks: string[] = [];
-    let committed = false;
+    /** Whether an append is known to have committed, known not to, or may have (it threw). */
+    let outcome: "none" | "committed" | "unknown" = "none";
     try {
       for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
         if (attempt > 0) await backoff(attempt);
@@ -95,21 +98,54 @@ export class SessionTransitions {
         const status = projected(plan);
         const marked = await this.intents.mark(sessionId, { wake: plan.wake, project: status !== undefined });
         if (marked.projection) marks.push(marked.projection);
-        const result = await this.appender.apply(sessionId, plan, state.v, opts.fence ?? "");
+        let result: AppendResult;
+        try {
+          result = await this.appender.apply(sessionId, plan, state.v, opts.fence ?? "");
+        } catch (err) {
+          // The script may have run (a reply lost with the connection): the marks stay for the sweep.
+          outcome = "unknown";
+          throw err;
+        }
         if (result.ok) {
-          committed = true;
+          outcome = "committed";
           if (plan.wake) await this.publish(sessionId);
-          // A record write that fails keeps the marks: the sweep repairs the record.
           if (status === undefined || (await this.write(sessionId, status, result.version))) await this.clear(marks);
+          else if (await this.remark(sessionId)) await this.clear(marks);
           return { value: planned.value, applied: result, state };
         }
         if (result.reason === "missing") throw notFound("session");
         if (result.reason === "fenced") throw new AppError("lock_lost", "the session's turn lock was taken over by another worker");
       }
-      throw unavailable("the session is changing too often to apply this change right now; retry with exponential backoff");
+      throw new AppError("busy", "the session is changing too often to apply this change right now; retry with exponential backoff");
     } finally {
-      // Nothing was appended: the marks stand for nothing.
-      if (!committed) await this.clear(marks);
+      if (outcome === "none" && marks.length > 0) await this.settle(sessionId, marks);
+    }
+  }
+
+  /**
+   * Ends the marks of a call that appended nothing it knows of. A stale reply can hide a commit (a reply
+   * lost and the command re-sent by the client), so the record is written from the state as it is now,
+   * which holds any such commit, before the marks go.
+   */
+  private async settle(sessionId: string, marks: string[]): Promise<void> {
+    const state = await this.log.existingState(sessionId).catch(() => undefined);
+    if (state === undefined) return; // Redis unreachable: the sweep settles the marks later.
+    if (state && state.status !== "deleted" && !(await this.write(sessionId, state.status, state.v))) return;
+    await this.clear(marks);
+  }
+
+  /**
+   * A record write failed after a commit: a fresh mark in place of this writer's, so the sweep repairs
+   * the record even if it has meanwhile cleared the older mark (it cannot tell a slow writer from a
+   * dead one). False when Redis refused it too; the older marks then stay.
+   */
+  private async remark(sessionId: string): Promise<boolean> {
+    try {
+      await this.intents.mark(sessionId, { wake: false, project: true });
+      return true;
+    } catch (err) {
+      this.logger.warn("record repair not marked", { sessionId, err });
+      return false;
     }
   }
 

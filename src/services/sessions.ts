@@ -109,11 +109,13 @@ export class SessionService {
    * every item finally is. So a list agrees with the log even while a record lags it.
    */
   async list(orgId: string, filter: SessionFilter, opts: { limit: number; offset: number }): Promise<Page<SessionView>> {
-    const page = await this.sessions.list(orgId, filter, opts, await this.intents.changing(CHANGING_LIMIT));
+    const changing = await this.intents.changing(CHANGING_LIMIT);
+    // Each marked session may be taken and then left out: fetch as many more, so the page stays full.
+    const page = await this.sessions.list(orgId, filter, { limit: opts.limit + changing.length, offset: opts.offset }, changing);
     const statuses = await this.log.statuses(page.items.map((d) => d._id));
-    const items = page.items.map((doc) => ({ doc, status: this.visibleStatus(doc, statuses.get(doc._id)) }));
     const matches = (status: SessionStatus) => (filter.status ? status === filter.status : status !== "archived");
-    return { hasMore: page.hasMore, items: items.filter((item) => matches(item.status)) };
+    const items = page.items.map((doc) => ({ doc, status: this.visibleStatus(doc, statuses.get(doc._id)) })).filter((item) => matches(item.status));
+    return { hasMore: page.hasMore || items.length > opts.limit, items: items.slice(0, opts.limit) };
   }
 
   /** The runtime state is the authority; the record's projection covers a state not yet written. */
