@@ -54,6 +54,12 @@ import { toolMcpToolsetSchema } from "./tool-mcp-toolset.js";
 import { toolsSchema } from "./tools.js";
 import { usageSchema } from "./usage.js";
 import { versionPathSchema } from "./version-path.js";
+import { userMessageSchema } from "./user-message.js";
+import { userSteerSchema } from "./user-steer.js";
+import { userInterruptSchema } from "./user-interrupt.js";
+import { userApprovalResponseSchema } from "./user-approval-response.js";
+import { userCustomToolResultSchema } from "./user-custom-tool-result.js";
+import { userClarifyResultSchema } from "./user-clarify-result.js";
 import { versionsListQuerySchema } from "./versions-list-query.js";
 
 /** What requests carry: bodies, queries, path parameters and their parts. */
@@ -68,6 +74,12 @@ export const REQUEST_SCHEMAS = [
   eventsPostSchema,
   eventsStreamQuerySchema,
   inboundEventSchema,
+  userMessageSchema,
+  userSteerSchema,
+  userInterruptSchema,
+  userApprovalResponseSchema,
+  userCustomToolResultSchema,
+  userClarifyResultSchema,
   mcpServerSchema,
   metadataSchema,
   modelNameSchema,

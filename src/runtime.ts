@@ -92,7 +92,7 @@ async function buildComponents(config: Config, log: Logger) {
     agents: new AgentService(agentStore, sessionStore, limitsCache),
     sessions: new SessionService(sessionStore, agentStore, eventLog, transitions, intents, allowances),
     events: new EventService(sessionStore, agentStore, eventLog, transitions, allowances, limitsCache, log),
-    streams: new EventStreams(eventLog, live, keys, streamReader),
+    streams: new EventStreams(eventLog, live, streamReader),
     /** The process's shared SSE reader, started on first use. */
     streamReader,
     stopReader: async () => reader?.stop(),

@@ -8,6 +8,7 @@ import type { agentPatchSchema } from "../../schemas/agent-patch.js";
 import type { mcpServerSchema } from "../../schemas/mcp-server.js";
 import type { metadataSchema } from "../../schemas/metadata.js";
 import type { permissionPolicySchema } from "../../schemas/permission-policy.js";
+import type { rateLimitsSchema } from "../../schemas/rate-limits.js";
 import type { roleSchema } from "../../schemas/role.js";
 import type { skillSchema } from "../../schemas/skill.js";
 import type { toolSchema } from "../../schemas/tool.js";
@@ -75,10 +76,8 @@ export interface AgentConfig {
   metadata: Metadata;
 }
 
-export interface RateLimits {
-  conversationsPerMinute: number;
-  messagesPerMinute: number;
-}
+/** An agent's allowances, both set (the schema's fields, each optional in a body). */
+export type RateLimits = Required<FromSchemas<typeof rateLimitsSchema>>;
 export const DEFAULT_RATE_LIMITS: RateLimits = { conversationsPerMinute: 5, messagesPerMinute: 100 };
 
 const ALWAYS_ASK: PermissionPolicy = { type: "always_ask" };

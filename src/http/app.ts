@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import Router from "@koa/router";
 import Koa, { type Middleware } from "koa";
 import { HttpMethodEnum, koaBody } from "koa-body";
+import { attachmentSchema } from "../../schemas/attachment.js";
 import { authenticate } from "./auth.js";
 import type { AppState, Services } from "./context.js";
 import { AppError, validationError } from "../errors.js";
@@ -14,8 +15,8 @@ import { eventRoutes } from "./routes/events.js";
 import { openRoutes } from "./routes/health.js";
 import { sessionRoutes } from "./routes/sessions.js";
 
-/** Large enough for a 50 MB PDF as a base64 data URL inside an event batch, and no larger. */
-export const EVENTS_BODY_LIMIT_BYTES = 72 * 1024 * 1024;
+/** Room for the largest attachment the schema allows (a 50 MB PDF as a data URL) and its batch around it, and no more. */
+export const EVENTS_BODY_LIMIT_BYTES = attachmentSchema.properties.source.properties.dataUrl.maxLength + 2 * 1024 * 1024;
 export const DEFAULT_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
 
 /**

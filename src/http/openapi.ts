@@ -14,12 +14,30 @@ const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
 /** Keywords of ours the document leaves out (validation messages). */
 const PRIVATE_KEYWORDS = new Set(["$id", "errorMessage"]);
 
+const byId = new Map<string, Json>(SCHEMAS.map((s) => [s.$id, s as unknown as Json]));
+
+/**
+ * A discriminator's `mapping` (Ajv refuses the keyword, OpenAPI tools want it): each tag value to the
+ * component whose `properties.<tag>.const` it is.
+ */
+function withMapping(node: Json): Json {
+  const discriminator = node.discriminator as { propertyName: string } | undefined;
+  const branches = node.oneOf as { $ref?: string }[] | undefined;
+  if (!discriminator || !branches) return node;
+  const mapping: Record<string, string> = {};
+  for (const { $ref } of branches) {
+    const tag = $ref && (byId.get($ref)?.properties as Record<string, { const?: string }> | undefined)?.[discriminator.propertyName]?.const;
+    if ($ref && tag) mapping[tag] = ref($ref).$ref;
+  }
+  return { ...node, discriminator: { ...discriminator, mapping } };
+}
+
 /** Schemas name each other by `$id`; in the document they live under components. */
 function forDocument(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(forDocument);
   if (node && typeof node === "object") {
     const out: Json = {};
-    for (const [k, v] of Object.entries(node)) {
+    for (const [k, v] of Object.entries(withMapping(node as Json))) {
       if (PRIVATE_KEYWORDS.has(k)) continue;
       out[k] = k === "$ref" && typeof v === "string" ? ref(v).$ref : forDocument(v);
     }
@@ -34,6 +52,7 @@ const STATUS_TEXT: Record<number, string> = {
   404: "No such resource in the key's organization: `not_found`.",
   409: "The resource's state or version forbids it: `conflict`, `invalid_state` or `no_active_turn`.",
   429: "Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds.",
+  431: "Request headers over the server's limit: `validation_error`.",
   500: "Unexpected failure: `server_error`.",
   502: "An upstream or runtime operation failed: `server_error` or `runtime_delete_failed`.",
   503: "A required service is unavailable, or the session too contended: `server_error`; retry with backoff.",
@@ -53,7 +72,7 @@ function properties(schema: NamedSchema | undefined): [string, Json, boolean][] 
 }
 
 function parameters(spec: AnySpec): Json[] {
-  const out: Json[] = [];
+  const out: Json[] = (spec.headers ?? []).map((h) => ({ name: h.name, in: "header", required: false, description: h.description, schema: { type: "string" } }));
   for (const [name, schema] of properties(spec.params)) out.push({ name, in: "path", required: true, schema: forDocument(schema) });
   for (const [name, schema, required] of properties(spec.query)) {
     const { description, ...rest } = schema;

@@ -32,6 +32,8 @@ export interface RouteSpec<P extends NamedSchema | undefined = undefined, Q exte
   params?: P;
   query?: Q;
   body?: B;
+  /** Request headers the route reads (documented; the handler checks them). */
+  headers?: { name: string; description: string }[];
   /** The success response; `rateLimited` when it carries the allowance's `RateLimit-*` headers. */
   success: Success;
   /** Error statuses besides those every route may answer (see `errorStatuses`). */
@@ -55,12 +57,12 @@ export interface RouteRequest<P, Q, B> {
 export type RouteReply = { body: unknown; status?: number; headers?: Record<string, string> } | undefined;
 
 /**
- * The statuses a route may answer with an error: 400 (any request can be malformed: its body, its
- * query, its headers), 404 when the path names a resource, 401 and 429 for routes behind an API key,
+ * The statuses a route may answer with an error: 400 and 431 (any request can be malformed or carry
+ * too much in its headers), 404 when the path names a resource, 401 and 429 for routes behind an API key,
  * 500 and 503 for all; and the route's own.
  */
 export function errorStatuses(spec: RouteSpec<NamedSchema | undefined, NamedSchema | undefined, NamedSchema | undefined>): number[] {
-  const statuses = new Set([400, 500, 503, ...(spec.errors ?? [])]);
+  const statuses = new Set([400, 431, 500, 503, ...(spec.errors ?? [])]);
   if (spec.params) statuses.add(404);
   if (!spec.open) [401, 429].forEach((s) => statuses.add(s));
   for (const s of "also" in spec.success ? (spec.success.also ?? []) : []) statuses.delete(s);

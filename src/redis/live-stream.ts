@@ -6,6 +6,7 @@ import type { Redis } from "ioredis";
 import type { Draft } from "../domain/events.js";
 import { REFUSED, runScript } from "./client.js";
 import type { Keys } from "./keys.js";
+import type { StreamEntry, StreamReader, Subscription } from "./stream-reader.js";
 
 /** The live stream keeps about this many frames; a reader further behind refills durable events from the log. */
 export const LIVE_MAXLEN = 1_000;
@@ -26,6 +27,11 @@ export class LiveStream {
   async append(sessionId: string, fence: string, frame: Draft): Promise<boolean> {
     const reply = await runScript(this.redis, "appendLive", this.keys.appendLiveKeys(sessionId), [fence, LIVE_MAXLEN, frame.type, liveOnlyJson(frame)]);
     return reply !== REFUSED.FENCED;
+  }
+
+  /** Delivers the session's live frames after `fromId` through the process's shared reader. */
+  follow(reader: StreamReader, sessionId: string, fromId: string, deliver: (entries: StreamEntry[]) => void): Promise<Subscription> {
+    return reader.subscribe(this.keys.sessionLive(sessionId), fromId, deliver);
   }
 
   /** The id of the newest frame, or "0-0" when there is none. */

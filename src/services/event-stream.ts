@@ -10,7 +10,6 @@ import { createHash } from "node:crypto";
 import type { Envelope } from "../domain/events.js";
 import { validationError } from "../errors.js";
 import { toLiveFrame, type EventLog, type LiveFrame } from "../redis/event-log.js";
-import type { Keys } from "../redis/keys.js";
 import type { LiveStream } from "../redis/live-stream.js";
 import { isStreamId, maxStreamId } from "../redis/stream-ids.js";
 import type { StreamReader } from "../redis/stream-reader.js";
@@ -51,7 +50,6 @@ export class EventStreams {
   constructor(
     private readonly log: EventLog,
     private readonly live: LiveStream,
-    private readonly keys: Keys,
     private readonly reader: () => StreamReader,
   ) {}
 
@@ -90,7 +88,7 @@ export class EventStreams {
       liveFrom = maxStreamId(liveFrom, f.liveId);
       send(f.envelope);
     };
-    const subscription = await this.reader().subscribe(this.keys.sessionLive(sessionId), liveFrom, (entries) => {
+    const subscription = await this.live.follow(this.reader(), sessionId, liveFrom, (entries) => {
       for (const [id, fields] of entries) {
         const f = toLiveFrame(id, fields);
         queue = queue.then(() => onFrame(f)).catch(() => sink.close());

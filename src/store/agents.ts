@@ -10,11 +10,14 @@
  * repairs a writer that died between the two steps.
  */
 import { MongoServerError, type Collection, type Db } from "mongodb";
+import type { agentsListQuerySchema } from "../../schemas/agents-list-query.js";
+import type { FromSchemas } from "../../schemas/index.js";
 import type { AgentConfig, Metadata, RateLimits, ToolConfig } from "../domain/agent-config.js";
 import { newId } from "../ids.js";
 import { decode, encode } from "./caller-json.js";
 
-export type AgentStatus = "active" | "archived";
+/** An agent's status: the values the list's `status` filter accepts. */
+export type AgentStatus = NonNullable<FromSchemas<typeof agentsListQuerySchema>["status"]>;
 
 export interface VersionDoc extends AgentConfig {
   _id: string;

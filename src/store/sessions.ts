@@ -4,6 +4,8 @@
  * projection kept for list filters.
  */
 import type { Collection, Db, Filter } from "mongodb";
+import type { FromSchemas } from "../../schemas/index.js";
+import type { sessionsListQuerySchema } from "../../schemas/sessions-list-query.js";
 import type { Metadata } from "../domain/agent-config.js";
 import type { Usage } from "../domain/events.js";
 import type { SessionStatus } from "../domain/session-state.js";
@@ -34,7 +36,8 @@ export interface SessionDoc {
 export interface SessionFilter {
   agentId?: string;
   subjectId?: string;
-  status?: SessionStatus;
+  /** The statuses a list may filter by (`waiting_on_human` is not one). */
+  status?: NonNullable<FromSchemas<typeof sessionsListQuerySchema>["status"]>;
 }
 
 /** Metadata is stored as JSON text: its keys are the caller's (see caller-json.ts). */
