@@ -166,8 +166,10 @@ export class Validator {
   private readonly bodies: Ajv2020;
   private readonly queries: Ajv2020;
   private readonly compiled = new Map<string, ValidateFunction>();
+  private readonly byId: Map<string, JsonSchema>;
 
   constructor(readonly schemas: readonly JsonSchema[] = SCHEMAS) {
+    this.byId = new Map(schemas.map((s) => [String(s.$id), s]));
     this.bodies = newAjv(false, schemas);
     this.queries = newAjv(true, schemas);
     for (const s of schemas) {
@@ -222,6 +224,6 @@ export class Validator {
   }
 
   schema(id: string): JsonSchema | undefined {
-    return this.schemas.find((s) => s.$id === id) as JsonSchema | undefined;
+    return this.byId.get(id);
   }
 }

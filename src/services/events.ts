@@ -6,14 +6,14 @@ import { attachmentProblems, sanitizeFilename } from "../domain/attachments.js";
 import type { Envelope, InboundEvent } from "../domain/events.js";
 import { planInbound } from "../domain/inbound-plan.js";
 import { startsTurn } from "../domain/session-state.js";
-import { AppError, isAppError, notFound, validationError, type RateLimitStanding } from "../errors.js";
+import { isAppError, notFound, validationError, type RateLimitStanding } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { Allowances, Granted } from "../redis/allowances.js";
 import type { RateLimitCache } from "../redis/rate-limit-cache.js";
 import type { EventLog } from "../redis/event-log.js";
 import type { AgentStore } from "../store/agents.js";
 import type { SessionStore } from "../store/sessions.js";
-import { change, type SessionTransitions } from "./session-transitions.js";
+import { decided, type SessionTransitions } from "./session-transitions.js";
 
 export type EventsPostBody = FromSchemas<typeof eventsPostSchema>;
 
@@ -98,15 +98,12 @@ export class EventService {
       granted ??= await this.allowances.take({ orgId, agentId: session.agentId, subjectId: session.subjectId }, "messages", limit, events.length);
     };
     try {
-      const { value: result, applied } = await this.transitions.run(
+      const { value, applied } = await this.transitions.run(
         sessionId,
-        (state) => {
-          const planned = planInbound(state, sessionId, events, body.delivery ?? "immediate", new Date().toISOString());
-          if (!planned.ok) throw new AppError(planned.rejection.code, planned.rejection.message);
-          return change(planned.plan, planned);
-        },
+        (state) => decided(planInbound(state, sessionId, events, body.delivery ?? "immediate", new Date().toISOString())),
         { beforeAppend: count },
       );
+      const result = value!;
       const persisted = new Set(result.persisted.map((d) => d.id));
       const data = applied!.envelopes.filter((e) => persisted.has(e.id));
       // A final result that replaced its running one is answered with the event as it now reads.

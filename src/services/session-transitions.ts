@@ -20,7 +20,9 @@
  * its marks to the sweep. A record write that fails after a commit marks the session afresh.
  */
 import { AppError, notFound } from "../errors.js";
-import type { Plan, RuntimeState, SessionStatus } from "../domain/session-state.js";
+import type { Plan, PlanResult, RuntimeState, SessionStatus } from "../domain/session-state.js";
+
+type Accepted = Extract<PlanResult, { ok: true }>;
 import type { Logger } from "../log.js";
 import type { Appended, AppendResult, EventAppender } from "../redis/event-appender.js";
 import type { EventLog } from "../redis/event-log.js";
@@ -32,6 +34,13 @@ export type Planned<T> = { plan: Plan; value: T } | { plan: null; value: T };
 
 export const change = <T>(plan: Plan, value: T): Planned<T> => ({ plan, value });
 export const unchanged = <T>(value: T): Planned<T> => ({ plan: null, value });
+
+/** A domain planner's answer as a step: its plan (handing back the result), nothing to do, or its refusal as an application error. */
+export function decided(result: PlanResult | null): Planned<Accepted | null> {
+  if (!result) return unchanged(null);
+  if (!result.ok) throw new AppError(result.rejection.code, result.rejection.message);
+  return change(result.plan, result);
+}
 
 export interface TransitionOptions {
   /** The worker's fencing token (its lock's value); absent for API pods. */
@@ -169,8 +178,9 @@ export class SessionTransitions {
    * later write from being undone.
    */
   async repairProjection(member: string): Promise<void> {
-    const state = await this.log.existingState(sessionOfProjection(member));
-    if (state && state.status !== "deleted" && !(await this.write(sessionOfProjection(member), state.status, state.v))) return;
+    const sessionId = sessionOfProjection(member);
+    const state = await this.log.existingState(sessionId);
+    if (state && state.status !== "deleted" && !(await this.write(sessionId, state.status, state.v))) return;
     await this.intents.clearProjections([member]);
   }
 

@@ -2,7 +2,7 @@
 import type { FromSchemas } from "../../schemas/index.js";
 import type { sessionCreateSchema } from "../../schemas/session-create.js";
 import type { sessionUpdateSchema } from "../../schemas/session-update.js";
-import { planArchive, planDelete, type PlanResult, type RuntimeState, type SessionStatus } from "../domain/session-state.js";
+import { planArchive, planDelete, type SessionStatus } from "../domain/session-state.js";
 import { AppError, invalidState, isAppError, notFound, validationError, type RateLimitStanding } from "../errors.js";
 import { newId } from "../ids.js";
 import type { Allowances } from "../redis/allowances.js";
@@ -10,7 +10,7 @@ import type { EventLog } from "../redis/event-log.js";
 import type { Intents } from "../redis/intents.js";
 import type { AgentStore, Page } from "../store/agents.js";
 import type { SessionDoc, SessionFilter, SessionStore } from "../store/sessions.js";
-import { change, unchanged, type Planned, type SessionTransitions } from "./session-transitions.js";
+import { decided, type SessionTransitions } from "./session-transitions.js";
 
 export type SessionCreateBody = FromSchemas<typeof sessionCreateSchema>;
 export type SessionUpdateBody = FromSchemas<typeof sessionUpdateSchema>;
@@ -27,15 +27,6 @@ export interface SessionView {
  */
 const CHANGING_LIMIT = 100;
 
-/** A lifecycle planner's result as a transition step: a rejection is an application error. */
-function lifecycle(plan: (state: RuntimeState) => PlanResult | null): (state: RuntimeState) => Planned<null> {
-  return (state) => {
-    const result = plan(state);
-    if (!result) return unchanged(null);
-    if (!result.ok) throw new AppError(result.rejection.code, result.rejection.message);
-    return change(result.plan, null);
-  };
-}
 
 export class SessionService {
   constructor(
@@ -138,7 +129,7 @@ export class SessionService {
   async archive(orgId: string, id: string): Promise<SessionView> {
     const doc = await this.sessions.get(orgId, id);
     if (!doc) throw notFound("session");
-    await this.transitions.run(id, lifecycle(planArchive));
+    await this.transitions.run(id, (state) => decided(planArchive(state)));
     return { doc: { ...doc, status: "archived" }, status: "archived" };
   }
 
@@ -147,7 +138,7 @@ export class SessionService {
     const doc = await this.sessions.get(orgId, id);
     if (!doc) throw notFound("session");
     try {
-      await this.transitions.run(id, lifecycle(planDelete));
+      await this.transitions.run(id, (state) => decided(planDelete(state)));
     } catch (err) {
       // No runtime state: an earlier delete removed the keys and stopped before the record.
       if (!isAppError(err, "not_found")) throw err;
