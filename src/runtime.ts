@@ -28,6 +28,7 @@ import { EventStreams } from "./services/event-stream.js";
 import { EventService } from "./services/events.js";
 import { HealthService } from "./services/health.js";
 import { SessionTransitions } from "./services/session-transitions.js";
+import { StatusProjector } from "./services/status-projector.js";
 import { SessionService } from "./services/sessions.js";
 import { AgentStore } from "./store/agents.js";
 import { MemoryStore } from "./store/memories.js";
@@ -53,7 +54,7 @@ async function buildComponents(config: Config, log: Logger) {
   const validator = new Validator();
   const mongo = await connectMongo(config.mongoUrl);
   await ensureIndexes(mongo.db);
-  const redis = createRedis(config.redisUrl, "agent-sessions");
+  const redis = createRedis(config.redisUrl, "agent-sessions", { autoPipelining: true });
   await redis.ping();
 
   const keys = new Keys(config.redisKeyPrefix);
@@ -67,7 +68,8 @@ async function buildComponents(config: Config, log: Logger) {
   const wakeups = new Wakeups(redis, keys);
   const allowances = new Allowances(redis, keys);
   const limitsCache = new RateLimitCache(redis, keys);
-  const transitions = new SessionTransitions(eventLog, appender, intents, wakeups, sessionStore, log);
+  const projector = new StatusProjector(sessionStore, intents, log);
+  const transitions = new SessionTransitions(eventLog, appender, intents, projector, sessionStore);
   let reader: StreamReader | undefined;
   const streamReader = () => (reader ??= new StreamReader(createRedis(config.redisUrl, "agent-sessions-sse"), redis, log));
 
@@ -87,11 +89,12 @@ async function buildComponents(config: Config, log: Logger) {
     intents,
     wakeups,
     transitions,
+    projector,
     access: new AccessService(organizations, allowances),
     health: new HealthService(mongo, redis),
     agents: new AgentService(agentStore, sessionStore, limitsCache),
     sessions: new SessionService(sessionStore, agentStore, eventLog, transitions, intents, allowances),
-    events: new EventService(sessionStore, agentStore, eventLog, transitions, allowances, limitsCache, log),
+    events: new EventService(sessionStore, agentStore, eventLog, transitions, limitsCache),
     streams: new EventStreams(eventLog, live, streamReader),
     /** The process's shared SSE reader, started on first use. */
     streamReader,
@@ -154,6 +157,8 @@ export async function createRuntime(config: Config, log: Logger): Promise<Runtim
     async close() {
       shutdown.abort();
       await Promise.allSettled([worker?.stop(), components.stopReader()]);
+      // Records of the last commits are written before the connections go (else the sweep repairs them).
+      await components.projector.drain();
       await Promise.allSettled([redis.quit(), mongo.client.close()]);
     },
   };

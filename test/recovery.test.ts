@@ -92,8 +92,8 @@ describe("actor recovery", function () {
     const log = server.services.appender;
     const plan = { drafts: [], state: { status: "idle" as const }, statuses: [], wake: false };
     await redis.set(`${env.redisKeyPrefix}:{${sessionId}}:lock`, "current-holder", "PX", 5_000);
-    expect(await log.apply(sessionId, plan, null, "stale-holder")).to.deep.equal({ ok: false, reason: "fenced" });
-    expect((await log.apply(sessionId, plan, null, "current-holder")).ok).to.equal(true);
+    expect(await log.apply(sessionId, plan, { reads: [], fence: "stale-holder", projection: null })).to.deep.equal({ ok: false, reason: "fenced" });
+    expect((await log.apply(sessionId, plan, { reads: [], fence: "current-holder", projection: null })).ok).to.equal(true);
     expect(await history(api, sessionId)).to.deep.equal([]);
   });
 

@@ -1,5 +1,6 @@
 import { expect } from "chai";
 import type { Plan } from "../src/domain/session-state.js";
+import type { Commit } from "../src/redis/event-appender.js";
 import { MAX_ATTEMPTS } from "../src/services/session-transitions.js";
 import { client, startServer, type Client, type TestServer } from "./support/server.js";
 import { agentTexts, createSession, sendText, settle } from "./support/sessions.js";
@@ -22,11 +23,13 @@ describe("a contended turn step", () => {
     const appender = server.services.appender;
     const apply = appender.apply.bind(appender);
     let staleLeft = MAX_ATTEMPTS;
-    // Every attempt to end the turn loses the compare-and-set, once as often as the bound allows.
-    appender.apply = async (id: string, plan: Plan, expected: number | null, fence = "") => {
+    // Every attempt to end the turn is refused as stale, once as often as the bound allows.
+    appender.apply = async (id: string, plan: Plan, commit: Commit) => {
       const ending = plan.drafts.some((d) => d.type === "session.status_idle");
-      if (id === sessionId && fence !== "" && ending && staleLeft-- > 0) return { ok: false, reason: "stale" };
-      return apply(id, plan, expected, fence);
+      if (id === sessionId && commit.fence !== "" && ending && staleLeft-- > 0) {
+        return { ok: false, reason: "stale", fields: (await server.services.eventLog.snapshot(id))!.fields };
+      }
+      return apply(id, plan, commit);
     };
     try {
       await sendText(api, sessionId, "hello");

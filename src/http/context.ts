@@ -25,4 +25,6 @@ export interface Services {
 export interface AppState {
   requestId: string;
   principal?: Principal;
+  /** The count of this request against the key's ceiling, under way (rejects with `rate_limited`). */
+  ceiling?: Promise<void>;
 }

@@ -40,6 +40,11 @@ export interface RouteSpec<P extends NamedSchema | undefined = undefined, Q exte
   errors?: number[];
   /** Served without an API key. */
   open?: true;
+  /**
+   * The handler awaits the key's ceiling count (`RouteRequest.ceiling`) together with its own first
+   * read, so the hot path pays one round trip for both; other handlers run once the count is known.
+   */
+  ceilingWithFirstRead?: true;
 }
 
 type Typed<S> = S extends NamedSchema ? FromSchemas<S> : Record<string, never>;
@@ -50,6 +55,8 @@ export interface RouteRequest<P, Q, B> {
   body: Typed<B>;
   /** The caller's organization (authenticated routes). */
   readonly orgId: string;
+  /** The key's ceiling count, for a handler that awaits it with its first read (`ceilingWithFirstRead`). */
+  ceiling: Promise<void>;
   ctx: Context & { state: AppState };
 }
 
@@ -98,6 +105,8 @@ export class Routes {
       const params = spec.params ? validator.query(spec.params.$id, ctx.params, "path") : {};
       const query = spec.query ? validator.query(spec.query.$id, ctx.query) : {};
       const body = spec.body ? validator.body(spec.body.$id, ctx.request.body) : {};
+      const ceiling = ctx.state.ceiling ?? Promise.resolve();
+      if (!spec.ceilingWithFirstRead) await ceiling;
       const reply = await handler({
         params: params as Typed<P>,
         query: query as Typed<Q>,
@@ -105,6 +114,7 @@ export class Routes {
         get orgId() {
           return principalOf(ctx).orgId;
         },
+        ceiling,
         ctx,
       });
       if (!reply) return;

@@ -22,6 +22,13 @@ export interface Granted {
   refund(): Promise<void>;
 }
 
+/** The refusal of an allowance with no room left, with the window's standing. */
+export function allowanceExhausted(kind: AllowanceKind, standing: RateLimitStanding): AppError {
+  return new AppError("rate_limited", `the ${kind} allowance of ${standing.limit} per minute for this agent and subject is exhausted`, {
+    rateLimit: { ...standing, resource: kind },
+  });
+}
+
 function standingOf({ allowed: _, ...standing }: WindowResult): RateLimitStanding {
   return standing;
 }
@@ -45,11 +52,7 @@ export class Allowances {
     const now = Date.now();
     const key = this.keys.allowance(scope.orgId, scope.agentId, scope.subjectId, kind, windowStart(now));
     const result = await this.count(key, limit, cost, "allowance", now);
-    if (!result.allowed) {
-      throw new AppError("rate_limited", `the ${kind} allowance of ${limit} per minute for this agent and subject is exhausted`, {
-        rateLimit: { ...standingOf(result), resource: kind },
-      });
-    }
+    if (!result.allowed) throw allowanceExhausted(kind, standingOf(result));
     return { standing: standingOf(result), refund: () => runScript(this.redis, "refund", [key], [cost]).then(() => undefined) };
   }
 

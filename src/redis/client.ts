@@ -18,7 +18,7 @@ function defineScripts(redis: Redis): void {
 }
 
 /** The refusals the scripts reply with (see each script's `Output:` block), named once. */
-export const REFUSED = { STALE: -1, FENCED: -2, MISSING: -3 } as const;
+export const REFUSED = { STALE: -1, FENCED: -2, MISSING: -3, RATE_LIMITED: -4 } as const;
 
 export type ScriptReply = (string | number | null | ScriptReply)[] | string | number | null;
 
@@ -29,11 +29,21 @@ export async function runScript(redis: Redis, name: string, keys: string[], args
   return command.call(redis, ...keys, ...args);
 }
 
-/** `name` labels the connection in CLIENT LIST, with the process id, so operators can tell pods apart. */
-export function createRedis(url: string, name: string): Redis {
+/**
+ * `name` labels the connection in CLIENT LIST, with the process id, so operators can tell pods apart.
+ * `autoPipelining` sends the commands issued in one tick as one write (the shared command connection:
+ * a send's reads go out together); never on a connection that blocks (XREAD BLOCK).
+ *
+ * A command whose reply a dropped connection lost is never sent again: a commit that checks only the
+ * fields its plan read (`append-events-10.lua`) could apply twice, and a counter count twice. Its caller
+ * sees the error instead, and the intents the commit marked (if it ran) get its follow-up done.
+ */
+export function createRedis(url: string, name: string, opts: { autoPipelining?: boolean } = {}): Redis {
   const redis = new Redis(url, {
     connectionName: `${name}-${process.pid}`,
+    enableAutoPipelining: opts.autoPipelining ?? false,
     maxRetriesPerRequest: 2,
+    autoResendUnfulfilledCommands: false,
     enableOfflineQueue: true,
     lazyConnect: false,
   });

@@ -1,15 +1,32 @@
 /**
- * The compare-and-set append of a state-machine plan to a session's log. Only the session transition
- * function calls it (`src/services/session-transitions.ts`; the layering check enforces it).
+ * The commit of a state-machine plan to a session's log: the append, checked against what the plan
+ * read, with the allowance it counts, the intents it marks and the wake-up it publishes, all in one
+ * script. Only the session transition function calls it (`src/services/session-transitions.ts`; the
+ * layering check enforces it).
  */
 import type { Redis } from "ioredis";
 import type { Draft, Envelope } from "../domain/events.js";
 import type { Plan, StatusChange } from "../domain/session-state.js";
+import type { RateLimitStanding } from "../errors.js";
+import type { AllowanceScope } from "./allowances.js";
 import { REFUSED, runScript } from "./client.js";
-import type { Keys } from "./keys.js";
+import { parseEntry } from "./event-log.js";
+import { standing, windowStart } from "./fixed-window.js";
+import { WINDOW_MS, type Keys } from "./keys.js";
 import { LIVE_MAXLEN, liveOnlyJson } from "./live-stream.js";
+import { WAKEUP_MAXLEN } from "./wakeups.js";
 
-export type AppendRefusal = "stale" | "fenced" | "missing";
+/** What must still hold for the plan to apply, and what its commit does besides appending. */
+export interface Commit {
+  /** The state fields the plan was made from, with the strings read (null: the field was absent). */
+  reads: [field: string, value: string | null][];
+  /** The worker's fencing token; "" for a writer without a lock (an API pod). */
+  fence: string;
+  /** This writer's `projections` member, when the plan changes the record's status. */
+  projection: string | null;
+  /** Points the commit counts against an allowance, refusing the whole commit when it has no room. */
+  allowance?: { scope: AllowanceScope; kind: "messages"; limit: number; cost: number };
+}
 
 export interface Appended {
   /** The durable drafts as they now stand in the log, with their sequences. */
@@ -17,10 +34,16 @@ export interface Appended {
   liveIds: string[];
   /** The state version after the append. */
   version: number;
+  /** The allowance's standing after counting, when the commit counted one. */
+  standing?: RateLimitStanding;
 }
 
-export type AppendResult = ({ ok: true } & Appended) | { ok: false; reason: AppendRefusal };
-
+export type AppendResult =
+  | ({ ok: true } & Appended)
+  /** A field the plan read has changed: `fields` is the state hash as it now is. */
+  | { ok: false; reason: "stale"; fields: Record<string, string> }
+  | { ok: false; reason: "fenced" | "missing" }
+  | { ok: false; reason: "rate_limited"; standing: RateLimitStanding };
 const SEQUENCE_MARK = '"sequence":0,';
 
 /** Splits an envelope's JSON around its sequence so the script can splice the number in. */
@@ -32,11 +55,11 @@ function template(d: Draft): [string, string] {
 }
 
 /** State fields as the hash stores them: strings as is, null as "", the rest as JSON. */
-function stateFields(state: Plan["state"]): string[] {
-  const out: string[] = [];
+export function encodeState(state: Plan["state"]): Record<string, string> {
+  const out: Record<string, string> = {};
   for (const [field, value] of Object.entries(state)) {
     if (value === undefined) continue;
-    out.push(field, typeof value === "string" ? value : value === null ? "" : JSON.stringify(value));
+    out[field] = typeof value === "string" ? value : value === null ? "" : JSON.stringify(value);
   }
   return out;
 }
@@ -61,25 +84,40 @@ export class EventAppender {
     private readonly keys: Keys,
   ) {}
 
-  /** Applies a plan made from state version `expected` (or any version when null). */
-  async apply(sessionId: string, plan: Plan, expected: number | null, fence = ""): Promise<AppendResult> {
-    const args: (string | number)[] = [expected === null ? "" : expected, fence, LIVE_MAXLEN, plan.drafts.length];
+  /** Commits a plan in one round trip (`append-events-10.lua`), if what it read still holds. */
+  async apply(sessionId: string, plan: Plan, commit: Commit): Promise<AppendResult> {
+    const now = Date.now();
+    const allowance = commit.allowance;
+    const counter = allowance ? this.keys.allowance(allowance.scope.orgId, allowance.scope.agentId, allowance.scope.subjectId, allowance.kind, windowStart(now)) : null;
+    const args: (string | number)[] = [commit.fence, now, LIVE_MAXLEN, allowance?.limit ?? 0, allowance?.cost ?? 0, WINDOW_MS, plan.wake ? sessionId : "", commit.projection ?? "", WAKEUP_MAXLEN];
+    args.push(commit.reads.length);
+    for (const [field, value] of commit.reads) args.push(field, value === null ? "" : `=${value}`);
+    args.push(plan.drafts.length);
     for (const d of plan.drafts) {
       if (d.liveOnly) args.push(liveOnlyJson(d), "", d.type, "", "live");
       else args.push(...template(d), d.type, d.turnId ?? "", "log");
     }
-    const state = stateFields(plan.state);
-    args.push(state.length / 2, ...state);
+    const state = Object.entries(encodeState(plan.state));
+    args.push(state.length, ...state.flat());
     const overlay = overlayFields(plan.statuses);
     args.push(overlay.length / 2, ...overlay);
-    const reply = (await runScript(this.redis, "appendEvents", this.keys.appendEventsKeys(sessionId), args)) as (number | string)[];
-    if (reply[0] === REFUSED.STALE) return { ok: false, reason: "stale" };
-    if (reply[0] === REFUSED.FENCED) return { ok: false, reason: "fenced" };
-    if (reply[0] === REFUSED.MISSING) return { ok: false, reason: "missing" };
+    const reply = (await runScript(this.redis, "appendEvents", this.keys.appendEventsKeys(sessionId, counter), args)) as (number | string | string[])[];
+    switch (reply[0]) {
+      case REFUSED.STALE:
+        return { ok: false, reason: "stale", fields: parseEntry(reply[1] as string[]) };
+      case REFUSED.FENCED:
+        return { ok: false, reason: "fenced" };
+      case REFUSED.MISSING:
+        return { ok: false, reason: "missing" };
+      case REFUSED.RATE_LIMITED:
+        return { ok: false, reason: "rate_limited", standing: standing(allowance!.limit, Number(reply[1]), Number(reply[2]), now) };
+    }
     let next = Number(reply[0]);
     const envelopes = plan.drafts
       .filter((d) => !d.liveOnly)
       .map(({ id, type, sessionId: sid, ...rest }) => ({ id, type, sessionId: sid, sequence: next++, ...rest }));
-    return { ok: true, envelopes, liveIds: reply.slice(2).map(String), version: Number(reply[1]) };
+    const appended: Appended = { envelopes, liveIds: reply.slice(4).map(String), version: Number(reply[1]) };
+    if (allowance) appended.standing = standing(allowance.limit, Number(reply[2]), Number(reply[3]), now);
+    return { ok: true, ...appended };
   }
 }

@@ -31,7 +31,18 @@ export function parseState(hash: Record<string, string>): RuntimeState {
   };
 }
 
-function parseEntry(fields: string[]): Record<string, string> {
+/** The runtime state with the hash it was parsed from: a plan's preconditions are the strings it read. */
+export interface Snapshot {
+  state: RuntimeState;
+  fields: Record<string, string>;
+}
+
+/** A snapshot of a state hash; null for a session without state (deleted: creation writes it first). */
+export function snapshotOf(fields: Record<string, string>): Snapshot | null {
+  return fields.v === undefined ? null : { state: parseState(fields), fields };
+}
+
+export function parseEntry(fields: string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (let i = 0; i + 1 < fields.length; i += 2) out[fields[i]!] = fields[i + 1]!;
   return out;
@@ -49,8 +60,11 @@ export class EventLog {
 
   /** The state, or null when the session has none: it was deleted (creation writes it first). */
   async existingState(sessionId: string): Promise<RuntimeState | null> {
-    const hash = await this.redis.hgetall(this.keys.sessionState(sessionId));
-    return hash.v === undefined ? null : parseState(hash);
+    return (await this.snapshot(sessionId))?.state ?? null;
+  }
+
+  async snapshot(sessionId: string): Promise<Snapshot | null> {
+    return snapshotOf(await this.redis.hgetall(this.keys.sessionState(sessionId)));
   }
 
   async exists(sessionId: string): Promise<boolean> {

@@ -1,26 +1,19 @@
 /**
- * Intent sets: a session is marked *before* a step whose follow-up another process may have to finish,
- * and cleared once the follow-up is done. Two of them:
- * - `pending`: the session has work for a worker (the wake-up stream is the fast path; a pod dying
- *   between the append and the publish leaves the mark, and the workers' sweep serves it);
- * - `projections`: a transition is changing the session's MongoDB record (the recovery sweep repairs a
- *   record whose writer died between its two writes).
+ * Intent sets: a session is marked by the commit (`append-events-10.lua`, atomically with the append)
+ * whose follow-up another process may have to finish, and cleared once the follow-up is done. Two of them:
+ * - `pending`: the session has work for a worker (the wake-up, published by the same commit, is the
+ *   fast path; a wake-up lost with its stream, or a worker that died before it looked, leaves the mark,
+ *   and the workers' sweep serves it);
+ * - `projections`: the session's MongoDB record has a status to follow (the recovery sweep repairs a
+ *   record whose writer died, or failed, before writing it).
  * Both are scored by the time (ms) they were marked. A `pending` member is the session id, cleared only
  * if nobody marked it again after the clearer started acting. A `projections` member is one writer's
  * (`<sessionId> <nonce>`): concurrent writers of one session each keep their own mark, so one that
  * finishes never clears the mark of one that died.
  */
 import type { Redis } from "ioredis";
-import { randomBytes } from "node:crypto";
 import { runScript } from "./client.js";
 import type { Keys } from "./keys.js";
-
-export interface Marks {
-  /** When the marks were made (ms): the `since` of a later conditional clear of `pending`. */
-  at: number;
-  /** This writer's own `projections` member, when one was asked for. */
-  projection: string | null;
-}
 
 /** The session a `projections` member belongs to. */
 export function sessionOfProjection(member: string): string {
@@ -33,18 +26,6 @@ export class Intents {
     private readonly redis: Redis,
     private readonly keys: Keys,
   ) {}
-
-  /** Marks the session as having work (`wake`) and/or this writer as changing its record (`project`), in one round trip. */
-  async mark(sessionId: string, what: { wake: boolean; project: boolean }): Promise<Marks> {
-    const at = Date.now();
-    const projection = what.project ? `${sessionId} ${randomBytes(6).toString("base64url")}` : null;
-    if (!what.wake && !projection) return { at, projection };
-    const pipeline = this.redis.pipeline();
-    if (what.wake) pipeline.zadd(this.keys.pending(), at, sessionId);
-    if (projection) pipeline.zadd(this.keys.projections(), at, projection);
-    for (const [err] of (await pipeline.exec()) ?? []) if (err) throw err;
-    return { at, projection };
-  }
 
   /** Clears the session's `pending` mark unless it was set again after `since` (ms). */
   async clearPending(sessionId: string, since: number): Promise<void> {

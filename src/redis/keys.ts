@@ -50,8 +50,8 @@ export class Keys {
     return `${this.prefix}:projections`;
   }
 
-  /** KEYS of `append-events-6.lua`, in its header's order. */
-  appendEventsKeys(sessionId: string): string[] {
+  /** KEYS of `append-events-10.lua`, in its header's order; `allowance` is the counter the commit counts, if any. */
+  appendEventsKeys(sessionId: string, allowance: string | null): string[] {
     return [
       this.sessionState(sessionId),
       this.sessionSeq(sessionId),
@@ -59,6 +59,11 @@ export class Keys {
       this.sessionLive(sessionId),
       this.sessionLock(sessionId),
       this.sessionOverlay(sessionId),
+      this.pending(),
+      this.projections(),
+      this.wakeups(),
+      // The script reads it only when it counts something; the state key stands in for "none".
+      allowance ?? this.sessionState(sessionId),
     ];
   }
   /** KEYS of `append-live-2.lua`, in its header's order. */

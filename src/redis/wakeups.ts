@@ -1,6 +1,6 @@
 /**
- * The wake-up stream: the API's at-least-once hand-off of "this session has work" to any worker, read
- * by the `workers` consumer group. Entries are acknowledged once the session is handled; those a dead
+ * The wake-up stream: the at-least-once hand-off of "this session has work" to any worker, published
+ * by the commit that made the work (`append-events-10.lua`) and read by the `workers` consumer group. Entries are acknowledged once the session is handled; those a dead
  * consumer left unacknowledged are claimed by another. (The `pending` intent set is the backstop for a
  * wake-up that was never published: `intents.ts`.)
  */
@@ -8,7 +8,8 @@ import type { Redis } from "ioredis";
 import type { Keys } from "./keys.js";
 
 export const WORKER_GROUP = "workers";
-const MAXLEN = 100_000;
+/** The wake-up stream keeps about this many entries (consumed ones are only history). */
+export const WAKEUP_MAXLEN = 100_000;
 
 export interface Wakeup {
   entryId: string;
@@ -30,10 +31,6 @@ export class Wakeups {
     private readonly redis: Redis,
     private readonly keys: Keys,
   ) {}
-
-  async publish(sessionId: string): Promise<void> {
-    await this.redis.xadd(this.keys.wakeups(), "MAXLEN", "~", MAXLEN, "*", "session", sessionId);
-  }
 
   async ensureGroup(): Promise<void> {
     try {

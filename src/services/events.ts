@@ -7,8 +7,6 @@ import type { Envelope, InboundEvent } from "../domain/events.js";
 import { planInbound } from "../domain/inbound-plan.js";
 import { startsTurn } from "../domain/session-state.js";
 import { isAppError, notFound, validationError, type RateLimitStanding } from "../errors.js";
-import type { Logger } from "../log.js";
-import type { Allowances, Granted } from "../redis/allowances.js";
 import type { RateLimitCache } from "../redis/rate-limit-cache.js";
 import type { EventLog } from "../redis/event-log.js";
 import type { AgentStore } from "../store/agents.js";
@@ -50,9 +48,7 @@ export class EventService {
     private readonly agents: AgentStore,
     private readonly log: EventLog,
     private readonly transitions: SessionTransitions,
-    private readonly allowances: Allowances,
     private readonly limits: RateLimitCache,
-    private readonly logger: Logger,
   ) {}
 
   private readonly identities = new Map<string, SessionIdentity>();
@@ -86,22 +82,29 @@ export class EventService {
     return identity;
   }
 
-  async post(orgId: string, sessionId: string, body: EventsPostBody): Promise<{ data: Envelope[]; rateLimit: RateLimitStanding }> {
+  /**
+   * Sends a batch in two round trips: the state and the agent's limits read together (beside the key's
+   * ceiling count, `ceiling`), then the commit that appends, counts the allowance and wakes a worker.
+   * A batch the state machine refuses is never counted (counting rule: a rejection before persistence is free).
+   */
+  async post(orgId: string, sessionId: string, body: EventsPostBody, ceiling: Promise<void>): Promise<{ data: Envelope[]; rateLimit: RateLimitStanding }> {
     const events = checkBatch(body);
     const session = await this.identity(orgId, sessionId);
-    let granted: Granted | undefined;
-    // Counted only once the batch is known to be acceptable (a rejection before persistence is free);
-    // given back if it is then not appended.
-    const count = async () => {
-      const limits = await this.limits.get(session.agentId, async () => (await this.agents.get(orgId, session.agentId))?.rateLimits ?? null);
-      const limit = limits?.messagesPerMinute ?? DEFAULT_RATE_LIMITS.messagesPerMinute;
-      granted ??= await this.allowances.take({ orgId, agentId: session.agentId, subjectId: session.subjectId }, "messages", limit, events.length);
-    };
+    const loadLimits = async () => (await this.agents.get(orgId, session.agentId))?.rateLimits ?? null;
+    const [, from, limits] = await Promise.all([ceiling, this.log.snapshot(sessionId), this.limits.get(session.agentId, loadLimits)]);
     try {
       const { value, applied } = await this.transitions.run(
         sessionId,
         (state) => decided(planInbound(state, sessionId, events, body.delivery ?? "immediate", new Date().toISOString())),
-        { beforeAppend: count },
+        {
+          from,
+          allowance: {
+            scope: { orgId, agentId: session.agentId, subjectId: session.subjectId },
+            kind: "messages",
+            limit: limits?.messagesPerMinute ?? DEFAULT_RATE_LIMITS.messagesPerMinute,
+            cost: events.length,
+          },
+        },
       );
       const result = value!;
       const persisted = new Set(result.persisted.map((d) => d.id));
@@ -109,9 +112,8 @@ export class EventService {
       // A final result that replaced its running one is answered with the event as it now reads.
       const replaced = result.replaced && (await this.log.findById(sessionId, result.replaced.eventId));
       if (replaced) data.push(replaced);
-      return { data, rateLimit: granted!.standing };
+      return { data, rateLimit: applied!.standing! };
     } catch (err) {
-      if (granted) await granted.refund().catch((e: unknown) => this.logger.warn("allowance refund failed", { err: e }));
       if (isAppError(err, "not_found")) this.identities.delete(sessionId);
       throw err;
     }

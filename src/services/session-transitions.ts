@@ -1,33 +1,34 @@
 /**
  * The one owner of a session state change. Given the session, a planning function (pure: state → plan)
- * and, for a worker, its fencing token, it reads the runtime state, plans, appends with compare-and-set,
- * retries a stale attempt with a short jittered backoff up to a bound, and projects the status onto the
- * MongoDB record, in this order:
+ * and, for a worker, its fencing token, it plans from the runtime state and commits the plan in one
+ * script (`append-events-10.lua`) that checks the state fields the plan read are unchanged (not the
+ * whole state's version: writers of different fields never refuse each other), appends, counts the
+ * allowance the caller names, marks the intents and publishes the wake-up, all atomically. A refused
+ * commit answers with the state as it now is, so a retry needs no read; retries are bounded, with a
+ * short jittered backoff once they repeat.
  *
- *   1. mark intents, in one round trip: `pending` when the plan wakes a worker, and this writer's own
- *      `projections` member when the plan changes the status;
- *   2. append (the commit point): the log, the state and its version move together, or not at all;
- *   3. publish the wake-up;
- *   4. write the record's status with the version the append produced (an older version never
- *      overwrites a newer one), then clear this writer's `projections` member.
+ * Transitions of one session in one process run in its lane (`session-lanes.ts`), each planned from
+ * the state the previous one committed: concurrent writers in one process are served in turn, never
+ * refused; only another process's write can make a commit stale.
  *
- * A process that dies between 2 and 4, or whose record write fails (MongoDB down: the log still
- * advances), leaves a record that lags its log and its mark; the recovery sweep (`repairProjection`)
- * rewrites such records from the log. Readers never see the lag: `GET` reads Redis, and a list matches
- * the sessions whose records are being changed (the marked ones) by their status in Redis.
- * A call that appends nothing it knows of still writes the record from the state as it then is before
- * dropping its marks (a stale reply can hide a commit whose reply was lost); an append that threw leaves
- * its marks to the sweep. A record write that fails after a commit marks the session afresh.
+ * The MongoDB record's status follows the log, after the answer (`status-projector.ts`): a commit that
+ * changes the status marks its writer's `projections` member in the same script, and the mark is
+ * cleared once the record is written. A process that dies first, or a write that fails, leaves the mark
+ * to the recovery sweep (`repairProjection`). Readers never see the lag: `GET` reads Redis, and a list
+ * matches the sessions whose records are being changed (the marked ones) by their status in Redis.
  */
+import { randomBytes } from "node:crypto";
+import { INITIAL_STATE, type Plan, type PlanResult, type RuntimeState, type SessionStatus } from "../domain/session-state.js";
 import { AppError, notFound } from "../errors.js";
-import type { Plan, PlanResult, RuntimeState, SessionStatus } from "../domain/session-state.js";
+import { allowanceExhausted } from "../redis/allowances.js";
+import { encodeState, type Appended, type Commit, type EventAppender } from "../redis/event-appender.js";
+import { snapshotOf, type EventLog, type Snapshot } from "../redis/event-log.js";
+import { sessionOfProjection, type Intents } from "../redis/intents.js";
+import { trackReads } from "./read-set.js";
+import { SessionLanes, type Lane } from "./session-lanes.js";
+import type { StatusProjection, StatusProjector } from "./status-projector.js";
 
 type Accepted = Extract<PlanResult, { ok: true }>;
-import type { Logger } from "../log.js";
-import type { Appended, AppendResult, EventAppender } from "../redis/event-appender.js";
-import type { EventLog } from "../redis/event-log.js";
-import { sessionOfProjection, type Intents } from "../redis/intents.js";
-import type { Wakeups } from "../redis/wakeups.js";
 
 /** What a planning function decided: a plan to apply, or nothing to change; `value` is handed back. */
 export type Planned<T> = { plan: Plan; value: T } | { plan: null; value: T };
@@ -45,8 +46,10 @@ export function decided(result: PlanResult | null): Planned<Accepted | null> {
 export interface TransitionOptions {
   /** The worker's fencing token (its lock's value); absent for API pods. */
   fence?: string;
-  /** Runs before each append, after planning (e.g. counting an allowance once the plan is known good). */
-  beforeAppend?: (plan: Plan) => Promise<void>;
+  /** The state as the caller already read it (with its other reads, in one round trip); null: no state. */
+  from?: Snapshot | null;
+  /** Points the commit counts; it is refused as a whole (`rate_limited`) when the allowance has no room. */
+  allowance?: Commit["allowance"];
 }
 
 export interface Transition<T> {
@@ -55,12 +58,6 @@ export interface Transition<T> {
   applied: Appended | null;
   /** The state the final plan was made from. */
   state: RuntimeState;
-}
-
-/** The record's status projection (MongoDB). */
-export interface StatusProjection {
-  /** Writes `status` as of state version `version`, unless the record already reflects a later one. */
-  projectStatus(sessionId: string, status: SessionStatus, version: number): Promise<void>;
 }
 
 /** Attempts before a contended transition gives up with a clear error. */
@@ -80,118 +77,76 @@ function projected(plan: Plan): SessionStatus | undefined {
   return status === undefined || status === "deleted" ? undefined : status;
 }
 
+const STATE_FIELDS: ReadonlySet<string> = new Set(Object.keys(INITIAL_STATE));
+
+/** The later of two snapshots of one session (by state version). */
+function later(a: Snapshot | null | undefined, b: Snapshot | null): Snapshot | null | undefined {
+  if (!b || a === undefined) return b ?? a;
+  if (a === null) return a;
+  return b.state.v > a.state.v ? b : a;
+}
+
 export class SessionTransitions {
+  private readonly lanes = new SessionLanes();
+
   constructor(
     private readonly log: EventLog,
     private readonly appender: EventAppender,
     private readonly intents: Intents,
-    private readonly wakeups: Wakeups,
+    private readonly projector: StatusProjector,
     private readonly records: StatusProjection,
-    private readonly logger: Logger,
   ) {}
 
-  async run<T>(sessionId: string, planner: (state: RuntimeState) => Planned<T>, opts: TransitionOptions = {}): Promise<Transition<T>> {
-    /** This call's `projections` members: each marks an attempt that may have appended a status. */
-    const marks: string[] = [];
-    /** Whether an append is known to have committed, known not to, or may have (it threw). */
-    let outcome: "none" | "committed" | "unknown" = "none";
-    try {
-      for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-        if (attempt > 0) await backoff(attempt);
-        const state = await this.log.existingState(sessionId);
-        if (!state) throw notFound("session");
-        const planned = planner(state);
-        if (!planned.plan) return { value: planned.value, applied: null, state };
-        const plan = planned.plan;
-        await opts.beforeAppend?.(plan);
-        const status = projected(plan);
-        const marked = await this.intents.mark(sessionId, { wake: plan.wake, project: status !== undefined });
-        if (marked.projection) marks.push(marked.projection);
-        let result: AppendResult;
-        try {
-          result = await this.appender.apply(sessionId, plan, state.v, opts.fence ?? "");
-        } catch (err) {
-          // The script may have run (a reply lost with the connection): the marks stay for the sweep.
-          outcome = "unknown";
-          throw err;
-        }
-        if (result.ok) {
-          outcome = "committed";
-          if (plan.wake) await this.publish(sessionId);
-          if (status === undefined || (await this.write(sessionId, status, result.version))) await this.clear(marks);
-          else if (await this.remark(sessionId)) await this.clear(marks);
-          return { value: planned.value, applied: result, state };
-        }
-        if (result.reason === "missing") throw notFound("session");
-        if (result.reason === "fenced") throw new AppError("lock_lost", "the session's turn lock was taken over by another worker");
+  run<T>(sessionId: string, planner: (state: RuntimeState) => Planned<T>, opts: TransitionOptions = {}): Promise<Transition<T>> {
+    return this.lanes.run(sessionId, (lane) => this.commit(sessionId, planner, opts, lane));
+  }
+
+  private async commit<T>(sessionId: string, planner: (state: RuntimeState) => Planned<T>, opts: TransitionOptions, lane: Lane): Promise<Transition<T>> {
+    let snapshot = later(opts.from, lane.known) ?? (await this.log.snapshot(sessionId));
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      if (attempt > 1) await backoff(attempt);
+      if (!snapshot) throw notFound("session");
+      const { view, read } = trackReads(snapshot.state);
+      const planned = planner(view);
+      if (!planned.plan) return { value: planned.value, applied: null, state: snapshot.state };
+      const plan = planned.plan;
+      const status = projected(plan);
+      const projection = status === undefined ? null : `${sessionId} ${randomBytes(6).toString("base64url")}`;
+      const fields = snapshot.fields;
+      const result = await this.appender.apply(sessionId, plan, {
+        reads: [...read].filter((f) => STATE_FIELDS.has(f)).map((f) => [f, fields[f] ?? null]),
+        fence: opts.fence ?? "",
+        projection,
+        allowance: opts.allowance,
+      });
+      if (result.ok) {
+        lane.known = snapshotOf({ ...fields, ...encodeState(plan.state), v: String(result.version) });
+        if (status !== undefined) this.projector.project(sessionId, status, result.version, projection!);
+        return { value: planned.value, applied: result, state: snapshot.state };
       }
-      throw new AppError("busy", "the session is changing too often to apply this change right now; retry with exponential backoff");
-    } finally {
-      if (outcome === "none" && marks.length > 0) await this.settle(sessionId, marks);
+      switch (result.reason) {
+        case "missing":
+          throw notFound("session");
+        case "fenced":
+          throw new AppError("lock_lost", "the session's turn lock was taken over by another worker");
+        case "rate_limited":
+          throw allowanceExhausted(opts.allowance!.kind, result.standing);
+        case "stale":
+          snapshot = lane.known = snapshotOf(result.fields);
+      }
     }
-  }
-
-  /**
-   * Ends the marks of a call that appended nothing it knows of. A stale reply can hide a commit (a reply
-   * lost and the command re-sent by the client), so the record is written from the state as it is now,
-   * which holds any such commit, before the marks go.
-   */
-  private async settle(sessionId: string, marks: string[]): Promise<void> {
-    const state = await this.log.existingState(sessionId).catch(() => undefined);
-    if (state === undefined) return; // Redis unreachable: the sweep settles the marks later.
-    if (state && state.status !== "deleted" && !(await this.write(sessionId, state.status, state.v))) return;
-    await this.clear(marks);
-  }
-
-  /**
-   * A record write failed after a commit: a fresh mark in place of this writer's, so the sweep repairs
-   * the record even if it has meanwhile cleared the older mark (it cannot tell a slow writer from a
-   * dead one). False when Redis refused it too; the older marks then stay.
-   */
-  private async remark(sessionId: string): Promise<boolean> {
-    try {
-      await this.intents.mark(sessionId, { wake: false, project: true });
-      return true;
-    } catch (err) {
-      this.logger.warn("record repair not marked", { sessionId, err });
-      return false;
-    }
-  }
-
-  /** Marks whose work is done; one left behind only costs the sweep a needless (idempotent) rewrite. */
-  private async clear(marks: string[]): Promise<void> {
-    await this.intents.clearProjections(marks).catch((err: unknown) => this.logger.warn("intent marks not cleared", { err }));
-  }
-
-  /** The fast path to a worker; should it fail, the `pending` mark made before the append gets the session served. */
-  private async publish(sessionId: string): Promise<void> {
-    try {
-      await this.wakeups.publish(sessionId);
-    } catch (err) {
-      this.logger.warn("wake-up not published; the sweep will serve the session", { sessionId, err });
-    }
+    throw new AppError("busy", "the session is changing too often to apply this change right now; retry with exponential backoff");
   }
 
   /**
    * Rewrites a record a writer may have left behind its log (a `projections` member older than any live
    * writer's) from the runtime state as it is now; the record's version guard keeps a live writer's
-   * later write from being undone.
+   * later write from being undone. A failed write leaves the mark for the next sweep.
    */
   async repairProjection(member: string): Promise<void> {
     const sessionId = sessionOfProjection(member);
     const state = await this.log.existingState(sessionId);
-    if (state && state.status !== "deleted" && !(await this.write(sessionId, state.status, state.v))) return;
+    if (state && state.status !== "deleted") await this.records.projectStatus(sessionId, state.status, state.v);
     await this.intents.clearProjections([member]);
-  }
-
-  /** Writes the record; false (logged) when it failed, so the caller keeps its mark for the sweep. */
-  private async write(sessionId: string, status: SessionStatus, version: number): Promise<boolean> {
-    try {
-      await this.records.projectStatus(sessionId, status, version);
-      return true;
-    } catch (err) {
-      this.logger.warn("session record not updated; the recovery sweep will", { sessionId, err });
-      return false;
-    }
   }
 }

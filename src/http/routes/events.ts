@@ -25,9 +25,10 @@ export function eventRoutes(routes: Routes, { events, streams, config }: Service
       body: eventsPostSchema,
       success: { status: 202, schema: eventsAcceptedSchema, rateLimited: true },
       errors: [409],
+      ceilingWithFirstRead: true,
     },
-    async ({ orgId, params, body }) => {
-      const { data, rateLimit } = await events.post(orgId, params.sessionId, body);
+    async ({ orgId, params, body, ceiling }) => {
+      const { data, rateLimit } = await events.post(orgId, params.sessionId, body, ceiling);
       return { body: { object: "list", data }, headers: rateLimitHeaders(rateLimit) };
     },
   );
