@@ -32,6 +32,7 @@ import { StatusProjector } from "./services/status-projector.js";
 import { SessionService } from "./services/sessions.js";
 import { AgentStore } from "./store/agents.js";
 import { MemoryStore } from "./store/memories.js";
+import { migrate } from "./store/migrations.js";
 import { connectMongo, ensureIndexes } from "./store/mongo.js";
 import { OrganizationStore } from "./store/organizations.js";
 import { PastConversations } from "./store/past-conversations.js";
@@ -54,6 +55,7 @@ async function buildComponents(config: Config, log: Logger) {
   const validator = new Validator();
   const mongo = await connectMongo(config.mongoUrl);
   await ensureIndexes(mongo.db);
+  await migrate(mongo.db);
   const redis = createRedis(config.redisUrl, "agent-sessions", { autoPipelining: true });
   await redis.ping();
 

@@ -22,7 +22,7 @@ describe("session transitions", () => {
   let api: Client;
   let redis: Redis;
   const archive: Plan = { drafts: [], state: { status: "archived" }, statuses: [], wake: false };
-  const recordOf = (id: string) => server.services.mongo.db.collection("sessions").findOne({ _id: id as never });
+  const recordOf = (id: string) => server.services.sessionStore.byId(id);
   const marksOf = async (id: string) => (await redis.zrange(`${env.redisKeyPrefix}:projections`, 0, -1)).filter((m) => m.startsWith(`${id} `));
   const listed = async (status: string) => ((await api.get(`/v1/sessions?status=${status}`)).body.data as { id: string }[]).map((s) => s.id);
   /** A transition function like the server's, with one of its parts replaced. */

@@ -8,6 +8,11 @@
  * document then points at the newest version (`current`, embedded for one-query reads); that pointer
  * only moves forward, and a writer that finds its number taken moves it forward first, which also
  * repairs a writer that died between the two steps.
+ *
+ * Lookups name one document by `_id` (the one filter FerretDB v1 pushes down; see docs/decisions.md,
+ * issue 8): an agent of another organization reads as absent, and a version's id is derived from its
+ * agent and number. Checking the organization before a write is safe: it never changes, and ids are
+ * never reused.
  */
 import { MongoServerError, type Collection, type Db } from "mongodb";
 import type { agentsListQuerySchema } from "../../schemas/agents-list-query.js";
@@ -85,6 +90,11 @@ function isDuplicateKey(err: unknown): boolean {
   return err instanceof MongoServerError && err.code === 11000;
 }
 
+/** A version's id, known from its agent and number (versions published before this rule have random ids). */
+export function versionId(agentId: string, version: number): string {
+  return `ver_${agentId.replace(/^agt_/, "")}_${version}`;
+}
+
 export type PublishResult = { ok: true; agent: AgentDoc } | { ok: false; reason: "not_found" } | { ok: false; reason: "conflict"; currentVersion: number };
 
 export class AgentStore {
@@ -97,7 +107,7 @@ export class AgentStore {
   }
 
   private newVersion(orgId: string, agentId: string, version: number, config: AgentConfig, at: Date): VersionDoc {
-    return { _id: newId("ver"), agentId, orgId, version, createdAt: at, ...config };
+    return { _id: versionId(agentId, version), agentId, orgId, version, createdAt: at, ...config };
   }
 
   async create(orgId: string, config: AgentConfig, rateLimits: RateLimits): Promise<AgentDoc> {
@@ -112,7 +122,8 @@ export class AgentStore {
   }
 
   async get(orgId: string, id: string): Promise<AgentDoc | null> {
-    return loadAgent(await this.agents.findOne({ _id: id, orgId }));
+    const agent = loadAgent(await this.agents.findOne({ _id: id }));
+    return agent?.orgId === orgId ? agent : null;
   }
 
   async list(orgId: string, opts: { limit: number; offset: number; status?: AgentStatus }): Promise<Page<AgentDoc>> {
@@ -140,7 +151,7 @@ export class AgentStore {
     }
     let agent = await this.pointAt(next);
     if (agent && rateLimits) {
-      agent = loadAgent(await this.agents.findOneAndUpdate({ _id: read._id, orgId: read.orgId }, { $set: { rateLimits } }, { returnDocument: "after" }));
+      agent = loadAgent(await this.agents.findOneAndUpdate({ _id: read._id }, { $set: { rateLimits } }, { returnDocument: "after" }));
     }
     if (!agent) return { ok: false, reason: "not_found" };
     // A later writer may already have built on this version; the answer still shows the one published here.
@@ -156,10 +167,14 @@ export class AgentStore {
     return { ok: false, reason: "conflict", currentVersion: Math.max(agent.version, newest.version) };
   }
 
-  /** Moves the agent's pointer forward to `version` (never back) and returns the agent as it then is. */
+  /**
+   * Moves the agent's pointer forward to `version` (never back) and returns the agent as it then is.
+   * The one guarded filter left (FerretDB reads the agents to apply it): it runs once per publish, and
+   * the pointer and the document it embeds cannot be one `$max`.
+   */
   private async pointAt(version: VersionDoc): Promise<AgentDoc | null> {
     const moved = await this.agents.findOneAndUpdate(
-      { _id: version.agentId, orgId: version.orgId, version: { $lt: version.version } },
+      { _id: version.agentId, version: { $lt: version.version } },
       { $set: { version: version.version, current: storeVersion(version), updatedAt: version.createdAt } },
       { returnDocument: "after" },
     );
@@ -167,23 +182,22 @@ export class AgentStore {
   }
 
   async setRateLimits(orgId: string, id: string, limits: Partial<RateLimits>): Promise<AgentDoc | null> {
+    if (!(await this.get(orgId, id))) return null;
     const set: Record<string, unknown> = { updatedAt: new Date() };
     for (const [k, v] of Object.entries(limits)) set[`rateLimits.${k}`] = v;
-    return loadAgent(await this.agents.findOneAndUpdate({ _id: id, orgId }, { $set: set }, { returnDocument: "after" }));
+    return loadAgent(await this.agents.findOneAndUpdate({ _id: id }, { $set: set }, { returnDocument: "after" }));
   }
 
-  /** Idempotent: an archived agent is returned unchanged. */
+  /** Idempotent: an archived agent is returned unchanged (two concurrent archives both write the same status). */
   async archive(orgId: string, id: string): Promise<AgentDoc | null> {
-    const updated = await this.agents.findOneAndUpdate(
-      { _id: id, orgId, status: "active" },
-      { $set: { status: "archived", updatedAt: new Date() } },
-      { returnDocument: "after" },
-    );
-    return updated ? loadAgent(updated) : this.get(orgId, id);
+    const agent = await this.get(orgId, id);
+    if (!agent || agent.status === "archived") return agent;
+    return loadAgent(await this.agents.findOneAndUpdate({ _id: id }, { $set: { status: "archived", updatedAt: new Date() } }, { returnDocument: "after" }));
   }
 
   async delete(orgId: string, id: string): Promise<boolean> {
-    const res = await this.agents.deleteOne({ _id: id, orgId });
+    if (!(await this.get(orgId, id))) return false;
+    const res = await this.agents.deleteOne({ _id: id });
     if (res.deletedCount === 0) return false;
     await this.versions.deleteMany({ agentId: id, orgId });
     return true;
@@ -201,13 +215,15 @@ export class AgentStore {
 
   /** For workers: the version a session recorded, by agent id alone. */
   async getVersionById(agentId: string, version: number): Promise<VersionDoc | null> {
-    const found = await this.versions.findOne({ agentId, version });
+    const found = (await this.versions.findOne({ _id: versionId(agentId, version) })) ?? (await this.versions.findOne({ agentId, version }));
     return found && loadVersion(found);
   }
 
+  /** Versions up to the agent's are all stored, so only those can be older ones with random ids. */
   async getVersion(agent: AgentDoc, version: number): Promise<VersionDoc | null> {
     if (version === agent.version) return agent.current;
-    const found = await this.versions.findOne({ agentId: agent._id, orgId: agent.orgId, version });
+    let found = await this.versions.findOne({ _id: versionId(agent._id, version) });
+    if (!found && version < agent.version) found = await this.versions.findOne({ agentId: agent._id, version });
     return found && loadVersion(found);
   }
 }

@@ -14,7 +14,11 @@ export async function connectMongo(url: string): Promise<Mongo> {
   return { client, db };
 }
 
-/** Creates the indexes; idempotent, run at start by every process. Only features FerretDB v1 supports. */
+/**
+ * Creates the indexes; idempotent, run at start by every process. Only features FerretDB v1 supports.
+ * MongoDB uses them for lists and scoped reads; FerretDB v1 uses none of them for queries (it pushes
+ * down only a filter of `_id` alone, which is why every lookup by id is one; docs/decisions.md, issue 8).
+ */
 export async function ensureIndexes(db: Db): Promise<void> {
   await Promise.all([
     db.collection("organizations").createIndex({ name: 1 }, { unique: true }),
@@ -24,8 +28,8 @@ export async function ensureIndexes(db: Db): Promise<void> {
     db.collection("agents").createIndex({ orgId: 1, status: 1, createdAt: -1, _id: -1 }),
     db.collection("agent_versions").createIndex({ agentId: 1, version: -1 }, { unique: true }),
     db.collection("sessions").createIndex({ orgId: 1, createdAt: -1, _id: -1 }),
-    db.collection("sessions").createIndex({ orgId: 1, agentId: 1, subjectId: 1, status: 1 }),
-    db.collection("sessions").createIndex({ orgId: 1, status: 1, createdAt: -1, _id: -1 }),
+    db.collection("sessions").createIndex({ orgId: 1, agentId: 1, subjectId: 1, "projected.status": 1 }),
+    db.collection("sessions").createIndex({ orgId: 1, "projected.status": 1, createdAt: -1, _id: -1 }),
     db.collection("tool_grants").createIndex({ orgId: 1, agentId: 1, subjectId: 1 }),
     db.collection("memories").createIndex({ orgId: 1, agentId: 1, subjectId: 1, createdAt: 1 }),
   ]);

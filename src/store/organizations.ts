@@ -1,7 +1,12 @@
-/** Organizations and their API keys. Keys are stored only as SHA-256 hashes. */
+/**
+ * Organizations and their API keys. Keys are stored only as SHA-256 hashes, under an id derived from
+ * the hash, so a request's key is found by `_id` (the one lookup FerretDB v1 pushes down; see
+ * docs/decisions.md, issue 8).
+ */
 import { createHash, randomBytes } from "node:crypto";
 import type { Collection, Db } from "mongodb";
 import { newId } from "../ids.js";
+import { KeyCache } from "./key-cache.js";
 
 export const DEFAULT_KEY_REQUESTS_PER_MINUTE = 1_000;
 
@@ -27,20 +32,23 @@ export interface Principal {
   requestsPerMinute: number;
 }
 
-/** How long a pod trusts a key lookup; a key revoked through another pod stops working within this. */
-export const KEY_CACHE_TTL_MS = 5_000;
-const KEY_CACHE_SIZE = 10_000;
-
 export function hashKey(key: string): string {
   return createHash("sha256").update(key, "utf8").digest("hex");
+}
+
+/** A key's id: 128 bits of its hash, which reveal nothing of a 256-bit random key. */
+export function keyIdOf(hash: string): string {
+  return `key_${hash.slice(0, 32)}`;
 }
 
 export class OrganizationStore {
   private readonly orgs: Collection<OrganizationDoc>;
   private readonly keys: Collection<ApiKeyDoc>;
-  private readonly recent = new Map<string, { principal: Principal; until: number }>();
+  private readonly cache: KeyCache<Principal>;
 
-  constructor(db: Db) {
+  /** `now` is the key cache's clock. */
+  constructor(db: Db, now: () => number = Date.now) {
+    this.cache = new KeyCache(now);
     this.orgs = db.collection<OrganizationDoc>("organizations");
     this.keys = db.collection<ApiKeyDoc>("api_keys");
   }
@@ -63,11 +71,12 @@ export class OrganizationStore {
   /** Creates a key and returns the secret; it is not stored and cannot be shown again. */
   async createKey(orgId: string, requestsPerMinute = DEFAULT_KEY_REQUESTS_PER_MINUTE): Promise<{ id: string; key: string }> {
     const key = `ask_${randomBytes(32).toString("base64url")}`;
-    const id = newId("key");
+    const hash = hashKey(key);
+    const id = keyIdOf(hash);
     await this.keys.insertOne({
       _id: id,
       orgId,
-      hash: hashKey(key),
+      hash,
       requestsPerMinute,
       createdAt: new Date(),
       revokedAt: null,
@@ -77,23 +86,23 @@ export class OrganizationStore {
 
   async revokeKey(keyId: string): Promise<boolean> {
     const res = await this.keys.updateOne({ _id: keyId, revokedAt: null }, { $set: { revokedAt: new Date() } });
-    for (const [hash, entry] of this.recent) if (entry.principal.keyId === keyId) this.recent.delete(hash);
+    this.cache.forget(keyId);
     return res.matchedCount === 1;
   }
 
   /** Valid keys are remembered for a few seconds so most requests cost no database read. */
-  async authenticate(key: string): Promise<Principal | null> {
+  authenticate(key: string): Promise<Principal | null> {
     const hash = hashKey(key);
-    const cached = this.recent.get(hash);
-    if (cached && cached.until > Date.now()) return cached.principal;
-    const doc = await this.keys.findOne({ hash });
-    if (!doc || doc.revokedAt) {
-      this.recent.delete(hash);
-      return null;
-    }
-    const principal = { orgId: doc.orgId, keyId: doc._id, requestsPerMinute: doc.requestsPerMinute };
-    if (this.recent.size >= KEY_CACHE_SIZE) this.recent.delete(this.recent.keys().next().value!);
-    this.recent.set(hash, { principal, until: Date.now() + KEY_CACHE_TTL_MS });
-    return principal;
+    return this.cache.get(hash, async () => {
+      const doc = await this.lookup(hash);
+      return doc && !doc.revokedAt ? { orgId: doc.orgId, keyId: doc._id, requestsPerMinute: doc.requestsPerMinute } : null;
+    });
+  }
+
+  /** By id; a key created before ids were derived from hashes (random `key_…` id) is found by its hash. */
+  private async lookup(hash: string): Promise<ApiKeyDoc | null> {
+    const doc = await this.keys.findOne({ _id: keyIdOf(hash) });
+    if (doc) return doc.hash === hash ? doc : null;
+    return this.keys.findOne({ hash });
   }
 }

@@ -6,32 +6,12 @@
 import type { Collection, Db, Filter } from "mongodb";
 import type { FromSchemas } from "../../schemas/index.js";
 import type { sessionsListQuerySchema } from "../../schemas/sessions-list-query.js";
-import type { Metadata } from "../domain/agent-config.js";
 import type { Usage } from "../domain/events.js";
 import type { SessionStatus } from "../domain/session-state.js";
 import type { Page } from "./agents.js";
-import { decode, encode } from "./caller-json.js";
+import { fromStored, projected, storedMetadata, tallyOf, toStored, type SessionDoc, type StoredSession, type Tally } from "./session-shape.js";
 
-export interface SessionDoc {
-  _id: string;
-  orgId: string;
-  agentId: string;
-  agentVersion: number;
-  subjectId: string;
-  role: string | null;
-  title: string | null;
-  titleSource: "caller" | "generated" | null;
-  yoloMode: boolean;
-  metadata: Metadata;
-  /** Projection of the runtime status, for list filters; `statusVersion` is the state version it reflects. */
-  status: SessionStatus;
-  statusVersion: number;
-  usage: Usage | null;
-  /** The last turn whose usage was added to `usage`; makes adding idempotent. */
-  usageTurn: string | null;
-  createdAt: Date;
-  updatedAt: Date;
-}
+export type { SessionDoc } from "./session-shape.js";
 
 export interface SessionFilter {
   agentId?: string;
@@ -40,33 +20,53 @@ export interface SessionFilter {
   status?: NonNullable<FromSchemas<typeof sessionsListQuerySchema>["status"]>;
 }
 
-/** Metadata is stored as JSON text: its keys are the caller's (see caller-json.ts). */
-function load(doc: SessionDoc | null): SessionDoc | null {
-  return doc && { ...doc, metadata: decode(doc.metadata) };
+/** `prev` with one more turn's usage added: counts summed, the latest turn's context and cost status. */
+function addedUp(prev: Usage | null, usage: Usage): Usage {
+  const sum = (k: "input" | "output" | "cache_read" | "cache_write" | "reasoning" | "total" | "calls" | "latency_ms") => (prev?.[k] ?? 0) + usage[k];
+  const aggregate: Usage = {
+    model: usage.model,
+    input: sum("input"),
+    output: sum("output"),
+    cache_read: sum("cache_read"),
+    cache_write: sum("cache_write"),
+    reasoning: sum("reasoning"),
+    total: sum("total"),
+    calls: sum("calls"),
+    context_used: usage.context_used,
+    context_max: usage.context_max,
+    context_percent: usage.context_percent,
+    cost_status: usage.cost_status,
+    last_turn_latency_ms: usage.last_turn_latency_ms,
+    latency_ms: sum("latency_ms"),
+  };
+  if (usage.cost_usd !== undefined || prev?.cost_usd !== undefined) aggregate.cost_usd = (prev?.cost_usd ?? 0) + (usage.cost_usd ?? 0);
+  return aggregate;
 }
 
-function storedMetadata(metadata: Metadata): Metadata {
-  return encode(metadata) as unknown as Metadata;
-}
-
+/**
+ * Every read and write names one record by `_id` alone; one of another organization reads as absent.
+ * Checking the organization before a write is safe because a record's organization never changes and
+ * ids are never reused.
+ */
 export class SessionStore {
-  private readonly sessions: Collection<SessionDoc>;
+  private readonly sessions: Collection<StoredSession>;
 
   constructor(db: Db) {
-    this.sessions = db.collection<SessionDoc>("sessions");
+    this.sessions = db.collection<StoredSession>("sessions");
   }
 
   async insert(doc: SessionDoc): Promise<void> {
-    await this.sessions.insertOne({ ...doc, metadata: storedMetadata(doc.metadata) });
+    await this.sessions.insertOne(toStored(doc));
   }
 
   async get(orgId: string, id: string): Promise<SessionDoc | null> {
-    return load(await this.sessions.findOne({ _id: id, orgId }));
+    const doc = await this.byId(id);
+    return doc?.orgId === orgId ? doc : null;
   }
 
   /** For workers, which act on a session by id alone. */
   async byId(id: string): Promise<SessionDoc | null> {
-    return load(await this.sessions.findOne({ _id: id }));
+    return fromStored(await this.sessions.findOne({ _id: id }));
   }
 
   /**
@@ -75,19 +75,20 @@ export class SessionStore {
    * says, for the caller to match by their runtime status.
    */
   async list(orgId: string, filter: SessionFilter, opts: { limit: number; offset: number }, changing: string[] = []): Promise<Page<SessionDoc>> {
-    const query: Filter<SessionDoc> = { orgId };
+    const query: Filter<StoredSession> = { orgId };
     if (filter.agentId) query.agentId = filter.agentId;
     if (filter.subjectId) query.subjectId = filter.subjectId;
     const status = filter.status ?? { $ne: "archived" as const };
-    if (changing.length > 0) query.$or = [{ status }, { _id: { $in: changing } }];
-    else query.status = status;
+    if (changing.length > 0) query.$or = [{ "projected.status": status }, { _id: { $in: changing } }];
+    else query["projected.status"] = status;
     const docs = await this.sessions.find(query).sort({ createdAt: -1, _id: -1 }).skip(opts.offset).limit(opts.limit + 1).toArray();
-    return { items: docs.slice(0, opts.limit).map((d) => load(d)!), hasMore: docs.length > opts.limit };
+    return { items: docs.slice(0, opts.limit).map((d) => fromStored(d)!), hasMore: docs.length > opts.limit };
   }
 
   async update(orgId: string, id: string, set: Partial<Pick<SessionDoc, "title" | "titleSource" | "yoloMode" | "metadata">>): Promise<SessionDoc | null> {
+    if (!(await this.get(orgId, id))) return null;
     const stored = set.metadata ? { ...set, metadata: storedMetadata(set.metadata) } : set;
-    return load(await this.sessions.findOneAndUpdate({ _id: id, orgId }, { $set: { ...stored, updatedAt: new Date() } }, { returnDocument: "after" }));
+    return fromStored(await this.sessions.findOneAndUpdate({ _id: id }, { $set: { ...stored, updatedAt: new Date() } }, { returnDocument: "after" }));
   }
 
   /**
@@ -95,49 +96,33 @@ export class SessionStore {
    * version or a later one: whichever process writes last, an older state never rolls it back.
    */
   async projectStatus(id: string, status: SessionStatus, stateVersion: number): Promise<void> {
-    await this.sessions.updateOne(
-      { _id: id, statusVersion: { $lt: stateVersion } },
-      { $set: { status, statusVersion: stateVersion, updatedAt: new Date() } },
-    );
+    await this.sessions.updateOne({ _id: id }, { $max: { projected: projected(stateVersion, status) }, $set: { updatedAt: new Date() } });
   }
 
   /** Adds a turn's usage once: a recovered turn that reports again is not counted twice. */
   async addUsage(id: string, turnId: string, usage: Usage): Promise<void> {
-    const current = await this.sessions.findOne({ _id: id }, { projection: { usage: 1, usageTurn: 1 } });
-    if (!current || current.usageTurn === turnId) return;
-    const prev = current.usage;
-    const sum = (k: "input" | "output" | "cache_read" | "cache_write" | "reasoning" | "total" | "calls" | "latency_ms") => (prev?.[k] ?? 0) + usage[k];
-    const aggregate: Usage = {
-      model: usage.model,
-      input: sum("input"),
-      output: sum("output"),
-      cache_read: sum("cache_read"),
-      cache_write: sum("cache_write"),
-      reasoning: sum("reasoning"),
-      total: sum("total"),
-      calls: sum("calls"),
-      context_used: usage.context_used,
-      context_max: usage.context_max,
-      context_percent: usage.context_percent,
-      cost_status: usage.cost_status,
-      last_turn_latency_ms: usage.last_turn_latency_ms,
-      latency_ms: sum("latency_ms"),
-    };
-    if (usage.cost_usd !== undefined || prev?.cost_usd !== undefined) aggregate.cost_usd = (prev?.cost_usd ?? 0) + (usage.cost_usd ?? 0);
-    await this.sessions.updateOne(
-      { _id: id, usageTurn: current.usageTurn },
-      { $set: { usage: aggregate, usageTurn: turnId, updatedAt: new Date() } },
-    );
+    const current = await this.sessions.findOne({ _id: id }, { projection: { tally: 1, usage: 1, usageTurn: 1 } });
+    if (!current) return;
+    const prev = tallyOf(current);
+    if (prev?.turn === turnId) return;
+    // Two reports computed from the same read tie on `seq`: one of them is kept, never their sum.
+    const next: Tally = { seq: (prev?.seq ?? 0) + 1, turn: turnId, usage: addedUp(prev?.usage ?? null, usage) };
+    await this.sessions.updateOne({ _id: id }, { $max: { tally: next }, $set: { updatedAt: new Date() } });
   }
 
-  /** Sets a generated title only while the session has none; a caller's title always wins. */
+  /**
+   * Records a generated title; true when the session had no title when it landed (the one writer that
+   * then announces it). A caller's title, set before or after, is shown instead.
+   */
   async setGeneratedTitle(id: string, title: string): Promise<boolean> {
-    const res = await this.sessions.updateOne({ _id: id, title: null }, { $set: { title, titleSource: "generated", updatedAt: new Date() } });
-    return res.modifiedCount === 1;
+    // No projection: FerretDB v1 refuses one on findAndModify.
+    const before = await this.sessions.findOneAndUpdate({ _id: id }, { $set: { generatedTitle: title, updatedAt: new Date() } }, { returnDocument: "before" });
+    return before !== null && before.title === null && !before.generatedTitle;
   }
 
   async delete(orgId: string, id: string): Promise<boolean> {
-    return (await this.sessions.deleteOne({ _id: id, orgId })).deletedCount === 1;
+    if (!(await this.get(orgId, id))) return false;
+    return (await this.sessions.deleteOne({ _id: id })).deletedCount === 1;
   }
 
   async hasSessions(orgId: string, agentId: string): Promise<boolean> {
