@@ -72,8 +72,8 @@ export function joinEntries(entries: string[]): string {
   return shown.join("; ") + (rest > 0 ? `; and ${rest} more` : "");
 }
 
-export const validationError = (entries: string | string[]) =>
-  new AppError("validation_error", typeof entries === "string" ? entries : joinEntries(entries));
+export const validationError = (entries: string | string[], cause?: unknown) =>
+  new AppError("validation_error", typeof entries === "string" ? entries : joinEntries(entries), {}, cause);
 export const notFound = (what: string) => new AppError("not_found", `${what} not found`);
 export const conflict = (message: string) => new AppError("conflict", message);
 export const invalidState = (message: string) => new AppError("invalid_state", message);

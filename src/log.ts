@@ -13,10 +13,14 @@ export interface Logger {
   child(fields: LogFields): Logger;
 }
 
+/** An error with what explains it: its code (ECONNRESET, 11000…), its cause, and an AggregateError's errors. */
 function serializeError(err: unknown): unknown {
   if (!(err instanceof Error)) return err;
   const out: Record<string, unknown> = { name: err.name, message: err.message, stack: err.stack };
+  const code = (err as Error & { code?: unknown }).code;
+  if (typeof code === "string" || typeof code === "number") out.code = code;
   if (err.cause !== undefined) out.cause = serializeError(err.cause);
+  if (err instanceof AggregateError) out.errors = err.errors.map(serializeError);
   return out;
 }
 

@@ -7,7 +7,7 @@ import { attachmentSchema } from "../../schemas/attachment.js";
 import { authenticate } from "./auth.js";
 import type { AppState, Services } from "./context.js";
 import { AppError, validationError } from "../errors.js";
-import { errorResponse } from "./errors.js";
+import { clientWentAway, errorResponse } from "./errors.js";
 import { buildOpenApi } from "./openapi.js";
 import { Routes } from "./route.js";
 import { agentRoutes } from "./routes/agents.js";
@@ -21,8 +21,10 @@ export const DEFAULT_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
 
 /**
  * The one error path: every error thrown below becomes the `{error, message}` response of its code. A
- * 5xx is logged with its cause. A response already on its way (SSE writes its own headers) cannot be
- * replaced; its error is logged and the connection ended.
+ * 5xx is logged with its cause. A client that went away (its connection closed while its request was
+ * read) is not a failure of the service: logged at info with the cause, and nothing is answered. A
+ * response already on its way (SSE writes its own headers) cannot be replaced; its error is logged and
+ * the connection ended.
  */
 function errors(services: Services): Middleware<AppState> {
   return async (ctx, next) => {
@@ -38,6 +40,11 @@ function errors(services: Services): Middleware<AppState> {
     } catch (caught) {
       const { status, headers, body } = errorResponse(caught);
       const where = { requestId: ctx.state.requestId, method: ctx.method, path: ctx.path };
+      if (!ctx.writable && clientWentAway(caught)) {
+        services.log.info("client went away", { ...where, err: caught });
+        ctx.res.destroy();
+        return;
+      }
       if (ctx.headerSent || !ctx.writable) {
         services.log.error("request failed after its response began", { ...where, err: caught });
         ctx.res.destroy();
@@ -53,14 +60,14 @@ function errors(services: Services): Middleware<AppState> {
   };
 }
 
-/** What went wrong reading a request body, in the error contract's terms (never the body itself). */
+/** What went wrong reading a request body, in the error contract's terms (never the body itself); the parser's error is the cause. */
 function bodyError(err: Error): AppError {
   const e = err as Error & { status?: number; type?: string; limit?: number };
-  if (e.type === "entity.too.large" || e.status === 413) return validationError(`body: must be at most ${e.limit ?? "the allowed"} bytes`);
+  if (e.type === "entity.too.large" || e.status === 413) return validationError(`body: must be at most ${e.limit ?? "the allowed"} bytes`, err);
   if (e.type === "encoding.unsupported" || e.type === "charset.unsupported" || e.status === 415) {
-    return validationError("body: must be UTF-8 encoded JSON");
+    return validationError("body: must be UTF-8 encoded JSON", err);
   }
-  if (e instanceof SyntaxError || e.status === 400) return validationError("body: must be a valid JSON object");
+  if (e instanceof SyntaxError || e.status === 400) return validationError("body: must be a valid JSON object", err);
   return new AppError("internal", "unexpected error", {}, err);
 }
 

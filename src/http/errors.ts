@@ -70,3 +70,20 @@ export function errorResponse(err: unknown): ErrorResponse {
   if (app.code === "method_not_allowed" && app.details.allow !== undefined) headers.Allow = app.details.allow;
   return { status, headers, body };
 }
+
+/** Errors of a connection the client closed or reset: reading its request stopped half-way, or never began. */
+const CLIENT_GONE_CODES = new Set(["ECONNRESET", "ECONNABORTED", "EPIPE", "ERR_STREAM_PREMATURE_CLOSE"]);
+const CLIENT_GONE_TYPES = new Set(["request.aborted", "stream.not.readable"]);
+
+/**
+ * Whether `err`, or an error it was caused by, says the client's connection went away mid-request
+ * ("request aborted", a reset). The caller also checks that the response can no longer be written, so
+ * an upstream's reset (a database connection) is never taken for the client's.
+ */
+export function clientWentAway(err: unknown): boolean {
+  for (let e = err; e instanceof Error; e = e.cause) {
+    const { code, type } = e as Error & { code?: unknown; type?: unknown };
+    if ((typeof type === "string" && CLIENT_GONE_TYPES.has(type)) || (typeof code === "string" && CLIENT_GONE_CODES.has(code))) return true;
+  }
+  return false;
+}

@@ -1,7 +1,7 @@
 /** The server under test logs JSON lines to stdout; these helpers hold them back from the reporter. */
 
-/** Runs `fn` while collecting what is written to stdout instead of printing it. */
-export async function capturingLogs<T>(fn: () => Promise<T>): Promise<{ result: T; lines: string[] }> {
+/** Runs `fn` while collecting what is written to stdout instead of printing it; `fn` may watch the lines as they come. */
+export async function capturingLogs<T>(fn: (lines: string[]) => Promise<T>): Promise<{ result: T; lines: string[] }> {
   const lines: string[] = [];
   const write = process.stdout.write;
   process.stdout.write = ((chunk: string | Uint8Array) => {
@@ -9,7 +9,7 @@ export async function capturingLogs<T>(fn: () => Promise<T>): Promise<{ result: 
     return true;
   }) as typeof process.stdout.write;
   try {
-    return { result: await fn(), lines };
+    return { result: await fn(lines), lines };
   } finally {
     process.stdout.write = write;
   }
