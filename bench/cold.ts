@@ -70,7 +70,7 @@ async function seed(db: Db, log: EventLog): Promise<Target[]> {
       if (i % step === 0 && targets.length < SAMPLES) targets.push({ sessionId: batch.at(-1)!._id, key: org.key });
     }
     await db.collection<StoredSession>("sessions").insertMany(batch.map(toStored));
-    await Promise.all(batch.map((s) => log.initialize(s._id)));
+    await Promise.all(batch.map((s) => log.initialize(s._id, s)));
   }
   return targets;
 }

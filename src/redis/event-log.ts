@@ -31,6 +31,24 @@ export function parseState(hash: Record<string, string>): RuntimeState {
   };
 }
 
+/** Whose a session is and whom it counts against: written beside its state at creation, never changed. */
+export interface SessionIdentity {
+  orgId: string;
+  agentId: string;
+  subjectId: string;
+}
+
+/** The state hash's fields of the identity (not state fields: no plan reads or writes them). */
+const IDENTITY_FIELDS = { orgId: "org", agentId: "agent", subjectId: "subject" } as const;
+
+/** The identity kept in a state hash; null for a session created before it was kept there. */
+export function identityOf(fields: Record<string, string | null | undefined>): SessionIdentity | null {
+  const orgId = fields[IDENTITY_FIELDS.orgId];
+  const agentId = fields[IDENTITY_FIELDS.agentId];
+  const subjectId = fields[IDENTITY_FIELDS.subjectId];
+  return orgId && agentId && subjectId ? { orgId, agentId, subjectId } : null;
+}
+
 /** The runtime state with the hash it was parsed from: a plan's preconditions are the strings it read. */
 export interface Snapshot {
   state: RuntimeState;
@@ -69,6 +87,12 @@ export class EventLog {
 
   async exists(sessionId: string): Promise<boolean> {
     return (await this.redis.exists(this.keys.sessionState(sessionId))) === 1;
+  }
+
+  /** Whether the session has state, and its identity when the state keeps it, in one read. */
+  async identity(sessionId: string): Promise<{ identity: SessionIdentity | null } | null> {
+    const [v, org, agent, subject] = await this.redis.hmget(this.keys.sessionState(sessionId), "v", IDENTITY_FIELDS.orgId, IDENTITY_FIELDS.agentId, IDENTITY_FIELDS.subjectId);
+    return v === null ? null : { identity: identityOf({ org, agent, subject }) };
   }
 
   /** Each session's runtime status; undefined for a session without runtime state. */
@@ -145,8 +169,12 @@ export class EventLog {
     return Number((await this.redis.get(this.keys.sessionSeq(sessionId))) ?? 0);
   }
 
-  async initialize(sessionId: string): Promise<void> {
-    await this.redis.hsetnx(this.keys.sessionState(sessionId), "v", "0");
+  /** Creates the session's state, with its identity, so the hot path needs no MongoDB read to know it. */
+  async initialize(sessionId: string, identity: SessionIdentity): Promise<void> {
+    const key = this.keys.sessionState(sessionId);
+    const fields = { [IDENTITY_FIELDS.orgId]: identity.orgId, [IDENTITY_FIELDS.agentId]: identity.agentId, [IDENTITY_FIELDS.subjectId]: identity.subjectId };
+    const replies = (await this.redis.multi().hsetnx(key, "v", "0").hset(key, fields).exec()) ?? [];
+    for (const [err] of replies) if (err) throw err;
   }
 
   async delete(sessionId: string): Promise<void> {

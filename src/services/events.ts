@@ -8,7 +8,7 @@ import { planInbound } from "../domain/inbound-plan.js";
 import { startsTurn } from "../domain/session-state.js";
 import { isAppError, notFound, validationError, type RateLimitStanding } from "../errors.js";
 import type { RateLimitCache } from "../redis/rate-limit-cache.js";
-import type { EventLog } from "../redis/event-log.js";
+import { identityOf, type EventLog, type SessionIdentity } from "../redis/event-log.js";
 import type { AgentStore } from "../store/agents.js";
 import type { SessionStore } from "../store/sessions.js";
 import { decided, type SessionTransitions } from "./session-transitions.js";
@@ -16,13 +16,6 @@ import { decided, type SessionTransitions } from "./session-transitions.js";
 export type EventsPostBody = FromSchemas<typeof eventsPostSchema>;
 
 const IDENTITY_CACHE_SIZE = 10_000;
-
-/** What never changes about a session: whose it is, and whom it counts against. */
-interface SessionIdentity {
-  orgId: string;
-  agentId: string;
-  subjectId: string;
-}
 
 /** Send rules 1 and 5 and the attachment rules; returns the events as they will be stored. */
 export function checkBatch(body: EventsPostBody): InboundEvent[] {
@@ -54,15 +47,18 @@ export class EventService {
   private readonly identities = new Map<string, SessionIdentity>();
 
   /**
-   * The session's identity, from a small in-process cache (it is immutable), so sending events costs
-   * no MongoDB read. Existence is checked by the caller against the runtime state, which deletion removes.
+   * The session's identity (immutable): from a small in-process cache, else from its runtime state
+   * (`known`, or read), which keeps it from creation; a session created before the state kept it is read
+   * from its record once. Another organization's session is not found.
    */
-  private async identity(orgId: string, sessionId: string): Promise<SessionIdentity> {
-    let found = this.identities.get(sessionId);
+  private async identity(orgId: string, sessionId: string, known: SessionIdentity | null): Promise<SessionIdentity> {
+    let found = this.identities.get(sessionId) ?? known;
     if (!found) {
       const doc = await this.sessions.get(orgId, sessionId);
       if (!doc) throw notFound("session");
       found = { orgId: doc.orgId, agentId: doc.agentId, subjectId: doc.subjectId };
+    }
+    if (!this.identities.has(sessionId)) {
       if (this.identities.size >= IDENTITY_CACHE_SIZE) this.identities.delete(this.identities.keys().next().value!);
       this.identities.set(sessionId, found);
     }
@@ -70,16 +66,14 @@ export class EventService {
     return found;
   }
 
-  private gone(sessionId: string): never {
-    this.identities.delete(sessionId);
-    throw notFound("session");
-  }
-
   /** Checks that the session exists in the caller's organization. */
   async sessionOf(orgId: string, sessionId: string): Promise<SessionIdentity> {
-    const identity = await this.identity(orgId, sessionId);
-    if (!(await this.log.exists(sessionId))) this.gone(sessionId);
-    return identity;
+    const stored = await this.log.identity(sessionId);
+    if (!stored) {
+      this.identities.delete(sessionId);
+      throw notFound("session");
+    }
+    return this.identity(orgId, sessionId, stored.identity);
   }
 
   /**
@@ -89,9 +83,16 @@ export class EventService {
    */
   async post(orgId: string, sessionId: string, body: EventsPostBody, ceiling: Promise<void>): Promise<{ data: Envelope[]; rateLimit: RateLimitStanding }> {
     const events = checkBatch(body);
-    const session = await this.identity(orgId, sessionId);
-    const loadLimits = async () => (await this.agents.get(orgId, session.agentId))?.rateLimits ?? null;
-    const [, from, limits] = await Promise.all([ceiling, this.log.snapshot(sessionId), this.limits.get(session.agentId, loadLimits)]);
+    const cached = this.identities.get(sessionId);
+    const limitsOf = (agentId: string) => this.limits.get(agentId, async () => (await this.agents.get(orgId, agentId))?.rateLimits ?? null);
+    // The limits go with the first read when the agent is known; a session new to this process reads them after.
+    const [, from, cachedLimits] = await Promise.all([ceiling, this.log.snapshot(sessionId), cached && limitsOf(cached.agentId)]);
+    if (!from) {
+      this.identities.delete(sessionId);
+      throw notFound("session");
+    }
+    const session = await this.identity(orgId, sessionId, identityOf(from.fields));
+    const limits = cachedLimits === undefined ? await limitsOf(session.agentId) : cachedLimits;
     try {
       const { value, applied } = await this.transitions.run(
         sessionId,

@@ -71,7 +71,7 @@ export class SessionService {
       updatedAt: now,
     };
     try {
-      await this.log.initialize(doc._id);
+      await this.log.initialize(doc._id, { orgId, agentId: agent._id, subjectId: body.subjectId });
       await this.sessions.insert(doc);
     } catch (err) {
       // Not durably created, so not counted (counting rule 6), and no event log left behind.
