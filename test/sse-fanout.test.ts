@@ -1,5 +1,6 @@
 import { expect } from "chai";
 import { get, type IncomingMessage } from "node:http";
+import { connect, type Socket } from "node:net";
 import { openSse, type SseFrame } from "./support/sse.js";
 import { client, startServer, type Client, type TestServer } from "./support/server.js";
 import { createSession, sendText, settle, until } from "./support/sessions.js";
@@ -24,6 +25,14 @@ function rawStream(url: string, key: string) {
   };
 }
 
+/** A client that sends its request and then reads nothing: what it is sent piles up. */
+function stalledStream(url: string, key: string): Socket {
+  const { hostname, port, pathname } = new URL(url);
+  const socket = connect(Number(port), hostname);
+  socket.write(`GET ${pathname} HTTP/1.1\r\nHost: ${hostname}\r\nx-api-key: ${key}\r\n\r\n`);
+  return socket;
+}
+
 describe("SSE fan-out", () => {
   let server: TestServer;
   let api: Client;
@@ -31,7 +40,8 @@ describe("SSE fan-out", () => {
   const stream = (sessionId: string, query = "") => `${server.url}/v1/sessions/${sessionId}/events/stream${query}`;
 
   before(async () => {
-    server = await startServer();
+    // A bound well above a burst a reading client takes at once, so only the stalled client hits it.
+    server = await startServer({ SSE_MAX_BUFFERED_BYTES: String(1024 * 1024) });
     key = await server.newKey();
     api = client(server.url, key);
   });
@@ -82,5 +92,36 @@ describe("SSE fan-out", () => {
       // Whatever their way in, all end at the same cursor.
       expect(c.frames.at(-1)!.id).to.equal(last.id);
     }
+  });
+
+  it("a client that stops reading is disconnected once its backlog passes the bound, and the others go on", async () => {
+    const { sessionId } = await createSession(api, { agent: { rateLimits: { conversationsPerMinute: 5, messagesPerMinute: 1000 } } });
+    const reading = await openSse(stream(sessionId), key);
+    const stalled = stalledStream(stream(sessionId), key);
+    await until(async () => server.services.streams.subscribers(sessionId), (n) => n === 2);
+
+    // About 200 KB a request, until the stalled client is let go (the kernel's socket buffers take
+    // some megabytes first).
+    const steers = { events: Array.from({ length: 10 }, (_, i) => ({ type: "user.steer", message: `${i} ${"x".repeat(19_990)}` })) };
+    let sent = 0;
+    while (server.services.streams.subscribers(sessionId) === 2 && sent < 1_000) {
+      const res = await api.post(`/v1/sessions/${sessionId}/events`, steers);
+      expect(res.status).to.equal(202);
+      sent += steers.events.length;
+    }
+    expect(server.services.streams.subscribers(sessionId), "the stalled client was disconnected").to.equal(1);
+
+    await reading.waitFor((f) => f.filter((x) => x.event === "user.steer").length === sent);
+    reading.close();
+    expect(durable(reading.frames)).to.deep.equal(Array.from({ length: sent }, (_, i) => i + 1));
+
+    // What the stalled client was sent before it was let go is still readable; then its stream ends.
+    let received = "";
+    const closed = new Promise<void>((resolve) => stalled.on("close", () => resolve()));
+    stalled.on("data", (chunk: Buffer) => (received += chunk.toString("latin1")));
+    stalled.on("error", () => undefined);
+    await closed;
+    expect(received).to.match(/^HTTP\/1\.1 200 OK/);
+    expect(received.split("event: user.steer\n").length - 1).to.be.lessThan(sent);
   });
 });

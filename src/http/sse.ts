@@ -4,6 +4,7 @@
  * a bound on what a slow reader may leave queued.
  */
 import type { ServerResponse } from "node:http";
+import type { Logger } from "../log.js";
 import type { Cursor } from "../services/event-cursor.js";
 import type { EventStreams } from "../services/event-stream.js";
 import type { FrameSink } from "../services/session-feed.js";
@@ -15,14 +16,22 @@ export interface SseLimits {
   maxBufferedBytes: number;
 }
 
-/** One client's stream. A client that stops reading is dropped rather than buffered without bound. */
+/**
+ * One client's stream. A write never waits for the client: Node queues what the socket cannot take at
+ * once (the bytes are shared with the other clients, not copied). The queue is measured after the
+ * socket has tried to send this turn's writes, so a burst a reading client takes at once does not count;
+ * a client still holding more than the bound then is disconnected. It reconnects with Last-Event-ID and
+ * resumes from the log.
+ */
 class SseClient implements FrameSink<Buffer> {
   stop: (() => void) | null = null;
   private ended = false;
+  private checking = false;
 
   constructor(
     private readonly res: ServerResponse,
     private readonly maxBufferedBytes: number,
+    private readonly onDrop: (queued: number) => void,
     private readonly onClose: () => void,
   ) {}
 
@@ -33,7 +42,10 @@ class SseClient implements FrameSink<Buffer> {
   write(wire: Buffer): void {
     if (this.ended) return;
     this.res.write(wire);
-    if (this.res.writableLength > this.maxBufferedBytes) this.res.destroy();
+    if (this.res.writableLength > this.maxBufferedBytes && !this.checking) {
+      this.checking = true;
+      setImmediate(() => this.checkQueue());
+    }
   }
 
   close(): void {
@@ -42,6 +54,14 @@ class SseClient implements FrameSink<Buffer> {
     this.stop?.();
     this.onClose();
     if (!this.res.writableEnded) this.res.end();
+  }
+
+  private checkQueue(): void {
+    this.checking = false;
+    const queued = this.res.writableLength;
+    if (this.ended || queued <= this.maxBufferedBytes) return;
+    this.onDrop(queued);
+    this.res.destroy();
   }
 }
 
@@ -52,6 +72,7 @@ export class SseTransport {
   constructor(
     private readonly streams: EventStreams<Buffer>,
     private readonly limits: SseLimits,
+    private readonly log: Logger,
   ) {}
 
   async stream(res: ServerResponse, sessionId: string, start: Cursor | null): Promise<void> {
@@ -62,7 +83,12 @@ export class SseTransport {
       "X-Accel-Buffering": "no",
     });
     res.flushHeaders();
-    const client = new SseClient(res, this.limits.maxBufferedBytes, () => this.remove(client));
+    const client = new SseClient(
+      res,
+      this.limits.maxBufferedBytes,
+      (queued) => this.log.warn("SSE client disconnected: it left too much unread", { sessionId, queued, limit: this.limits.maxBufferedBytes }),
+      () => this.remove(client),
+    );
     this.add(client);
     res.on("close", () => client.close());
     client.stop = await this.streams.follow(sessionId, start, client);

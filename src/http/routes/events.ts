@@ -11,9 +11,9 @@ import { rateLimitHeaders } from "../errors.js";
 import type { Routes } from "../route.js";
 import { SseTransport } from "../sse.js";
 
-export function eventRoutes(routes: Routes, { events, streams, config }: Services): void {
+export function eventRoutes(routes: Routes, { events, streams, config, log }: Services): void {
   const tag = "Events";
-  const sse = new SseTransport(streams, { keepAliveMs: config.sseKeepAliveMs, maxBufferedBytes: 8 * 1024 * 1024 });
+  const sse = new SseTransport(streams, { keepAliveMs: config.sseKeepAliveMs, maxBufferedBytes: config.sseMaxBufferedBytes }, log);
 
   routes.add(
     {
