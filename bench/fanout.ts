@@ -13,7 +13,7 @@
  */
 import { execFileSync } from "node:child_process";
 import type { AddressInfo } from "node:net";
-import { cpus, totalmem } from "node:os";
+import { cpus, loadavg, totalmem } from "node:os";
 import { Worker } from "node:worker_threads";
 import { Redis } from "ioredis";
 import { MongoClient } from "mongodb";
@@ -75,6 +75,7 @@ async function openSubscribers(options: ClientOptions) {
 }
 
 async function main(): Promise<void> {
+  const loadBefore = loadavg();
   const limits = fileLimits();
   // Each subscriber is two descriptors here: the client's socket and the server's.
   const needed = 2 * SUBSCRIBERS + 200;
@@ -120,16 +121,22 @@ async function main(): Promise<void> {
     const clients = await openSubscribers({ url: `${base}/v1/sessions/${sessionId}/events/stream`, key, subscribers });
     const latencies: number[] = [];
     const roundTrips: number[] = [];
+    let cpu = process.cpuUsage();
     for (let n = 0; n < WARMUP + SAMPLES; n++) {
+      if (n === WARMUP) cpu = process.cpuUsage();
       const [received] = await Promise.all([clients.sample(n), post(`/v1/sessions/${sessionId}/events`, { events: [{ type: "user.steer", message: `${MARKER}${n}#` }] })]);
       if (n < WARMUP) continue;
       for (const at of received) latencies.push(at - appendSent);
       roundTrips.push(appendRoundTrip);
     }
+    // CPU time per sample of this process (server and subscriber threads): the work itself, which the
+    // machine's other load disturbs less than it does latency.
+    const used = process.cpuUsage(cpu);
+    const cpuMs = (used.user + used.system) / 1000 / SAMPLES;
     await clients.close();
     latencies.sort((a, b) => a - b);
     roundTrips.sort((a, b) => a - b);
-    return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies[latencies.length - 1]!, count: latencies.length, script: { p50: percentile(roundTrips, 50), p99: percentile(roundTrips, 99) } };
+    return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies[latencies.length - 1]!, count: latencies.length, script: { p50: percentile(roundTrips, 50), p99: percentile(roundTrips, 99) }, cpuMs };
   };
   const one = await measure(1);
   const many = await measure(SUBSCRIBERS);
@@ -150,10 +157,13 @@ async function main(): Promise<void> {
   redis.disconnect();
 
   const f = (n: number) => n.toFixed(2).padStart(8);
-  const line = (label: string, r: typeof one) =>
-    console.log(`    ${label.padEnd(16)} p50 ${f(r.p50)} ms   p99 ${f(r.p99)} ms   max ${f(r.max)} ms   (${r.count} deliveries; append script round trip p50 ${r.script.p50.toFixed(2)} ms, p99 ${r.script.p99.toFixed(2)} ms)`);
-  console.log(`machine: ${cpus().length} cores (${cpus()[0]?.model ?? "unknown"}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB; node ${process.version}; open files limit ${limits.soft} (hard ${limits.hard})`);
-  console.log("server and subscribers share this machine: the service on the main thread, the subscribers on a worker thread, Redis and MongoDB beside them");
+  const line = (label: string, r: typeof one) => {
+    console.log(`    ${label.padEnd(16)} p50 ${f(r.p50)} ms   p99 ${f(r.p99)} ms   max ${f(r.max)} ms   (${r.count} deliveries)`);
+    console.log(`${"".padEnd(21)}append script round trip p50 ${r.script.p50.toFixed(2)} ms, p99 ${r.script.p99.toFixed(2)} ms; CPU time per sample ${r.cpuMs.toFixed(2)} ms (server and subscribers)`);
+  };
+  const load = (l: number[]) => l.map((x) => x.toFixed(1)).join(" ");
+  console.log(`machine: ${cpus().length} cores (${cpus()[0]?.model ?? "unknown"}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB; node ${process.version}; open files limit ${limits.soft} (hard ${limits.hard}); load average ${load(loadBefore)} before, ${load(loadavg())} after`);
+  console.log("server and subscribers share this machine: the service on the main thread, the subscribers on a worker thread (raw TCP, byte search), Redis and MongoDB beside them");
   console.log(`one user.steer → its SSE frame at every subscriber of the session, from the append script's call; ${SAMPLES} samples after ${WARMUP} warm-up`);
   line("1 subscriber", one);
   line(`${SUBSCRIBERS} subscribers`, many);
