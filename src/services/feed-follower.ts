@@ -10,7 +10,7 @@ import type { Envelope } from "../domain/events.js";
 import { toLiveFrame } from "../redis/event-log.js";
 import { compareStreamIds, maxStreamId } from "../redis/stream-ids.js";
 import type { Cursor } from "./event-cursor.js";
-import { REPLAY_PAGE, type FeedFrame, type FeedSources, type FrameSink, type Follower, type SessionFeed } from "./session-feed.js";
+import { durableAfter, type FeedFrame, type FeedSources, type FrameSink, type Follower, type SessionFeed } from "./session-feed.js";
 
 const LIVE_PAGE = 500;
 
@@ -33,8 +33,9 @@ export class FeedFollower<W> implements Follower<W> {
     // The sequence is read before the live position: an event appended in between is replayed from the log.
     this.lastSequence = start ? start.sequence : await log.lastSequence(sessionId);
     this.liveId = start?.liveId ?? (await live.lastId(sessionId));
-    for (let page; !this.sink.closed && (page = await log.historyWithLiveIds(sessionId, this.lastSequence, REPLAY_PAGE)).length > 0; ) {
-      for (const { envelope, liveId } of page) this.take(envelope, envelope.sequence, liveId);
+    for await (const { envelope, liveId } of durableAfter(log, sessionId, this.lastSequence)) {
+      if (this.sink.closed) return;
+      this.take(envelope, envelope.sequence, liveId);
     }
     // Durable frames up to here are all replayed; the live-only ones the feed passed before this
     // follower registered are read back, up to the first frame held.

@@ -47,7 +47,17 @@ export interface Follower<W> {
   offer(frame: FeedFrame<W>): void;
 }
 
-export const REPLAY_PAGE = 200;
+const REPLAY_PAGE = 200;
+
+/** The durable events after `after` up to `upTo`, with their live ids, read from the log a page at a time. */
+export async function* durableAfter(log: EventLog, sessionId: string, after: number, upTo = Number.MAX_SAFE_INTEGER) {
+  while (after < upTo) {
+    const page = await log.historyWithLiveIds(sessionId, after, Math.min(REPLAY_PAGE, upTo - after));
+    if (page.length === 0) return;
+    yield* page;
+    after = page[page.length - 1]!.envelope.sequence;
+  }
+}
 
 export class SessionFeed<W> {
   readonly tag: string;
@@ -109,17 +119,13 @@ export class SessionFeed<W> {
     const { log, live } = this.sources;
     // The sequence is read before the live position; events appended in between are then read from
     // the log here, so the position is one a subscriber can be at.
-    let lastSequence = await log.lastSequence(this.sessionId);
-    let liveId = await live.lastId(this.sessionId);
-    for (let page; (page = await log.historyWithLiveIds(this.sessionId, lastSequence, REPLAY_PAGE)).length > 0; ) {
-      for (const e of page) {
-        lastSequence = e.envelope.sequence;
-        liveId = maxStreamId(liveId, e.liveId);
-      }
+    this.seq = await log.lastSequence(this.sessionId);
+    this.live = await live.lastId(this.sessionId);
+    for await (const e of durableAfter(log, this.sessionId, this.seq)) {
+      this.seq = e.envelope.sequence;
+      this.live = maxStreamId(this.live, e.liveId);
     }
-    this.seq = lastSequence;
-    this.live = liveId;
-    const subscription = await live.follow(this.sources.reader(), this.sessionId, liveId, (entries) => this.receive(entries));
+    const subscription = await live.follow(this.sources.reader(), this.sessionId, this.live, (entries) => this.receive(entries));
     if (this.closed) subscription.close();
     else this.subscription = subscription;
   }
@@ -149,10 +155,9 @@ export class SessionFeed<W> {
 
   /** Durable events the live stream no longer holds (it was trimmed), from the log. */
   private async fill(upTo: number): Promise<void> {
-    while (!this.closed && this.seq < upTo) {
-      const page = await this.sources.log.historyWithLiveIds(this.sessionId, this.seq, Math.min(REPLAY_PAGE, upTo - this.seq));
-      if (page.length === 0) return;
-      for (const { envelope, liveId } of page) this.pass(envelope, envelope.sequence, liveId);
+    for await (const { envelope, liveId } of durableAfter(this.sources.log, this.sessionId, this.seq, upTo)) {
+      if (this.closed) return;
+      this.pass(envelope, envelope.sequence, liveId);
     }
   }
 
