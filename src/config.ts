@@ -24,6 +24,8 @@ export interface Config {
   sweepIntervalMs: number;
   workerConcurrency: number;
   sseKeepAliveMs: number;
+  /** An SSE client that leaves more than this many bytes unread is disconnected. */
+  sseMaxBufferedBytes: number;
   redisKeyPrefix: string;
   /** Where per-session workspaces of the built-in file, terminal and code tools live. */
   workspaceRoot: string;
@@ -89,6 +91,7 @@ export function loadConfig(env: Env = process.env): Config {
     sweepIntervalMs: integer(env, "SWEEP_INTERVAL_MS", 5_000, 100, 3_600_000),
     workerConcurrency: integer(env, "WORKER_CONCURRENCY", 32, 1, 10_000),
     sseKeepAliveMs: integer(env, "SSE_KEEPALIVE_MS", 15_000, 100, 3_600_000),
+    sseMaxBufferedBytes: integer(env, "SSE_MAX_BUFFERED_BYTES", 8 * 1024 * 1024, 64 * 1024, 1024 * 1024 * 1024),
     workspaceRoot: env.WORKSPACE_ROOT || join(tmpdir(), "agent-sessions-workspaces"),
     redisKeyPrefix: pattern(env, "REDIS_KEY_PREFIX", "as", /^[a-z0-9_-]{1,32}$/, "1-32 lowercase letters, digits, _ or -"),
   };

@@ -7,6 +7,7 @@ import { TurnRunner } from "../actors/turn.js";
 import { WakeupConsumer } from "../actors/wakeups.js";
 import type { Config } from "./config.js";
 import type { Services } from "./http/context.js";
+import { encodeSseFrame } from "./http/sse-frame.js";
 import { Validator } from "./http/validate.js";
 import { newId } from "./ids.js";
 import type { Logger } from "./log.js";
@@ -97,7 +98,7 @@ async function buildComponents(config: Config, log: Logger) {
     agents: new AgentService(agentStore, sessionStore, limitsCache),
     sessions: new SessionService(sessionStore, agentStore, eventLog, transitions, intents, allowances),
     events: new EventService(sessionStore, agentStore, eventLog, transitions, limitsCache),
-    streams: new EventStreams(eventLog, live, streamReader),
+    streams: new EventStreams(eventLog, live, streamReader, encodeSseFrame),
     /** The process's shared SSE reader, started on first use. */
     streamReader,
     stopReader: async () => reader?.stop(),

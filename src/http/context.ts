@@ -19,7 +19,8 @@ export interface Services {
   agents: AgentService;
   sessions: SessionService;
   events: EventService;
-  streams: EventStreams;
+  /** Session event streams, each frame encoded once as SSE bytes. */
+  streams: EventStreams<Buffer>;
 }
 
 export interface AppState {

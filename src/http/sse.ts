@@ -1,46 +1,110 @@
 /**
- * Server-Sent Events transport for a session's event stream (`src/services/event-stream.ts` decides
- * what is sent): headers, one frame per event, keep-alive comments, and a bound on what a slow reader
- * may leave buffered.
+ * Server-Sent Events transport for sessions' event streams (`src/services/event-stream.ts` decides what
+ * is sent, already encoded by `sse-frame.ts`): headers, one keep-alive timer for all open streams, and
+ * a bound on what a slow reader may leave queued.
  */
 import type { ServerResponse } from "node:http";
-import type { Cursor, EventStreams } from "../services/event-stream.js";
+import type { Logger } from "../log.js";
+import type { Cursor } from "../services/event-cursor.js";
+import type { EventStreams } from "../services/event-stream.js";
+import type { FrameSink } from "../services/session-feed.js";
+import { KEEP_ALIVE } from "./sse-frame.js";
 
-/** A client that stops reading is dropped rather than buffered without bound. */
-const MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
+export interface SseLimits {
+  keepAliveMs: number;
+  /** A client with more than this queued (unread by it) is disconnected. */
+  maxBufferedBytes: number;
+}
 
-export async function streamSession(res: ServerResponse, streams: EventStreams, sessionId: string, start: Cursor | null, keepAliveMs: number): Promise<void> {
-  res.writeHead(200, {
-    "Content-Type": "text/event-stream; charset=utf-8",
-    "Cache-Control": "no-cache, no-transform",
-    Connection: "keep-alive",
-    "X-Accel-Buffering": "no",
-  });
-  res.flushHeaders();
+/**
+ * One client's stream. A write never waits for the client: Node queues what the socket cannot take at
+ * once (the bytes are shared with the other clients, not copied). The queue is measured after the
+ * socket has tried to send this turn's writes, so a burst a reading client takes at once does not count;
+ * a client still holding more than the bound then is disconnected. It reconnects with Last-Event-ID and
+ * resumes from the log.
+ */
+class SseClient implements FrameSink<Buffer> {
+  stop: (() => void) | null = null;
+  private ended = false;
+  private checking = false;
 
-  let closed = false;
-  let stop: (() => void) | null = null;
-  const write = (chunk: string) => {
-    if (closed) return;
-    res.write(chunk);
-    if (res.writableLength > MAX_BUFFERED_BYTES) res.destroy();
-  };
-  const keepAlive = setInterval(() => write(": keep-alive\n\n"), keepAliveMs);
-  const close = () => {
-    if (closed) return;
-    closed = true;
-    clearInterval(keepAlive);
-    stop?.();
-    if (!res.writableEnded) res.end();
-  };
-  res.on("close", close);
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly maxBufferedBytes: number,
+    private readonly onDrop: (queued: number) => void,
+    private readonly onClose: () => void,
+  ) {}
 
-  stop = await streams.follow(sessionId, start, {
-    frame: (e, cursor) => write(`event: ${e.type}\nid: ${cursor}\ndata: ${JSON.stringify(e)}\n\n`),
-    close,
-    get closed() {
-      return closed;
-    },
-  });
-  if (closed) stop();
+  get closed(): boolean {
+    return this.ended;
+  }
+
+  write(wire: Buffer): void {
+    if (this.ended) return;
+    this.res.write(wire);
+    if (this.res.writableLength > this.maxBufferedBytes && !this.checking) {
+      this.checking = true;
+      setImmediate(() => this.checkQueue());
+    }
+  }
+
+  close(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.stop?.();
+    this.onClose();
+    if (!this.res.writableEnded) this.res.end();
+  }
+
+  private checkQueue(): void {
+    this.checking = false;
+    const queued = this.res.writableLength;
+    if (this.ended || queued <= this.maxBufferedBytes) return;
+    this.onDrop(queued);
+    this.res.destroy();
+  }
+}
+
+export class SseTransport {
+  private readonly clients = new Set<SseClient>();
+  private keepAlive: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly streams: EventStreams<Buffer>,
+    private readonly limits: SseLimits,
+    private readonly log: Logger,
+  ) {}
+
+  async stream(res: ServerResponse, sessionId: string, start: Cursor | null): Promise<void> {
+    res.writeHead(200, {
+      "Content-Type": "text/event-stream; charset=utf-8",
+      "Cache-Control": "no-cache, no-transform",
+      Connection: "keep-alive",
+      "X-Accel-Buffering": "no",
+    });
+    res.flushHeaders();
+    const client = new SseClient(
+      res,
+      this.limits.maxBufferedBytes,
+      (queued) => this.log.warn("SSE client disconnected: it left too much unread", { sessionId, queued, limit: this.limits.maxBufferedBytes }),
+      () => this.remove(client),
+    );
+    this.add(client);
+    res.on("close", () => client.close());
+    client.stop = await this.streams.follow(sessionId, start, client);
+    if (client.closed) client.stop();
+  }
+
+  /** One keep-alive timer for all open streams, not one per client. */
+  private add(client: SseClient): void {
+    this.clients.add(client);
+    this.keepAlive ??= setInterval(() => this.clients.forEach((c) => c.write(KEEP_ALIVE)), this.limits.keepAliveMs).unref();
+  }
+
+  private remove(client: SseClient): void {
+    this.clients.delete(client);
+    if (this.clients.size > 0 || !this.keepAlive) return;
+    clearInterval(this.keepAlive);
+    this.keepAlive = null;
+  }
 }

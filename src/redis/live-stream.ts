@@ -34,6 +34,11 @@ export class LiveStream {
     return reader.subscribe(this.keys.sessionLive(sessionId), fromId, deliver);
   }
 
+  /** Up to `count` frames after `afterId`, up to `end` (an id, inclusive, or `(id`, exclusive). */
+  async range(sessionId: string, afterId: string, end: string, count: number): Promise<StreamEntry[]> {
+    return (await this.redis.xrange(this.keys.sessionLive(sessionId), `(${afterId}`, end, "COUNT", count)) as StreamEntry[];
+  }
+
   /** The id of the newest frame, or "0-0" when there is none. */
   async lastId(sessionId: string): Promise<string> {
     const [newest] = await this.redis.xrevrange(this.keys.sessionLive(sessionId), "+", "-", "COUNT", 1);

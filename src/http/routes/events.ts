@@ -5,14 +5,15 @@ import { eventsListQuerySchema } from "../../../schemas/events-list-query.js";
 import { eventsPostSchema } from "../../../schemas/events-post.js";
 import { eventsStreamQuerySchema } from "../../../schemas/events-stream-query.js";
 import { sessionPathSchema } from "../../../schemas/session-path.js";
-import { decodeCursor } from "../../services/event-stream.js";
+import { decodeCursor } from "../../services/event-cursor.js";
 import type { Services } from "../context.js";
 import { rateLimitHeaders } from "../errors.js";
 import type { Routes } from "../route.js";
-import { streamSession } from "../sse.js";
+import { SseTransport } from "../sse.js";
 
-export function eventRoutes(routes: Routes, { events, streams, config }: Services): void {
+export function eventRoutes(routes: Routes, { events, streams, config, log }: Services): void {
   const tag = "Events";
+  const sse = new SseTransport(streams, { keepAliveMs: config.sseKeepAliveMs, maxBufferedBytes: config.sseMaxBufferedBytes }, log);
 
   routes.add(
     {
@@ -70,7 +71,7 @@ export function eventRoutes(routes: Routes, { events, streams, config }: Service
       const lastEventId = ctx.get("last-event-id");
       const start = lastEventId ? decodeCursor(sessionId, lastEventId) : query.after !== undefined ? { sequence: query.after, liveId: null } : null;
       ctx.respond = false;
-      await streamSession(ctx.res, streams, sessionId, start, config.sseKeepAliveMs);
+      await sse.stream(ctx.res, sessionId, start);
       return undefined;
     },
   );
