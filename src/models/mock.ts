@@ -22,9 +22,23 @@ const DELTA_COUNT = 4;
 
 const tokens = (text: string) => Math.ceil(text.length / 4);
 
+/** Characters a block puts before the model; counted, not serialized, so a long transcript costs little to measure. */
+function blockChars(b: ModelBlock): number {
+  switch (b.type) {
+    case "text":
+      return b.text.length;
+    case "attachment":
+      return b.attachment.source.dataUrl.length;
+    case "tool_use":
+      return b.name.length + JSON.stringify(b.input ?? {}).length;
+    case "tool_result":
+      return b.content.length;
+  }
+}
+
 function promptTokens(request: ModelRequest): number {
-  const messages = request.messages.reduce((n, m: ModelMessage) => n + tokens(JSON.stringify(m.content)), 0);
-  return tokens(request.system) + messages + request.steers.reduce((n, s) => n + tokens(s), 0);
+  const chars = request.messages.reduce((n, m: ModelMessage) => m.content.reduce((k, b) => k + blockChars(b), n), 0);
+  return tokens(request.system) + Math.ceil(chars / 4) + request.steers.reduce((n, s) => n + tokens(s), 0);
 }
 
 /** Splits text into a few chunks, so clients see real streaming. */
@@ -87,7 +101,7 @@ export class MockProvider implements ModelProvider {
     const afterTools = replyToResults(request.messages);
     if (afterTools !== null) return stream(afterTools);
 
-    const last = [...request.messages].reverse().find((m) => m.role === "user");
+    const last = request.messages.findLast((m) => m.role === "user");
     let text = last ? textOfBlocks(last.content).trim() : "";
     const slow = /^\/slow\s+(\d+)\s*([\s\S]*)$/.exec(text);
     if (slow) {
