@@ -6,12 +6,12 @@
  * token, so a worker that lost its lock cannot append; the API's concurrent appends (steers,
  * interrupts, queued prompts) are never overwritten, as every step is a compare-and-set.
  */
-import { conversation, pendingSteers } from "../src/domain/conversation.js";
 import { draft, type Draft } from "../src/domain/events.js";
 import type { TokenUsage, ToolUse } from "../src/domain/model-types.js";
 import { blockingEventIds, WAITING, type RuntimeState, type Spent } from "../src/domain/session-state.js";
 import { decideCalls, messageDraft, type TurnContext } from "../src/domain/tool-calls.js";
 import { governingTools } from "../src/domain/tool-permissions.js";
+import { EMPTY_FOLD, fold, pendingSteers, transcript } from "../src/domain/transcript-fold.js";
 import { turnPrompt } from "../src/domain/turn-prompt.js";
 import { planPause, planSteersConsumed, planStep } from "../src/domain/turn-plans.js";
 import { AppError, isAppError, unavailable } from "../src/errors.js";
@@ -101,13 +101,13 @@ export class TurnRunner {
         if (calls >= MAX_MODEL_CALLS) return await end([], { type: "error", message: `the turn made ${MAX_MODEL_CALLS} model calls without finishing` });
 
         const { provider, model } = this.deps.providers.resolve(version.modelName);
-        const history = await log.all(session._id);
-        const steers = pendingSteers(history);
+        const folded = fold(EMPTY_FOLD, await log.all(session._id));
+        const steers = pendingSteers(folded);
         streamed = "";
         // Steers count as delivered once a model call that carried them has answered; an aborted call
         // leaves them for the next one.
         const result = await provider.call(
-          { model, system: prompt.system, messages: conversation(history), tools: prompt.tools, steers: steers.map((s) => s.text), signal: abort.signal },
+          { model, system: prompt.system, messages: transcript(folded), tools: prompt.tools, steers: steers.map((s) => s.text), signal: abort.signal },
           {
             onTextDelta: async (text) => {
               streamed += text;
