@@ -11,7 +11,6 @@ import type { TokenUsage, ToolUse } from "../src/domain/model-types.js";
 import { blockingEventIds, WAITING, type RuntimeState, type Spent } from "../src/domain/session-state.js";
 import { decideCalls, messageDraft, type TurnContext } from "../src/domain/tool-calls.js";
 import { governingTools } from "../src/domain/tool-permissions.js";
-import { EMPTY_FOLD, fold, pendingSteers, transcript } from "../src/domain/transcript-fold.js";
 import { turnPrompt } from "../src/domain/turn-prompt.js";
 import { planPause, planSteersConsumed, planStep } from "../src/domain/turn-plans.js";
 import { AppError, isAppError, unavailable } from "../src/errors.js";
@@ -27,6 +26,7 @@ import type { SessionDoc, SessionStore } from "../src/store/sessions.js";
 import type { ToolGrantStore } from "../src/store/tool-grants.js";
 import type { ToolSettler } from "./tool-settler.js";
 import { UNSETTLED } from "./tool-settler.js";
+import type { Transcripts } from "./transcripts.js";
 import { spentUsage, zeroTokens, type TurnEnding } from "./turn-end.js";
 
 export interface TurnDeps {
@@ -39,6 +39,7 @@ export interface TurnDeps {
   providers: ProviderRegistry;
   settler: ToolSettler;
   ending: TurnEnding;
+  transcripts: Transcripts;
   logger: Logger;
 }
 
@@ -101,13 +102,12 @@ export class TurnRunner {
         if (calls >= MAX_MODEL_CALLS) return await end([], { type: "error", message: `the turn made ${MAX_MODEL_CALLS} model calls without finishing` });
 
         const { provider, model } = this.deps.providers.resolve(version.modelName);
-        const folded = fold(EMPTY_FOLD, await log.all(session._id));
-        const steers = pendingSteers(folded);
+        const { messages, steers } = await this.deps.transcripts.forCall(session._id);
         streamed = "";
         // Steers count as delivered once a model call that carried them has answered; an aborted call
         // leaves them for the next one.
         const result = await provider.call(
-          { model, system: prompt.system, messages: transcript(folded), tools: prompt.tools, steers: steers.map((s) => s.text), signal: abort.signal },
+          { model, system: prompt.system, messages, tools: prompt.tools, steers: steers.map((s) => s.text), signal: abort.signal },
           {
             onTextDelta: async (text) => {
               streamed += text;
