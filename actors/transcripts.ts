@@ -15,7 +15,7 @@ const PAGE = 500;
 
 export interface CallInput {
   /** Shares its messages with the cached fold: providers read them and never change them. */
-  messages: ModelMessage[];
+  messages: readonly ModelMessage[];
   steers: { id: string; text: string }[];
 }
 

@@ -218,9 +218,10 @@ export function revise(state: TranscriptFold, fresh: readonly Envelope[]): Trans
   return { ...state, messages, bytes, results, prompts, queued, steers, running };
 }
 
-/** The messages of a model call made now. */
-export function transcript(state: TranscriptFold): ModelMessage[] {
-  return [...state.messages, ...closing(state.assistant, state.results, state.answered)];
+/** The messages of a model call made now (the fold's own list when no model call is open: it is never changed). */
+export function transcript(state: TranscriptFold): readonly ModelMessage[] {
+  const open = closing(state.assistant, state.results, state.answered);
+  return open.length === 0 ? state.messages : [...state.messages, ...open];
 }
 
 /** Steers no model call has answered with yet, in log order. */
@@ -229,6 +230,6 @@ export function pendingSteers(state: TranscriptFold): { id: string; text: string
 }
 
 /** The transcript of a whole log (with its current overlay), folded at once. */
-export function conversation(log: readonly Envelope[]): ModelMessage[] {
+export function conversation(log: readonly Envelope[]): readonly ModelMessage[] {
   return transcript(fold(EMPTY_FOLD, log));
 }
