@@ -6,7 +6,6 @@
  * token, so a worker that lost its lock cannot append; the API's concurrent appends (steers,
  * interrupts, queued prompts) are never overwritten, as every step is a compare-and-set.
  */
-import { conversation, pendingSteers } from "../src/domain/conversation.js";
 import { draft, type Draft } from "../src/domain/events.js";
 import type { TokenUsage, ToolUse } from "../src/domain/model-types.js";
 import { blockingEventIds, WAITING, type RuntimeState, type Spent } from "../src/domain/session-state.js";
@@ -27,6 +26,7 @@ import type { SessionDoc, SessionStore } from "../src/store/sessions.js";
 import type { ToolGrantStore } from "../src/store/tool-grants.js";
 import type { ToolSettler } from "./tool-settler.js";
 import { UNSETTLED } from "./tool-settler.js";
+import type { Transcripts } from "./transcripts.js";
 import { spentUsage, zeroTokens, type TurnEnding } from "./turn-end.js";
 
 export interface TurnDeps {
@@ -39,6 +39,7 @@ export interface TurnDeps {
   providers: ProviderRegistry;
   settler: ToolSettler;
   ending: TurnEnding;
+  transcripts: Transcripts;
   logger: Logger;
 }
 
@@ -101,13 +102,12 @@ export class TurnRunner {
         if (calls >= MAX_MODEL_CALLS) return await end([], { type: "error", message: `the turn made ${MAX_MODEL_CALLS} model calls without finishing` });
 
         const { provider, model } = this.deps.providers.resolve(version.modelName);
-        const history = await log.all(session._id);
-        const steers = pendingSteers(history);
+        const { messages, steers } = await this.deps.transcripts.forCall(session._id);
         streamed = "";
         // Steers count as delivered once a model call that carried them has answered; an aborted call
         // leaves them for the next one.
         const result = await provider.call(
-          { model, system: prompt.system, messages: conversation(history), tools: prompt.tools, steers: steers.map((s) => s.text), signal: abort.signal },
+          { model, system: prompt.system, messages, tools: prompt.tools, steers: steers.map((s) => s.text), signal: abort.signal },
           {
             onTextDelta: async (text) => {
               streamed += text;

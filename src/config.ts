@@ -23,6 +23,9 @@ export interface Config {
   claimIdleMs: number;
   sweepIntervalMs: number;
   workerConcurrency: number;
+  /** Bounds of a worker's cache of transcripts between model calls: sessions, and estimated megabytes. */
+  transcriptCacheSessions: number;
+  transcriptCacheMb: number;
   sseKeepAliveMs: number;
   /** An SSE client that leaves more than this many bytes unread is disconnected. */
   sseMaxBufferedBytes: number;
@@ -90,6 +93,8 @@ export function loadConfig(env: Env = process.env): Config {
     claimIdleMs: integer(env, "CLAIM_IDLE_MS", 60_000, 500, 86_400_000),
     sweepIntervalMs: integer(env, "SWEEP_INTERVAL_MS", 5_000, 100, 3_600_000),
     workerConcurrency: integer(env, "WORKER_CONCURRENCY", 32, 1, 10_000),
+    transcriptCacheSessions: integer(env, "TRANSCRIPT_CACHE_SESSIONS", 1_000, 0, 1_000_000),
+    transcriptCacheMb: integer(env, "TRANSCRIPT_CACHE_MB", 128, 0, 1_000_000),
     sseKeepAliveMs: integer(env, "SSE_KEEPALIVE_MS", 15_000, 100, 3_600_000),
     sseMaxBufferedBytes: integer(env, "SSE_MAX_BUFFERED_BYTES", 8 * 1024 * 1024, 64 * 1024, 1024 * 1024 * 1024),
     workspaceRoot: env.WORKSPACE_ROOT || join(tmpdir(), "agent-sessions-workspaces"),

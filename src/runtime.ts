@@ -3,6 +3,8 @@ import { hostname } from "node:os";
 import { SessionActor } from "../actors/session-actor.js";
 import { ToolSettler } from "../actors/tool-settler.js";
 import { TurnEnding } from "../actors/turn-end.js";
+import { TranscriptCache } from "../actors/transcript-cache.js";
+import { Transcripts } from "../actors/transcripts.js";
 import { TurnRunner } from "../actors/turn.js";
 import { WakeupConsumer } from "../actors/wakeups.js";
 import type { Config } from "./config.js";
@@ -134,6 +136,7 @@ export async function createRuntime(config: Config, log: Logger): Promise<Runtim
         providers: new ProviderRegistry(config),
         settler,
         ending,
+        transcripts: new Transcripts(eventLog, new TranscriptCache({ sessions: config.transcriptCacheSessions, bytes: config.transcriptCacheMb * 2 ** 20 })),
         logger: log,
       });
       const actor = new SessionActor({

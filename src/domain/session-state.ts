@@ -64,7 +64,8 @@ export interface LongRunning {
  * The runtime state: a snapshot written atomically with the log by every plan, so deciding the next step
  * needs no replay. What it holds is only what the log cannot answer cheaply (the turn in progress and
  * where each of its calls stands, the queue, grants, long-running calls). The conversation itself is
- * never here: a turn's transcript is rebuilt by replaying the log (`conversation.ts`).
+ * never here: a turn's transcript is folded from the log (`transcript-fold.ts`), and workers keep it
+ * between calls.
  */
 export interface RuntimeState {
   /** Version for compare-and-set; every applied plan increments it. */

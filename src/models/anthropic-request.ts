@@ -48,7 +48,7 @@ type Block = TextBlockParam | ImageBlockParam | DocumentBlockParam | ToolUseBloc
  * (roles must alternate), tool results first in a user message (the API requires it), and the user's
  * steers appended to the last user message.
  */
-export function toMessages(messages: ModelMessage[], steers: string[]): MessageParam[] {
+export function toMessages(messages: readonly ModelMessage[], steers: string[]): MessageParam[] {
   const out: { role: "user" | "assistant"; content: Block[] }[] = [];
   for (const m of messages) {
     const content = m.content.flatMap(toBlocks);

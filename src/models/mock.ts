@@ -22,9 +22,41 @@ const DELTA_COUNT = 4;
 
 const tokens = (text: string) => Math.ceil(text.length / 4);
 
+/** Characters a block puts before the model: counted, not serialized. */
+function blockChars(b: ModelBlock): number {
+  switch (b.type) {
+    case "text":
+      return b.text.length;
+    case "attachment":
+      return b.attachment.source.dataUrl.length;
+    case "tool_use":
+      return b.name.length + JSON.stringify(b.input ?? {}).length;
+    case "tool_result":
+      return b.content.length;
+  }
+}
+
+/**
+ * Characters of the conversation up to and including each message already measured. A worker hands
+ * the same message objects to every call of a session (it keeps the transcript between calls), so a
+ * call measures only the messages after the last one it recognises, not the whole transcript. A
+ * result replaced in place leaves the counts after it off by the difference: this is an estimate.
+ */
+const measured = new WeakMap<ModelMessage, number>();
+
+function conversationChars(messages: readonly ModelMessage[]): number {
+  let from = messages.length;
+  while (from > 0 && !measured.has(messages[from - 1]!)) from--;
+  let chars = from > 0 ? measured.get(messages[from - 1]!)! : 0;
+  for (const m of messages.slice(from)) {
+    for (const b of m.content) chars += blockChars(b);
+    measured.set(m, chars);
+  }
+  return chars;
+}
+
 function promptTokens(request: ModelRequest): number {
-  const messages = request.messages.reduce((n, m: ModelMessage) => n + tokens(JSON.stringify(m.content)), 0);
-  return tokens(request.system) + messages + request.steers.reduce((n, s) => n + tokens(s), 0);
+  return tokens(request.system) + Math.ceil(conversationChars(request.messages) / 4) + request.steers.reduce((n, s) => n + tokens(s), 0);
 }
 
 /** Splits text into a few chunks, so clients see real streaming. */
@@ -36,7 +68,7 @@ export function chunks(text: string, count = DELTA_COUNT): string[] {
 }
 
 /** The reply to tool results that end the conversation so far, if they do: a line per call, in call order. */
-function replyToResults(messages: ModelMessage[]): string | null {
+function replyToResults(messages: readonly ModelMessage[]): string | null {
   const last = messages[messages.length - 1];
   const results = last?.role === "user" ? last.content.filter((b): b is Extract<ModelBlock, { type: "tool_result" }> => b.type === "tool_result") : [];
   if (results.length === 0) return null;
@@ -87,7 +119,7 @@ export class MockProvider implements ModelProvider {
     const afterTools = replyToResults(request.messages);
     if (afterTools !== null) return stream(afterTools);
 
-    const last = [...request.messages].reverse().find((m) => m.role === "user");
+    const last = request.messages.findLast((m) => m.role === "user");
     let text = last ? textOfBlocks(last.content).trim() : "";
     const slow = /^\/slow\s+(\d+)\s*([\s\S]*)$/.exec(text);
     if (slow) {

@@ -7,7 +7,8 @@ export interface ModelRequest {
   model: string;
   /** The agent's system prompt, with the skills section the turn engine adds (see docs/decisions.md). */
   system: string;
-  messages: ModelMessage[];
+  /** Shared with the worker's cached transcript: providers read it and never change it. */
+  messages: readonly ModelMessage[];
   tools: ToolSpec[];
   /** Guidance the user sent with `user.steer` since the previous model call. */
   steers: string[];

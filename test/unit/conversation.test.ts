@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { conversation } from "../../src/domain/conversation.js";
+import { conversation } from "../../src/domain/transcript-fold.js";
 import type { Envelope } from "../../src/domain/events.js";
 
 let seq = 0;
