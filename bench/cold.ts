@@ -21,6 +21,7 @@ import { AgentStore } from "../src/store/agents.js";
 import { ensureIndexes } from "../src/store/mongo.js";
 import { OrganizationStore } from "../src/store/organizations.js";
 import { toStored, type SessionDoc, type StoredSession } from "../src/store/session-shape.js";
+import { describeDatabase } from "./database.js";
 
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 3000);
 const ORGS = Number(process.env.BENCH_ORGS ?? 10);
@@ -116,7 +117,7 @@ async function main(): Promise<void> {
   await mongo.connect();
   const redis = new Redis(redisUrl);
   const db = mongo.db();
-  const backend = (await db.admin().command({ buildInfo: 1 })) as { version: string; ferretdbVersion?: string };
+  const server = (await describeDatabase(db)).name;
   let service: ChildProcess | undefined;
   try {
     const seeding = performance.now();
@@ -130,7 +131,6 @@ async function main(): Promise<void> {
       const [sc, sw] = [summary(c), summary(w)];
       return `${name.padEnd(34)} cold p50 ${sc.p50.toFixed(1).padStart(7)} p99 ${sc.p99.toFixed(1).padStart(7)}   warm p50 ${sw.p50.toFixed(1).padStart(7)} p99 ${sw.p99.toFixed(1).padStart(7)}   cold/warm p50 ${(sc.p50 / sw.p50).toFixed(2)}`;
     };
-    const server = backend.ferretdbVersion ? `FerretDB ${backend.ferretdbVersion} (SQLite)` : `MongoDB ${backend.version}`;
     console.log(`cold vs warm API process, ms: ${SESSIONS} sessions in ${ORGS} organizations, ${targets.length} sampled; ${server}; ${cpus().length} CPUs, Node ${process.version}; service ${SERVICE}; seeded in ${(seeded / 1000).toFixed(1)} s`);
     console.log(row("GET /v1/sessions/{id}", cold.session, warm.session));
     console.log(row("GET /v1/sessions/{id}/events", cold.events, warm.events));

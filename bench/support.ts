@@ -12,6 +12,8 @@ import { createApp } from "../src/http/app.js";
 import { createHttpServer } from "../src/http/server.js";
 import { createLogger } from "../src/log.js";
 import { createRuntime, type Runtime } from "../src/runtime.js";
+import type { MongoOptions } from "../src/store/mongo.js";
+import { describeDatabase } from "./database.js";
 
 export const mongoBase = process.env.MONGO_URL ?? "mongodb://127.0.0.1:27017/agent_sessions";
 export const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -33,16 +35,17 @@ export async function conditions(): Promise<string> {
   redis.disconnect();
   const mongo = new MongoClient(mongoBase);
   await mongo.connect();
-  const build = (await mongo.db().admin().command({ buildInfo: 1 })) as { version?: string; ferretdb?: { version?: string }; ferretdbVersion?: string };
+  const database = await describeDatabase(mongo.db());
   await mongo.close();
-  const ferret = build.ferretdbVersion ?? build.ferretdb?.version;
   return [
     `machine: ${cpus().length} cores (${cpus()[0]?.model ?? "unknown"}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB; node ${process.version}`,
-    `services: Redis ${version}; ${ferret ? `FerretDB ${ferret}` : `MongoDB ${build.version ?? "unknown"}`}; the benchmark client, the service and both stores share the cores`,
+    `services: Redis ${version}; ${database.name}; the benchmark client, the service and both stores share the cores`,
   ].join("\n");
 }
 
 export interface Service {
+  /** The run's name: its Redis key prefix, and (with `_`) its database's. */
+  run: string;
   base: string;
   key: string;
   runtime: Runtime;
@@ -51,12 +54,12 @@ export interface Service {
 }
 
 /** The API and a worker in this process, on a namespace of their own; `close` removes its data. */
-export async function startService(name: string, env: Record<string, string> = {}): Promise<Service> {
+export async function startService(name: string, env: Record<string, string> = {}, mongo: MongoOptions = {}): Promise<Service> {
   const run = `${name}-${Date.now().toString(36)}`;
   const mongoUrl = new URL(mongoBase);
   mongoUrl.pathname = `/${run.replace(/-/g, "_")}`;
   const config = loadConfig({ ...process.env, MONGO_URL: mongoUrl.toString(), REDIS_URL: redisUrl, REDIS_KEY_PREFIX: run, LOG_LEVEL: "error", PORT: "0", ...env });
-  const runtime = await createRuntime(config, createLogger("error"));
+  const runtime = await createRuntime(config, createLogger("error"), { mongo });
   await runtime.startWorker(true);
   const server = createHttpServer(createApp(runtime.components)).listen(0, "127.0.0.1");
   await new Promise((r) => server.once("listening", r));
@@ -64,6 +67,7 @@ export async function startService(name: string, env: Record<string, string> = {
   const { organizations } = runtime.components;
   const { key } = await organizations.createKey(await organizations.ensureOrganization(run), 10_000_000);
   return {
+    run,
     base,
     key,
     runtime,

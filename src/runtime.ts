@@ -36,7 +36,7 @@ import { SessionService } from "./services/sessions.js";
 import { AgentStore } from "./store/agents.js";
 import { MemoryStore } from "./store/memories.js";
 import { migrate } from "./store/migrations.js";
-import { connectMongo, ensureIndexes } from "./store/mongo.js";
+import { connectMongo, ensureIndexes, type MongoOptions } from "./store/mongo.js";
 import { OrganizationStore } from "./store/organizations.js";
 import { PastConversations } from "./store/past-conversations.js";
 import { SessionStore } from "./store/sessions.js";
@@ -54,9 +54,9 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-async function buildComponents(config: Config, log: Logger) {
+async function buildComponents(config: Config, log: Logger, mongoOptions: MongoOptions) {
   const validator = new Validator();
-  const mongo = await connectMongo(config.mongoUrl);
+  const mongo = await connectMongo(config.mongoUrl, mongoOptions);
   await ensureIndexes(mongo.db);
   await migrate(mongo.db);
   const redis = createRedis(config.redisUrl, "agent-sessions", { autoPipelining: true });
@@ -107,8 +107,9 @@ async function buildComponents(config: Config, log: Logger) {
   } satisfies Services & Record<string, unknown>;
 }
 
-export async function createRuntime(config: Config, log: Logger): Promise<Runtime> {
-  const components = await buildComponents(config, log);
+/** `mongo`: options of the MongoDB client beyond the config (a benchmark watches its commands). */
+export async function createRuntime(config: Config, log: Logger, opts: { mongo?: MongoOptions } = {}): Promise<Runtime> {
+  const components = await buildComponents(config, log, opts.mongo ?? {});
   const { mongo, redis, eventLog, live, transitions, sessionStore, agentStore, intents, wakeups, keys } = components;
   let worker: WakeupConsumer | undefined;
   const shutdown = new AbortController();

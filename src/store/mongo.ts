@@ -6,8 +6,13 @@ export interface Mongo {
   db: Db;
 }
 
-export async function connectMongo(url: string): Promise<Mongo> {
-  const client = new MongoClient(url, { serverSelectionTimeoutMS: 5_000, connectTimeoutMS: 5_000 });
+export interface MongoOptions {
+  /** Emit the driver's command monitoring events (`commandStarted`, …) on the client; for benchmarks. */
+  monitorCommands?: boolean;
+}
+
+export async function connectMongo(url: string, opts: MongoOptions = {}): Promise<Mongo> {
+  const client = new MongoClient(url, { serverSelectionTimeoutMS: 5_000, connectTimeoutMS: 5_000, monitorCommands: opts.monitorCommands ?? false });
   await client.connect();
   // The database comes from the URL path (mongodb://host/agent_sessions); the driver's default is "test".
   const db = client.db();
