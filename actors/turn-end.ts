@@ -12,14 +12,14 @@ import { newId } from "../src/ids.js";
 import { usageSnapshot } from "../src/models/usage.js";
 import type { EventLog } from "../src/redis/event-log.js";
 import { change, unchanged, type SessionTransitions } from "../src/services/session-transitions.js";
-import type { AgentStore } from "../src/store/agents.js";
 import type { SessionDoc, SessionStore } from "../src/store/sessions.js";
+import type { AgentVersions } from "./agent-versions.js";
 
 export interface TurnEndDeps {
   log: EventLog;
   transitions: SessionTransitions;
   sessions: SessionStore;
-  agents: AgentStore;
+  versions: AgentVersions;
 }
 
 export const zeroTokens = (): TokenUsage => ({ input: 0, output: 0, cache_read: 0, cache_write: 0, reasoning: 0 });
@@ -60,7 +60,7 @@ export class TurnEnding {
     const turn = state.turn!;
     let usage: Usage | undefined;
     if (turn.spent && turn.spent.calls > 0) {
-      const version = await this.deps.agents.getVersionById(session.agentId, session.agentVersion);
+      const version = await this.deps.versions.get(session.agentId, session.agentVersion);
       usage = spentUsage(version?.modelName ?? "unknown", turn.spent, turn.startedAt);
     }
     await this.end(session, turn.id, [], stop, usage, fence);

@@ -21,9 +21,10 @@ import type { ProviderRegistry } from "../src/models/registry.js";
 import type { EventLog } from "../src/redis/event-log.js";
 import type { LiveStream } from "../src/redis/live-stream.js";
 import { change, unchanged, type SessionTransitions } from "../src/services/session-transitions.js";
-import type { AgentStore, VersionDoc } from "../src/store/agents.js";
+import type { VersionDoc } from "../src/store/agents.js";
 import type { SessionDoc, SessionStore } from "../src/store/sessions.js";
 import type { ToolGrantStore } from "../src/store/tool-grants.js";
+import type { AgentVersions } from "./agent-versions.js";
 import type { ToolSettler } from "./tool-settler.js";
 import { UNSETTLED } from "./tool-settler.js";
 import type { Transcripts } from "./transcripts.js";
@@ -34,7 +35,7 @@ export interface TurnDeps {
   live: LiveStream;
   transitions: SessionTransitions;
   sessions: SessionStore;
-  agents: AgentStore;
+  versions: AgentVersions;
   grants: ToolGrantStore;
   providers: ProviderRegistry;
   settler: ToolSettler;
@@ -81,7 +82,7 @@ export class TurnRunner {
     const end = (output: Draft[], stop: Parameters<TurnEnding["end"]>[3]) => this.deps.ending.end(session, turnId, output, stop, usage(), fence);
     let streamed = "";
     try {
-      const version = await this.deps.agents.getVersionById(session.agentId, session.agentVersion);
+      const version = await this.deps.versions.get(session.agentId, session.agentVersion);
       if (!version) throw unavailable("the agent version this session records no longer exists");
       modelName = version.modelName;
       const governing = governingTools(version, session.role);

@@ -1,5 +1,6 @@
 /** The composition root: builds every component of one process from its config, the roles it runs, and the orderly teardown. */
 import { hostname } from "node:os";
+import { AgentVersions } from "../actors/agent-versions.js";
 import { SessionActor } from "../actors/session-actor.js";
 import { ToolSettler } from "../actors/tool-settler.js";
 import { TurnEnding } from "../actors/turn-end.js";
@@ -118,7 +119,8 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
     components,
     async startWorker(consume: boolean) {
       const grants = new ToolGrantStore(mongo.db);
-      const ending = new TurnEnding({ log: eventLog, transitions, sessions: sessionStore, agents: agentStore });
+      const versions = new AgentVersions(agentStore);
+      const ending = new TurnEnding({ log: eventLog, transitions, sessions: sessionStore, versions });
       const settler = new ToolSettler({
         transitions,
         tools: new BuiltinTools(new MemoryStore(mongo.db), new TodoStore(mongo.db)),
@@ -132,7 +134,7 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
         live,
         transitions,
         sessions: sessionStore,
-        agents: agentStore,
+        versions,
         grants,
         providers: new ProviderRegistry(config),
         settler,
