@@ -11,7 +11,7 @@ import type { SessionStatus } from "../domain/session-state.js";
 import type { Page } from "./agents.js";
 import { fromStored, projected, storedMetadata, tallyOf, toStored, type SessionDoc, type StoredSession, type Tally } from "./session-shape.js";
 
-export type { SessionDoc } from "./session-shape.js";
+export type { SessionDoc, Tally } from "./session-shape.js";
 
 export interface SessionFilter {
   agentId?: string;
@@ -99,15 +99,23 @@ export class SessionStore {
     await this.sessions.updateOne({ _id: id }, { $max: { projected: projected(stateVersion, status) }, $set: { updatedAt: new Date() } });
   }
 
-  /** Adds a turn's usage once: a recovered turn that reports again is not counted twice. */
-  async addUsage(id: string, turnId: string, usage: Usage): Promise<void> {
-    const current = await this.sessions.findOne({ _id: id }, { projection: { tally: 1, usage: 1, usageTurn: 1 } });
-    if (!current) return;
-    const prev = tallyOf(current);
-    if (prev?.turn === turnId) return;
+  /**
+   * Adds a turn's usage once: a recovered turn that reports again is not counted twice. `known` is the
+   * tally the caller knows the record holds (it wrote it, and nobody else can have written since); given,
+   * the record is not read first. Returns the tally the record then holds (null: no record).
+   */
+  async addUsage(id: string, turnId: string, usage: Usage, known?: Tally | null): Promise<Tally | null> {
+    let prev = known;
+    if (prev === undefined) {
+      const current = await this.sessions.findOne({ _id: id }, { projection: { tally: 1, usage: 1, usageTurn: 1 } });
+      if (!current) return null;
+      prev = tallyOf(current);
+    }
+    if (prev?.turn === turnId) return prev;
     // Two reports computed from the same read tie on `seq`: one of them is kept, never their sum.
     const next: Tally = { seq: (prev?.seq ?? 0) + 1, turn: turnId, usage: addedUp(prev?.usage ?? null, usage) };
     await this.sessions.updateOne({ _id: id }, { $max: { tally: next }, $set: { updatedAt: new Date() } });
+    return next;
   }
 
   /**
