@@ -12,7 +12,7 @@ import type { EventLog } from "../src/redis/event-log.js";
 import type { Intents } from "../src/redis/intents.js";
 import type { Locks } from "../src/redis/locks.js";
 import { change, unchanged, type SessionTransitions } from "../src/services/session-transitions.js";
-import type { SessionStore } from "../src/store/sessions.js";
+import type { SessionRecords } from "./session-records.js";
 import type { TurnRunner } from "./turn.js";
 import type { TurnEnding } from "./turn-end.js";
 
@@ -22,7 +22,7 @@ export const MAX_TURN_ATTEMPTS = 3;
 export interface ActorDeps {
   log: EventLog;
   transitions: SessionTransitions;
-  sessions: SessionStore;
+  records: SessionRecords;
   intents: Intents;
   locks: Locks;
   turns: TurnRunner;
@@ -55,10 +55,14 @@ export class SessionActor {
     }
   }
 
-  /** Runs what the mailbox holds; false when the session has no record (deleted), so nothing can run. */
+  /**
+   * Runs what the mailbox holds; false when the session has no record (deleted), so nothing can run. A
+   * session this worker already knows is not looked up again: deleting one also removes its runtime
+   * state, which then holds nothing to run.
+   */
   private async drain(sessionId: string, fence: string, lost: AbortSignal): Promise<boolean> {
-    const { log, sessions, transitions, turns, ending, logger } = this.deps;
-    const session = await sessions.byId(sessionId);
+    const { log, records, transitions, turns, ending, logger } = this.deps;
+    const session = await records.facts(sessionId);
     if (!session) return false;
     try {
       for (;;) {
@@ -95,6 +99,7 @@ export class SessionActor {
       }
     } catch (err) {
       if (isAppError(err, "lock_lost", "not_found")) {
+        if (isAppError(err, "not_found")) records.forget(sessionId);
         logger.warn("lost the session or its lock; another worker takes over", { sessionId });
         return true;
       }

@@ -15,10 +15,10 @@ import { isAbort } from "../src/models/provider.js";
 import { change, type SessionTransitions } from "../src/services/session-transitions.js";
 import type { VersionDoc } from "../src/store/agents.js";
 import type { PastConversations } from "../src/store/past-conversations.js";
-import type { SessionDoc } from "../src/store/sessions.js";
 import type { ToolGrantStore } from "../src/store/tool-grants.js";
 import type { BuiltinTools, ToolOutcome } from "../src/tools/builtin.js";
 import { sandboxUser } from "../src/tools/sandbox.js";
+import type { SessionFacts } from "./session-records.js";
 
 export interface ToolSettlerDeps {
   transitions: SessionTransitions;
@@ -36,7 +36,7 @@ export class ToolSettler {
   constructor(private readonly deps: ToolSettlerDeps) {}
 
   /** Throws `lock_lost` when the worker stops (shutdown or lost lock) while a tool runs: the call stays `executing`. */
-  async settle(session: SessionDoc, version: VersionDoc, state: RuntimeState, fence: string, signal: AbortSignal, lost: AbortSignal): Promise<void> {
+  async settle(session: SessionFacts, version: VersionDoc, state: RuntimeState, fence: string, signal: AbortSignal, lost: AbortSignal): Promise<void> {
     const turnId = state.turn!.id;
     const at = (): TurnContext => ({ sessionId: session._id, turnId, now: new Date().toISOString() });
     const save = (call: ToolCall, drafts: Draft[]) =>
@@ -65,7 +65,7 @@ export class ToolSettler {
     }
   }
 
-  private async execute(session: SessionDoc, version: VersionDoc, call: ToolCall, signal: AbortSignal): Promise<ToolOutcome> {
+  private async execute(session: SessionFacts, version: VersionDoc, call: ToolCall, signal: AbortSignal): Promise<ToolOutcome> {
     if (call.kind === "mcp") return { ok: false, text: "MCP tool execution is not available yet in this deployment" };
     try {
       return await this.deps.tools.run(call.name, call.input, {

@@ -12,13 +12,15 @@ import { newId } from "../src/ids.js";
 import { usageSnapshot } from "../src/models/usage.js";
 import type { EventLog } from "../src/redis/event-log.js";
 import { change, unchanged, type SessionTransitions } from "../src/services/session-transitions.js";
-import type { SessionDoc, SessionStore } from "../src/store/sessions.js";
+import type { SessionStore } from "../src/store/sessions.js";
 import type { AgentVersions } from "./agent-versions.js";
+import type { SessionFacts, SessionRecords } from "./session-records.js";
 
 export interface TurnEndDeps {
   log: EventLog;
   transitions: SessionTransitions;
   sessions: SessionStore;
+  records: SessionRecords;
   versions: AgentVersions;
 }
 
@@ -36,9 +38,9 @@ export class TurnEnding {
   constructor(private readonly deps: TurnEndDeps) {}
 
   /** Records usage, generates a title after the first turn, then appends the end of the turn. */
-  async end(session: SessionDoc, turnId: string, output: Draft[], stop: StopReason, usage: Usage | undefined, fence: string): Promise<void> {
-    const { sessions, transitions } = this.deps;
-    if (usage) await sessions.addUsage(session._id, turnId, usage);
+  async end(session: SessionFacts, turnId: string, output: Draft[], stop: StopReason, usage: Usage | undefined, fence: string): Promise<void> {
+    const { records, transitions } = this.deps;
+    if (usage) await records.addUsage(session._id, turnId, usage, fence);
     const title = await this.generatedTitle(session, turnId, stop);
     await transitions.run(
       session._id,
@@ -56,7 +58,7 @@ export class TurnEnding {
    * after repeated worker failures). The model calls it made were spent and are reported, on the
    * terminal event and in the session's aggregate.
    */
-  async endEarly(session: SessionDoc, state: RuntimeState, stop: StopReason, fence: string): Promise<void> {
+  async endEarly(session: SessionFacts, state: RuntimeState, stop: StopReason, fence: string): Promise<void> {
     const turn = state.turn!;
     let usage: Usage | undefined;
     if (turn.spent && turn.spent.calls > 0) {
@@ -67,11 +69,14 @@ export class TurnEnding {
   }
 
   /** `session.title_updated`, when this turn gave an untitled session its title (the record's write decides). */
-  private async generatedTitle(session: SessionDoc, turnId: string, stop: StopReason): Promise<Draft[]> {
-    if (session.title !== null || stop.type !== "end_turn") return [];
+  private async generatedTitle(session: SessionFacts, turnId: string, stop: StopReason): Promise<Draft[]> {
+    const { records } = this.deps;
+    if (!records.mayBeUntitled(session._id) || stop.type !== "end_turn") return [];
     const firstPrompt = (await this.deps.log.history(session._id, 0, 50)).find((e: Envelope) => e.type === "user.message");
     const title = titleFrom(firstPrompt ? String((firstPrompt.payload.content as { text: string }[])[0]?.text ?? "") : "");
-    if (!(await this.deps.sessions.setGeneratedTitle(session._id, title))) return [];
+    const generated = await this.deps.sessions.setGeneratedTitle(session._id, title);
+    records.titled(session._id); // ours now, or the record had one already
+    if (!generated) return [];
     return [draft(session._id, newId("evt"), { type: "session.title_updated", title }, { turnId, status: "complete", now: new Date().toISOString() })];
   }
 }

@@ -22,9 +22,10 @@ import type { EventLog } from "../src/redis/event-log.js";
 import type { LiveStream } from "../src/redis/live-stream.js";
 import { change, unchanged, type SessionTransitions } from "../src/services/session-transitions.js";
 import type { VersionDoc } from "../src/store/agents.js";
-import type { SessionDoc, SessionStore } from "../src/store/sessions.js";
+import type { SessionStore } from "../src/store/sessions.js";
 import type { ToolGrantStore } from "../src/store/tool-grants.js";
 import type { AgentVersions } from "./agent-versions.js";
+import type { SessionFacts } from "./session-records.js";
 import type { ToolSettler } from "./tool-settler.js";
 import { UNSETTLED } from "./tool-settler.js";
 import type { Transcripts } from "./transcripts.js";
@@ -59,7 +60,7 @@ export class TurnRunner {
   constructor(private readonly deps: TurnDeps) {}
 
   /** Runs the active turn until it ends or pauses. Throws `lock_lost` when the lock is lost. */
-  async run(session: SessionDoc, initial: RuntimeState, fence: string, lost: AbortSignal): Promise<void> {
+  async run(session: SessionFacts, initial: RuntimeState, fence: string, lost: AbortSignal): Promise<void> {
     const { log, transitions } = this.deps;
     const turnId = initial.turn!.id;
     const abort = new AbortController();
@@ -153,9 +154,9 @@ export class TurnRunner {
   }
 
   /** Decides each tool call of a model answer and appends the answer with the events the decisions need. */
-  private async step(session: SessionDoc, governing: VersionDoc["tools"], ctx: TurnContext, output: Draft[], uses: ToolUse[], spent: Spent, fence: string): Promise<void> {
+  private async step(session: SessionFacts, governing: VersionDoc["tools"], ctx: TurnContext, output: Draft[], uses: ToolUse[], spent: Spent, fence: string): Promise<void> {
     const fresh = await this.deps.sessions.byId(session._id);
-    const yolo = fresh?.yoloMode ?? session.yoloMode; // read at each decision
+    const yolo = fresh?.yoloMode ?? false; // read at each decision
     const always = await this.deps.grants.always({ orgId: session.orgId, agentId: session.agentId, subjectId: session.subjectId });
     const state = await this.deps.log.state(session._id);
     const { drafts, calls } = decideCalls(ctx, governing, uses, yolo, { session: new Set(state.grants), always }, output);
@@ -163,7 +164,7 @@ export class TurnRunner {
   }
 
   /** `session.status_idle` with requires_action; false when everything was answered before it could be written. */
-  private async pause(session: SessionDoc, fence: string): Promise<boolean> {
+  private async pause(session: SessionFacts, fence: string): Promise<boolean> {
     const { value } = await this.deps.transitions.run(
       session._id,
       (state) => (!state.turn || blockingEventIds(state.turn).length === 0 ? unchanged(false) : change(planPause(state, session._id, new Date().toISOString()), true)),

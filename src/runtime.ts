@@ -2,6 +2,7 @@
 import { hostname } from "node:os";
 import { AgentVersions } from "../actors/agent-versions.js";
 import { SessionActor } from "../actors/session-actor.js";
+import { SessionRecords } from "../actors/session-records.js";
 import { ToolSettler } from "../actors/tool-settler.js";
 import { TurnEnding } from "../actors/turn-end.js";
 import { TranscriptCache } from "../actors/transcript-cache.js";
@@ -119,8 +120,9 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
     components,
     async startWorker(consume: boolean) {
       const grants = new ToolGrantStore(mongo.db);
+      const records = new SessionRecords(sessionStore);
       const versions = new AgentVersions(agentStore);
-      const ending = new TurnEnding({ log: eventLog, transitions, sessions: sessionStore, versions });
+      const ending = new TurnEnding({ log: eventLog, transitions, sessions: sessionStore, records, versions });
       const settler = new ToolSettler({
         transitions,
         tools: new BuiltinTools(new MemoryStore(mongo.db), new TodoStore(mongo.db)),
@@ -145,7 +147,7 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
       const actor = new SessionActor({
         log: eventLog,
         transitions,
-        sessions: sessionStore,
+        records,
         intents,
         locks: new Locks(redis, keys),
         turns,
