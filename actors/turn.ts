@@ -10,7 +10,7 @@ import { draft, type Draft } from "../src/domain/events.js";
 import type { TokenUsage, ToolUse } from "../src/domain/model-types.js";
 import { blockingEventIds, WAITING, type RuntimeState, type Spent } from "../src/domain/session-state.js";
 import { decideCalls, messageDraft, type TurnContext } from "../src/domain/tool-calls.js";
-import { governingTools } from "../src/domain/tool-permissions.js";
+import { governingTools, wouldAsk } from "../src/domain/tool-permissions.js";
 import { turnPrompt } from "../src/domain/turn-prompt.js";
 import { planPause, planSteersConsumed, planStep } from "../src/domain/turn-plans.js";
 import { AppError, isAppError, unavailable } from "../src/errors.js";
@@ -153,13 +153,18 @@ export class TurnRunner {
     }
   }
 
-  /** Decides each tool call of a model answer and appends the answer with the events the decisions need. */
+  /**
+   * Decides each tool call of a model answer and appends the answer with the events the decisions need.
+   * `yoloMode` and `always` grants are read from MongoDB only when a call would otherwise ask: yoloMode
+   * fresh at each such decision (a caller may have just changed it), grants only when yoloMode is off.
+   */
   private async step(session: SessionFacts, governing: VersionDoc["tools"], ctx: TurnContext, output: Draft[], uses: ToolUse[], spent: Spent, fence: string): Promise<void> {
-    const fresh = await this.deps.sessions.byId(session._id);
-    const yolo = fresh?.yoloMode ?? false; // read at each decision
-    const always = await this.deps.grants.always({ orgId: session.orgId, agentId: session.agentId, subjectId: session.subjectId });
     const state = await this.deps.log.state(session._id);
-    const { drafts, calls } = decideCalls(ctx, governing, uses, yolo, { session: new Set(state.grants), always }, output);
+    const granted = new Set(state.grants);
+    const asks = uses.some((use) => wouldAsk(governing, use.name, granted));
+    const yolo = asks && ((await this.deps.sessions.byId(session._id))?.yoloMode ?? false);
+    const always = asks && !yolo ? await this.deps.grants.always({ orgId: session.orgId, agentId: session.agentId, subjectId: session.subjectId }) : new Set<string>();
+    const { drafts, calls } = decideCalls(ctx, governing, uses, yolo, { session: granted, always }, output);
     await this.deps.transitions.run(session._id, (s) => change(planStep(s, drafts, calls, spent), null), { fence });
   }
 

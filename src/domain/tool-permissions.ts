@@ -95,6 +95,14 @@ export function decide(resolved: ResolvedTool | null, name: string, yoloMode: bo
   return { action: "ask" };
 }
 
+/**
+ * Whether a call would ask the human when neither yoloMode nor an `always` grant allows it: only then do
+ * those two need reading.
+ */
+export function wouldAsk(tools: ToolConfig[], name: string, sessionGrants: ReadonlySet<string>): boolean {
+  return decide(resolveTool(tools, name), name, false, { session: sessionGrants, always: new Set() }).action === "ask";
+}
+
 /** Built-in tools the model can see: those of enabled toolsets (a disabled toolset is invisible). */
 export function visibleBuiltinTools(tools: ToolConfig[]): string[] {
   const set = tools.find((t) => t.type === "agent_toolset");
