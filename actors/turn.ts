@@ -64,7 +64,8 @@ export class TurnRunner {
     const { log, transitions } = this.deps;
     const turnId = initial.turn!.id;
     const abort = new AbortController();
-    lost.addEventListener("abort", () => abort.abort(), { once: true });
+    const onLost = () => abort.abort();
+    lost.addEventListener("abort", onLost, { once: true });
     const watcher = setInterval(() => {
       log.state(session._id).then(
         (s) => s.interrupt === turnId && abort.abort(),
@@ -150,6 +151,8 @@ export class TurnRunner {
       }
     } finally {
       clearInterval(watcher);
+      // `lost` outlives the turn (one drain runs many): a listener left on it would pile up.
+      lost.removeEventListener("abort", onLost);
     }
   }
 
