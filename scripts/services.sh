@@ -1,17 +1,28 @@
 #!/usr/bin/env bash
-# Installs (when missing) and starts local Redis and FerretDB for machines without Docker.
-# Idempotent: a service that already answers on its port is left alone.
+# Installs (when missing) and starts local Redis and FerretDB for machines without Docker. FerretDB
+# stores its data in PostgreSQL (installed and started here too), or in SQLite with
+# FERRETDB_BACKEND=sqlite. Idempotent: a service that already answers on its port is left alone.
 set -euo pipefail
 
 STATE_DIR="${SERVICES_DIR:-${XDG_STATE_HOME:-$HOME/.local/state}/agent-sessions}"
 FERRETDB_VERSION="v1.24.2"
-FERRETDB_BIN="$STATE_DIR/bin/ferretdb-$FERRETDB_VERSION"
-REDIS_PORT=6379
-MONGO_PORT=27017
+# The build carries scripts/ferretdb-id-index.patch; the name changes with the patch, so a machine
+# holding an older build builds again.
+FERRETDB_BIN="$STATE_DIR/bin/ferretdb-$FERRETDB_VERSION-id-index"
+FERRETDB_PATCH="$(cd "$(dirname "$0")" && pwd)/ferretdb-id-index.patch"
+FERRETDB_BACKEND="${FERRETDB_BACKEND:-postgresql}"
+REDIS_PORT="${REDIS_PORT:-6379}"
+MONGO_PORT="${MONGO_PORT:-27017}"
+# Not 5432, which a system cluster installed with the package may hold.
+POSTGRES_PORT="${POSTGRES_PORT:-54329}"
 
 log() { printf 'services: %s\n' "$*" >&2; }
 answers() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+apt_install() {
+  as_root apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "$@" >/dev/null
+}
 
 wait_for() {
   local name=$1 port=$2 log_file=$3
@@ -28,14 +39,44 @@ start_redis() {
   if answers "$REDIS_PORT"; then log "redis already answers on 127.0.0.1:$REDIS_PORT"; return; fi
   if ! command -v redis-server >/dev/null; then
     log "installing redis-server from Debian's packages"
-    as_root apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq redis-server >/dev/null
+    apt_install redis-server
   fi
   mkdir -p "$STATE_DIR/redis"
   # AOF on: the event log is the system of record for a conversation.
   redis-server --daemonize yes --bind 127.0.0.1 --port "$REDIS_PORT" --dir "$STATE_DIR/redis" \
     --appendonly yes --appendfsync everysec --logfile "$STATE_DIR/redis/redis.log"
   wait_for redis "$REDIS_PORT" "$STATE_DIR/redis/redis.log"
+}
+
+postgres_bin() { find /usr/lib/postgresql -maxdepth 2 -name bin 2>/dev/null | sort -V | tail -n 1; }
+
+start_postgres() {
+  if answers "$POSTGRES_PORT"; then log "postgresql already answers on 127.0.0.1:$POSTGRES_PORT"; return; fi
+  local bin data
+  bin=$(postgres_bin)
+  if [ -z "$bin" ]; then
+    log "installing postgresql from Debian's packages"
+    apt_install postgresql
+    bin=$(postgres_bin)
+  fi
+  # PostgreSQL refuses to run as root: as root, the cluster belongs to the postgres user, in its home.
+  local run=()
+  if [ "$(id -u)" -eq 0 ]; then
+    data="/var/lib/postgresql/agent-sessions-$POSTGRES_PORT"
+    run=(runuser -u postgres --)
+  else
+    data="$STATE_DIR/postgres"
+  fi
+  if [ ! -s "$data/PG_VERSION" ]; then
+    # Trust: the cluster listens on the loopback address only, and no Unix socket.
+    "${run[@]}" "$bin/initdb" -D "$data" -U postgres --auth=trust -E UTF8 >/dev/null
+  fi
+  "${run[@]}" "$bin/pg_ctl" -D "$data" -l "$data/postgresql.log" -w \
+    -o "-p $POSTGRES_PORT -c listen_addresses=127.0.0.1 -c unix_socket_directories=''" start >/dev/null
+  wait_for postgresql "$POSTGRES_PORT" "$data/postgresql.log"
+  local psql=("$bin/psql" -h 127.0.0.1 -p "$POSTGRES_PORT" -U postgres -qAt)
+  [ "$("${psql[@]}" -c "SELECT 1 FROM pg_database WHERE datname = 'ferretdb'")" = 1 ] \
+    || "${psql[@]}" -c "CREATE DATABASE ferretdb"
 }
 
 build_ferretdb() {
@@ -52,6 +93,8 @@ build_ferretdb() {
   cp -r "$dir/." "$src"
   chmod -R u+w "$src"
   echo "$FERRETDB_VERSION" > "$src/build/version/version.txt"
+  # Lookups by _id use the _id index on both backends (see the patch's header).
+  (cd "$src" && git apply "$FERRETDB_PATCH")
   mkdir -p "$STATE_DIR/bin"
   (cd "$src" && go build -trimpath -o "$FERRETDB_BIN" ./cmd/ferretdb)
   rm -rf "$src"
@@ -60,8 +103,18 @@ build_ferretdb() {
 start_ferretdb() {
   if answers "$MONGO_PORT"; then log "a MongoDB-wire server already answers on 127.0.0.1:$MONGO_PORT"; return; fi
   [ -x "$FERRETDB_BIN" ] || build_ferretdb
-  mkdir -p "$STATE_DIR/ferretdb/data"
-  nohup "$FERRETDB_BIN" --handler=sqlite --sqlite-url="file:$STATE_DIR/ferretdb/data/" \
+  local backend
+  case "$FERRETDB_BACKEND" in
+    postgresql)
+      start_postgres
+      backend=(--handler=postgresql "--postgresql-url=postgres://postgres@127.0.0.1:$POSTGRES_PORT/ferretdb") ;;
+    sqlite)
+      mkdir -p "$STATE_DIR/ferretdb/data"
+      backend=(--handler=sqlite "--sqlite-url=file:$STATE_DIR/ferretdb/data/") ;;
+    *) log "FERRETDB_BACKEND must be postgresql or sqlite"; exit 2 ;;
+  esac
+  mkdir -p "$STATE_DIR/ferretdb"
+  nohup "$FERRETDB_BIN" "${backend[@]}" \
     --listen-addr="127.0.0.1:$MONGO_PORT" --debug-addr=127.0.0.1:0 --state-dir="$STATE_DIR/ferretdb" \
     --telemetry=disable --log-level=warn >"$STATE_DIR/ferretdb/ferretdb.log" 2>&1 &
   wait_for ferretdb "$MONGO_PORT" "$STATE_DIR/ferretdb/ferretdb.log"
