@@ -6,6 +6,7 @@ import { createApp } from "../../src/http/app.js";
 import { createHttpServer } from "../../src/http/server.js";
 import { createLogger } from "../../src/log.js";
 import { createRuntime, type Components } from "../../src/runtime.js";
+import type { MongoOptions } from "../../src/store/mongo.js";
 import { checkResponse } from "./contract.js";
 import { env } from "./hooks.js";
 
@@ -20,10 +21,10 @@ export interface TestServer {
 
 let orgCounter = 0;
 
-/** Starts the API and the roles ROLE names (default all) in this process, as `main.ts` does. */
-export async function startServer(extraEnv: Record<string, string> = {}): Promise<TestServer> {
+/** Starts the API and the roles ROLE names (default all) in this process, as `main.ts` does; `mongo`: options of its MongoDB client. */
+export async function startServer(extraEnv: Record<string, string> = {}, mongo: MongoOptions = {}): Promise<TestServer> {
   const config = loadConfig({ MONGO_URL: env.mongoUrl, REDIS_URL: env.redisUrl, REDIS_KEY_PREFIX: env.redisKeyPrefix, PORT: "0", LOG_LEVEL: "error", ...extraEnv });
-  const runtime = await createRuntime(config, createLogger(config.logLevel));
+  const runtime = await createRuntime(config, createLogger(config.logLevel), { mongo });
   const services = runtime.components;
   if (config.role !== "api") await runtime.startWorker(config.role !== "scheduler");
   const server: Server = createHttpServer(createApp(services)).listen(0, "127.0.0.1");
