@@ -7,7 +7,7 @@
  *                     ▼                │
  *   actors ──▶ src/store, src/redis, src/models, src/tools
  *
- * Shared by all: src/errors.ts, src/ids.ts, src/log.ts, src/config.ts, src/paths.ts.
+ * Shared by all: src/errors.ts, src/ids.ts, src/log.ts, src/config.ts, src/paths.ts, src/lru.ts.
  */
 const LOWER = "^src/(store|redis|models|tools)/";
 
