@@ -102,7 +102,8 @@ export class SessionStore {
   /**
    * Adds a turn's usage once: a recovered turn that reports again is not counted twice. `known` is the
    * tally the caller knows the record holds (it wrote it, and nobody else can have written since); given,
-   * the record is not read first. Returns the tally the record then holds (null: no record).
+   * the record is not read first. Returns the tally written, or the one found already counting the turn
+   * (null: no record).
    */
   async addUsage(id: string, turnId: string, usage: Usage, known?: Tally | null): Promise<Tally | null> {
     let prev = known;
