@@ -133,8 +133,8 @@ async function databaseSize(signal: AbortSignal): Promise<void> {
     for (let i = 1; i < SMALL; i++) await service.post("/v1/sessions", { agentId, subjectId: `size-${i}` });
     await warmLatencies(session, 5);
     const { db } = service.runtime.components.mongo;
-    // In the order small, large, large, small: the session's history grows with every turn (a turn
-    // rebuilds its conversation from the log), and this order gives both sizes the same mean length.
+    // In the order small, large, large, small: whatever drifts over the run (the session's growing
+    // history, the machine's load) then falls on both sizes alike.
     const small = await warmLatencies(session, SIZE_SAMPLES);
     const orgs = await seed(db, service.runtime.components.agentStore, service.run, LARGE - SMALL);
     await warmLatencies(session, 2);
