@@ -97,7 +97,7 @@ async function throughput(service: Service, agentId: string, database: Database,
 
 function printOps(label: string, ops: MongoOp[], answeredAt: number): void {
   const before = ops.filter((o) => o.startedAt < answeredAt);
-  console.log(`    ${label}: ${ops.length} commands, ${before.length} before the POST's answer`);
+  console.log(`    ${label}: ${ops.length} commands, ${before.length} started before the POST's answer arrived`);
   for (const op of ops) {
     const when = op.startedAt < answeredAt ? "before" : "after ";
     console.log(`      ${when}  ${op.ms === undefined ? "       ?" : f(op.ms, 8, 0)} ms  ${op.name} ${op.collection} ${op.shape}`);
@@ -118,7 +118,8 @@ async function commands(service: Service, agentId: string, ops: MongoOps, signal
   const first = await turnOps(session, ops);
   await session.turn();
   const warm = await turnOps(session, ops);
-  console.log(`(c) MongoDB commands of one turn (command monitoring on the service's client; values shown as their types)`);
+  console.log(`(c) MongoDB commands of one turn (command monitoring on the service's client; values shown as their types;`);
+  console.log(`    the status projector's writes start at the commit, beside the answer, which does not wait for them)`);
   printOps("first turn of a new session", first.list, first.answeredAt);
   printOps("warm turn", warm.list, warm.answeredAt);
 }
