@@ -56,8 +56,11 @@ async function baselineAppendRate(): Promise<number> {
   return requests * BATCH;
 }
 
-/** A Koa app with one route that answers 202 with a small JSON body: the floor of any HTTP send. */
-async function trivialKoaRate(body: string): Promise<number> {
+/**
+ * A Koa app with one route that answers 202 with a small JSON body: the floor of any HTTP send, as
+ * requests per second at the send concurrency and as the latency of one POST at a time.
+ */
+async function trivialKoa(body: string): Promise<{ rate: number; latencies: number[] }> {
   const app = new Koa();
   app.use((ctx) => {
     ctx.status = 202;
@@ -66,13 +69,20 @@ async function trivialKoaRate(body: string): Promise<number> {
   const server = app.listen(0, "127.0.0.1");
   await new Promise((r) => server.once("listening", r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/sessions/x/events`;
-  const result = await rate(SEND_CONCURRENCY, SECONDS, async () => {
+  const post = async () => {
     const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body });
     await res.arrayBuffer();
-  });
+  };
+  const result = await rate(SEND_CONCURRENCY, SECONDS, post);
+  const latencies: number[] = [];
+  for (let i = 0; i < SAMPLES; i++) {
+    const t0 = performance.now();
+    await post();
+    latencies.push(performance.now() - t0);
+  }
   server.closeAllConnections();
   server.close();
-  return result;
+  return { rate: result, latencies };
 }
 
 const send = async (service: Service, sessionId: string, body: string) => {
@@ -133,7 +143,7 @@ async function main(): Promise<void> {
   const statuses = new Map<number, number>();
   const count = (status: number) => statuses.set(status, (statuses.get(status) ?? 0) + 1);
   const sendRate = await rate(SEND_CONCURRENCY, SECONDS, async (client, n) => void count(await send(service, single[(client + SEND_CONCURRENCY * n) % single.length]!, oneSteer)));
-  const koaRate = await trivialKoaRate(oneSteer);
+  const koa = await trivialKoa(oneSteer);
 
   // (c) Batches of steers.
   const batched = await sessionsFor(service, agentId, "batch", 3_000 / SECONDS);
@@ -165,16 +175,18 @@ async function main(): Promise<void> {
 
   const a = summary(latencies);
   const b = summary(roundTrips);
+  const k = summary(koa.latencies);
   const show = (m: Map<number, number>) => [...m].map(([s, n]) => `${n} × ${s}`).join(", ");
   console.log(await conditions());
   console.log(`(a) POST user.message → first SSE frame, ${SAMPLES} samples`);
   console.log(`    service        p50 ${fixed(a.p50)} ms   p99 ${fixed(a.p99)} ms`);
   console.log(`    raw Redis      p50 ${fixed(b.p50)} ms   p99 ${fixed(b.p99)} ms   (XADD → blocked XREAD)`);
   console.log(`    ratio          p50 ${fixed(a.p50 / b.p50, 8, 1)}x   p99 ${fixed(a.p99 / b.p99, 8, 1)}x   (target: p99 ≤ 3x)`);
+  console.log(`    trivial Koa    p50 ${fixed(k.p50)} ms   p99 ${fixed(k.p99)} ms   (one POST answered, same client: HTTP alone)`);
   console.log(`(b) sends per second, one event a request, ${SEND_CONCURRENCY} connections, ${SECONDS} s`);
   console.log(`    service        ${fixed(sendRate, 8, 0)} requests/s   (${show(statuses)})`);
-  console.log(`    trivial Koa    ${fixed(koaRate, 8, 0)} requests/s   (one route answering 202, same client)`);
-  console.log(`    ratio          ${fixed(sendRate / koaRate, 8, 3)}   (target ≥ 0.5)`);
+  console.log(`    trivial Koa    ${fixed(koa.rate, 8, 0)} requests/s   (one route answering 202, same client)`);
+  console.log(`    ratio          ${fixed(sendRate / koa.rate, 8, 3)}   (target ≥ 0.5)`);
   console.log(`(c) inbound events appended per second, ${CONCURRENCY} connections, ${BATCH} events a request, ${SECONDS} s`);
   console.log(`    service        ${fixed((batchRequests - limited) * BATCH, 8, 0)} events/s${limited ? `   (${limited} requests hit the allowance)` : ""}`);
   console.log(`    raw Redis      ${fixed(rawRate, 8, 0)} events/s   (pipelined XADD, same concurrency and batch)`);

@@ -8,6 +8,7 @@ import { planInbound } from "../domain/inbound-plan.js";
 import { startsTurn } from "../domain/session-state.js";
 import { isAppError, notFound, validationError, type RateLimitStanding } from "../errors.js";
 import type { RateLimitCache } from "../redis/rate-limit-cache.js";
+import { Lru } from "../lru.js";
 import { identityOf, type EventLog, type SessionIdentity } from "../redis/event-log.js";
 import type { AgentStore } from "../store/agents.js";
 import type { SessionStore } from "../store/sessions.js";
@@ -44,7 +45,7 @@ export class EventService {
     private readonly limits: RateLimitCache,
   ) {}
 
-  private readonly identities = new Map<string, SessionIdentity>();
+  private readonly identities = new Lru<string, SessionIdentity>(IDENTITY_CACHE_SIZE);
 
   /**
    * The session's identity (immutable): from a small in-process cache, else from its runtime state
@@ -52,16 +53,14 @@ export class EventService {
    * from its record once. Another organization's session is not found.
    */
   private async identity(orgId: string, sessionId: string, known: SessionIdentity | null): Promise<SessionIdentity> {
-    let found = this.identities.get(sessionId) ?? known;
+    const cached = this.identities.get(sessionId);
+    let found = cached ?? known;
     if (!found) {
       const doc = await this.sessions.get(orgId, sessionId);
       if (!doc) throw notFound("session");
       found = { orgId: doc.orgId, agentId: doc.agentId, subjectId: doc.subjectId };
     }
-    if (!this.identities.has(sessionId)) {
-      if (this.identities.size >= IDENTITY_CACHE_SIZE) this.identities.delete(this.identities.keys().next().value!);
-      this.identities.set(sessionId, found);
-    }
+    if (!cached) this.identities.set(sessionId, found);
     if (found.orgId !== orgId) throw notFound("session");
     return found;
   }
