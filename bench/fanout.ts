@@ -12,29 +12,15 @@
  * BENCH_WARMUP (samples not counted, default 20).
  */
 import { execFileSync } from "node:child_process";
-import type { AddressInfo } from "node:net";
 import { cpus, loadavg, totalmem } from "node:os";
 import { Worker } from "node:worker_threads";
-import { Redis } from "ioredis";
-import { MongoClient } from "mongodb";
-import { loadConfig } from "../src/config.js";
-import { createApp } from "../src/http/app.js";
-import { createHttpServer } from "../src/http/server.js";
-import { createLogger } from "../src/log.js";
-import { createRuntime } from "../src/runtime.js";
+import { percentile, startService } from "./support.js";
 import { MARKER, nowMs, type ClientOptions, type ClientReport } from "./fanout-protocol.js";
 
 const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 1000);
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 500);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 20);
 const SAMPLE_TIMEOUT_MS = 60_000;
-const mongoBase = process.env.MONGO_URL ?? "mongodb://127.0.0.1:27017/agent_sessions";
-const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
-const run = `bench-fanout-${Date.now().toString(36)}`;
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
 
 /** The shell's soft and hard limits on open files, which this process inherited. */
 function fileLimits(): { soft: number; hard: number } {
@@ -81,16 +67,10 @@ async function main(): Promise<void> {
   const needed = 2 * SUBSCRIBERS + 200;
   if (limits.soft < needed) throw new Error(`open files limit ${limits.soft} is below the ${needed} needed; raise it (ulimit -n ${needed}, at most ${limits.hard})`);
 
-  const mongoUrl = new URL(mongoBase);
-  mongoUrl.pathname = `/${run.replace(/-/g, "_")}`;
-  const config = loadConfig({ ...process.env, MONGO_URL: mongoUrl.toString(), REDIS_URL: redisUrl, REDIS_KEY_PREFIX: run, LOG_LEVEL: "error", PORT: "0" });
   // The API alone: steers start no turn, so no worker is needed.
-  const runtime = await createRuntime(config, createLogger("error"));
-  const server = createHttpServer(createApp(runtime.components)).listen(0, "127.0.0.1");
-  await new Promise((r) => server.once("listening", r));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const { organizations, appender } = runtime.components;
-  const { key } = await organizations.createKey(await organizations.ensureOrganization(run), 10_000_000);
+  const service = await startService("bench-fanout", { ROLE: "api" });
+  const { base, key } = service;
+  const { appender } = service.runtime.components;
 
   // When the latest POST's append script was sent, and how long until its reply was handled.
   let appendSent = 0;
@@ -141,20 +121,7 @@ async function main(): Promise<void> {
   const one = await measure(1);
   const many = await measure(SUBSCRIBERS);
 
-  server.closeAllConnections();
-  server.close();
-  await runtime.close();
-  const mongo = new MongoClient(mongoUrl.toString());
-  await mongo.connect();
-  await mongo.db().dropDatabase();
-  await mongo.close();
-  const redis = new Redis(redisUrl);
-  for (let cursor = "0"; ; ) {
-    const [next, found] = await redis.scan(cursor, "MATCH", `${run}:*`, "COUNT", 1000);
-    if (found.length) await redis.del(...found);
-    if ((cursor = next) === "0") break;
-  }
-  redis.disconnect();
+  await service.close();
 
   const f = (n: number) => n.toFixed(2).padStart(8);
   const line = (label: string, r: typeof one) => {

@@ -53,14 +53,14 @@ export interface Service {
   close(): Promise<void>;
 }
 
-/** The API and a worker in this process, on a namespace of their own; `close` removes its data. */
+/** The API and a worker in this process (the API alone with `ROLE: "api"`), on a namespace of their own; `close` removes its data. */
 export async function startService(name: string, env: Record<string, string> = {}, mongo: MongoOptions = {}): Promise<Service> {
   const run = `${name}-${Date.now().toString(36)}`;
   const mongoUrl = new URL(mongoBase);
   mongoUrl.pathname = `/${run.replace(/-/g, "_")}`;
   const config = loadConfig({ ...process.env, MONGO_URL: mongoUrl.toString(), REDIS_URL: redisUrl, REDIS_KEY_PREFIX: run, LOG_LEVEL: "error", PORT: "0", ...env });
   const runtime = await createRuntime(config, createLogger("error"), { mongo });
-  await runtime.startWorker(true);
+  if (config.role !== "api") await runtime.startWorker(true);
   const server = createHttpServer(createApp(runtime.components)).listen(0, "127.0.0.1");
   await new Promise((r) => server.once("listening", r));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
