@@ -85,10 +85,6 @@ export class EventLog {
     return snapshotOf(await this.redis.hgetall(this.keys.sessionState(sessionId)));
   }
 
-  async exists(sessionId: string): Promise<boolean> {
-    return (await this.redis.exists(this.keys.sessionState(sessionId))) === 1;
-  }
-
   /** Whether the session has state, and its identity when the state keeps it, in one read. */
   async identity(sessionId: string): Promise<{ identity: SessionIdentity | null } | null> {
     const [v, org, agent, subject] = await this.redis.hmget(this.keys.sessionState(sessionId), "v", IDENTITY_FIELDS.orgId, IDENTITY_FIELDS.agentId, IDENTITY_FIELDS.subjectId);
@@ -120,18 +116,6 @@ export class EventLog {
     const parsed = entries.map(([, fields]) => parseEntry(fields));
     const envelopes = await this.withOverlay(sessionId, parsed.map((f) => JSON.parse(f.env!) as Envelope));
     return envelopes.map((envelope, i) => ({ envelope, liveId: parsed[i]!.live ?? "0-0" }));
-  }
-
-  /** The whole durable log in order, read in pages (for rebuilding a turn). */
-  async all(sessionId: string): Promise<Envelope[]> {
-    const out: Envelope[] = [];
-    let after = 0;
-    for (;;) {
-      const page = await this.history(sessionId, after, 500);
-      out.push(...page);
-      if (page.length < 500) return out;
-      after = page[page.length - 1]!.sequence;
-    }
   }
 
   async withOverlay(sessionId: string, envelopes: Envelope[]): Promise<Envelope[]> {
