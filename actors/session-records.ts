@@ -1,15 +1,11 @@
 /**
  * A worker's view of session records, cached in process: the facts a turn runs on, which never change
- * (whose session it is, the agent version, subject and role), read from MongoDB once; whether the
- * record is known to have a title; and the usage tally this worker last wrote, with the lock tenure it
- * wrote it in. Only the holder of a session's lock adds usage, so while the same tenure (fencing token)
- * lasts, that tally is the record's and the next turn adds to it without reading; a new tenure reads
- * again, as another worker may have counted turns in between. Fields callers may change (yoloMode,
- * metadata) are not here: whoever needs them reads the record.
+ * (whose session it is, the agent version, subject and role), read from MongoDB once; and whether the
+ * record is known to have a title. Fields callers may change (yoloMode, metadata) are not here: whoever
+ * needs them reads the record. (The usage total is not the record's to keep: the runtime state has it.)
  */
-import type { Usage } from "../src/domain/events.js";
 import { Lru } from "../src/lru.js";
-import type { SessionDoc, SessionStore, Tally } from "../src/store/sessions.js";
+import type { SessionDoc, SessionStore } from "../src/store/sessions.js";
 
 export type SessionFacts = Pick<SessionDoc, "_id" | "orgId" | "agentId" | "agentVersion" | "subjectId" | "role">;
 
@@ -17,7 +13,6 @@ interface Entry {
   facts: SessionFacts;
   /** A title, once set, is never removed (an update can only replace it). */
   titled: boolean;
-  written?: { tally: Tally | null; fence: string };
 }
 
 /** Sessions remembered; an entry is a few hundred bytes. */
@@ -43,14 +38,6 @@ export class SessionRecords {
   /** A session found gone: its facts are no longer served. */
   forget(sessionId: string): void {
     this.entries.delete(sessionId);
-  }
-
-  /** Adds a turn's usage to the record's tally once, under the lock whose token is `fence`. */
-  async addUsage(sessionId: string, turnId: string, usage: Usage, fence: string): Promise<void> {
-    const entry = this.entries.get(sessionId);
-    const known = entry?.written?.fence === fence ? entry.written.tally : undefined;
-    const tally = await this.sessions.addUsage(sessionId, turnId, usage, known);
-    if (entry) entry.written = { tally, fence };
   }
 
   /** Whether the record may still lack a title: false once it is known to have one. */

@@ -1,13 +1,13 @@
 /**
- * The end of a turn: its usage added to the session's aggregate, a title generated after the first
- * turn, then its output and `session.status_idle` appended in one transition.
+ * The end of a turn: a title generated after the first turn, then its output, `session.status_idle` and
+ * its usage added to the session's total, in one transition.
  */
 import { titleFrom } from "../src/domain/conversation.js";
 import { draft, type Draft, type Envelope, type StopReason, type Usage } from "../src/domain/events.js";
 import { parseModelName } from "../src/domain/model-names.js";
 import type { TokenUsage } from "../src/domain/model-types.js";
 import type { RuntimeState, Spent } from "../src/domain/session-state.js";
-import { planTurnEnd } from "../src/domain/turn-plans.js";
+import { needsRecordedUsage, planTurnEnd, type TurnEnd } from "../src/domain/turn-plans.js";
 import { newId } from "../src/ids.js";
 import { usageSnapshot } from "../src/models/usage.js";
 import type { EventLog } from "../src/redis/event-log.js";
@@ -37,20 +37,27 @@ export function spentUsage(modelName: string, spent: Spent, startedAt: string): 
 export class TurnEnding {
   constructor(private readonly deps: TurnEndDeps) {}
 
-  /** Records usage, generates a title after the first turn, then appends the end of the turn. */
+  /**
+   * Generates a title after the first turn, then appends the end of the turn, which adds its usage to
+   * the session's total. A session from before the total was kept in its state reads its record's first.
+   */
   async end(session: SessionFacts, turnId: string, output: Draft[], stop: StopReason, usage: Usage | undefined, fence: string): Promise<void> {
-    const { records, transitions } = this.deps;
-    if (usage) await records.addUsage(session._id, turnId, usage, fence);
     const title = await this.generatedTitle(session, turnId, stop);
-    await transitions.run(
-      session._id,
-      (state) => {
-        if (state.turn?.id !== turnId) return unchanged(null);
-        const plan = planTurnEnd(state, session._id, output, stop, usage, new Date().toISOString());
-        return change({ ...plan, drafts: [...plan.drafts, ...title] }, null);
-      },
-      { fence },
-    );
+    const ending: TurnEnd = { output, stop, ...(usage ? { usage } : {}) };
+    for (;;) {
+      const { value } = await this.deps.transitions.run(
+        session._id,
+        (state) => {
+          if (state.turn?.id !== turnId) return unchanged("ended");
+          if (needsRecordedUsage(state, ending)) return unchanged("needs the record's usage");
+          const plan = planTurnEnd(state, session._id, ending, new Date().toISOString());
+          return change({ ...plan, drafts: [...plan.drafts, ...title] }, "ended");
+        },
+        { fence },
+      );
+      if (value === "ended") return;
+      ending.recorded = (await this.deps.sessions.byId(session._id))?.usage ?? null;
+    }
   }
 
   /**

@@ -66,7 +66,7 @@ async function seed(db: Db, log: EventLog): Promise<Target[]> {
       const now = new Date();
       batch.push({
         _id: newId("ses"), orgId: org.orgId, agentId: org.agentId, agentVersion: 1, subjectId: `subject-${i}`, role: null, title: null, titleSource: null,
-        yoloMode: false, metadata: { bench: run }, status: "idle", statusVersion: 0, usage: null, usageTurn: null, createdAt: now, updatedAt: now,
+        yoloMode: false, metadata: { bench: run }, status: "idle", statusVersion: 0, usage: null, createdAt: now, updatedAt: now,
       });
       if (i % step === 0 && targets.length < SAMPLES) targets.push({ sessionId: batch.at(-1)!._id, key: org.key });
     }

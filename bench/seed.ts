@@ -61,7 +61,6 @@ export async function seed(db: Db, agents: AgentStore, run: string, count: numbe
           last_turn_latency_ms: 900,
           latency_ms: 900 * turns,
         },
-        usageTurn: newId("turn"),
         createdAt,
         updatedAt: new Date(createdAt.getTime() + turns * 60_000),
       };

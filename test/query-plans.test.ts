@@ -33,7 +33,7 @@ describe("query plans of the hot lookups", () => {
 
   const sessionOf = (orgId: string, agentId: string): SessionDoc => ({
     _id: newId("ses"), orgId, agentId, agentVersion: 1, subjectId: newId("req"), role: null, title: null, titleSource: null,
-    yoloMode: false, metadata: {}, status: "idle", statusVersion: 0, usage: null, usageTurn: null, createdAt: new Date(), updatedAt: new Date(),
+    yoloMode: false, metadata: {}, status: "idle", statusVersion: 0, usage: null, createdAt: new Date(), updatedAt: new Date(),
   });
 
   /** Every query `fn` sends is indexed, and it sends at least one. */
@@ -76,9 +76,10 @@ describe("query plans of the hot lookups", () => {
     await expectIndexed(() => sessions.delete(doomed.orgId, doomed._id));
   });
 
-  it("the status projection, the usage tally and the generated title", async () => {
-    await expectIndexed(() => sessions.projectStatus(session._id, "running", 3));
-    await expectIndexed(() => sessions.addUsage(session._id, newId("turn"), usage));
+  it("the projection of status and usage and the generated title", async () => {
+    await expectIndexed(() => sessions.projectState(session._id, { status: "running" }, 3));
+    await expectIndexed(() => sessions.projectState(session._id, { status: "idle", usage }, 4));
+    expect((await sessions.byId(session._id))!.usage).to.deep.equal(usage);
     await expectIndexed(() => sessions.setGeneratedTitle(session._id, "A title"));
   });
 

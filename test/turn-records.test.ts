@@ -1,6 +1,5 @@
 import { expect } from "chai";
 import type { CommandStartedEvent } from "mongodb";
-import { SessionRecords } from "../actors/session-records.js";
 import type { Usage } from "../src/domain/events.js";
 import { allEvents, completeTurn, newSession } from "./support/api.js";
 import { client, startServer, type Client, type TestServer } from "./support/server.js";
@@ -43,9 +42,9 @@ describe("turns and session records", () => {
   const { paused } = sessionSteps(() => api);
 
   const of = (name: string, collection: string) => commands.filter((c) => c.commandName === name && c.command[name] === collection);
-  const usageWrites = () => of("update", "sessions").filter((c) => JSON.stringify(c.command.updates).includes('"tally"'));
+  const projections = () => of("update", "sessions").filter((c) => JSON.stringify(c.command.updates).includes('"projected"'));
 
-  it("a warm turn reads neither the session's facts nor the agent version, and writes its usage once", async () => {
+  it("a warm turn reads nothing from MongoDB: its usage is added to the total in the state, and the record follows", async () => {
     const { sessionId } = await createSession(api);
     const sse = await openSse(`${server.url}/v1/sessions/${sessionId}/events/stream`, key);
     const idles = () => sse.frames.filter((f) => f.event === "session.status_idle").length;
@@ -57,32 +56,38 @@ describe("turns and session records", () => {
     await sendText(api, sessionId, "the measured turn");
     await sse.waitFor(() => idles() === 3);
     sse.close();
-    // A read of the whole record is the facts' (by id, no projection); the usage tally's names its fields.
-    expect(of("find", "sessions").filter((c) => !c.command.projection), "reads of the session record").to.have.length(0);
+    expect(of("find", "sessions"), "reads of the session record").to.have.length(0);
     expect(of("find", "agent_versions"), "reads of the agent version").to.have.length(0);
-    expect(usageWrites(), "usage writes").to.have.length(1);
     expect((await api.get(`/v1/sessions/${sessionId}`)).body.usage.calls).to.equal(3);
+    await server.services.projector.drain();
+    expect(projections().length, "record writes: the projections of running and idle").to.be.within(1, 2);
+    expect((await server.services.sessionStore.byId(sessionId))!.usage!.calls, "the record's total").to.equal(3);
   });
 
-  it("usage: within one lock tenure a worker adds to the tally it wrote without reading; another tenure or worker reads first", async () => {
+  it("a session whose state keeps no total yet (from before it did) adds its record's, read once, then keeps it", async () => {
     const { sessionId } = await createSession(api);
-    const store = server.services.sessionStore;
-    const [a, b] = [new SessionRecords(store), new SessionRecords(store)];
-    await a.facts(sessionId);
-    await b.facts(sessionId);
-    const tallyReads = () => of("find", "sessions").filter((c) => c.command.projection).length;
-    commands.length = 0;
-    await a.addUsage(sessionId, "turn_1", usage(10), "lock_a1");
-    await a.addUsage(sessionId, "turn_2", usage(20), "lock_a1"); // same tenure: no read
-    expect(tallyReads(), "reads in worker a's first tenure").to.equal(1);
-    await b.addUsage(sessionId, "turn_3", usage(30), "lock_b1"); // another worker: reads turn_2's tally
-    await a.addUsage(sessionId, "turn_4", usage(40), "lock_a2"); // a's new tenure: reads turn_3's tally
-    await a.addUsage(sessionId, "turn_4", usage(40), "lock_a2"); // turn_4 again (a resumed turn): not counted twice
-    expect(tallyReads(), "reads in all").to.equal(3);
-    expect(usageWrites(), "writes").to.have.length(4);
-    const record = await store.byId(sessionId);
-    expect(record!.usage).to.include({ input: 100, output: 4, total: 104, calls: 4, latency_ms: 20 });
-    expect(record!.usageTurn).to.equal("turn_4");
+    const state = server.services.keys.sessionState(sessionId);
+    await server.services.redis.hdel(state, "usage");
+    const sessions = server.services.mongo.db.collection("sessions");
+    await sessions.updateOne({ _id: sessionId as never }, { $set: { tally: { seq: 5, turn: "turn_old", usage: usage(100) } }, $unset: { "projected.usage": "" } });
+    expect((await api.get(`/v1/sessions/${sessionId}`)).body.usage, "the record's total, until a turn ends").to.include({ input: 100, calls: 1 });
+
+    const sse = await openSse(`${server.url}/v1/sessions/${sessionId}/events/stream`, key);
+    for (let turn = 1; turn <= 2; turn++) {
+      commands.length = 0;
+      await sendText(api, sessionId, `turn ${turn}`);
+      await sse.waitFor(() => sse.frames.filter((f) => f.event === "session.status_idle").length === turn);
+      const recordReads = of("find", "sessions").filter((c) => c.command.filter?._id === sessionId).length;
+      expect(recordReads, `reads of the record in turn ${turn}`).to.equal(turn === 1 ? 2 : 0); // the worker's facts, then the total
+    }
+    sse.close();
+    const shown = (await api.get(`/v1/sessions/${sessionId}`)).body.usage;
+    expect(shown).to.include({ calls: 3 });
+    expect(shown.input).to.be.greaterThan(100);
+    const listed = (await api.get(`/v1/sessions?limit=100`)).body.data.find((s: { id: string }) => s.id === sessionId);
+    expect(listed.usage).to.deep.equal(shown);
+    await server.services.projector.drain();
+    expect((await server.services.sessionStore.byId(sessionId))!.usage).to.deep.equal(shown);
   });
 
   it("a caller's title given after a first turn that made none is kept: the next turn generates none", async () => {

@@ -6,7 +6,7 @@
  * `inbound-plan.ts`, a worker's steps of a turn in `turn-plans.ts`; archive and delete here.
  */
 import { newId } from "../ids.js";
-import { draft, type Draft, type EventStatus, type InboundEvent, type Payload } from "./events.js";
+import { draft, type Draft, type EventStatus, type InboundEvent, type Payload, type Usage } from "./events.js";
 import type { ToolKind } from "./tool-permissions.js";
 
 export type SessionStatus = "idle" | "running" | "waiting_on_human" | "archived";
@@ -78,9 +78,14 @@ export interface RuntimeState {
   /** Tools approved with scope `session`. */
   grants: string[];
   longRunning: Record<string, LongRunning>;
+  /**
+   * Every ended turn's usage added up, changed by the turn end's own commit (null before the first).
+   * Absent in a session created before the total was kept here: its record holds it until a turn ends.
+   */
+  usage?: Usage | null;
 }
 
-export const INITIAL_STATE: RuntimeState = { v: 0, status: "idle", turn: null, queue: [], interrupt: null, grants: [], longRunning: {} };
+export const INITIAL_STATE: RuntimeState = { v: 0, status: "idle", turn: null, queue: [], interrupt: null, grants: [], longRunning: {}, usage: null };
 
 export interface StatusChange {
   eventId: string;

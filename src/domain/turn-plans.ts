@@ -1,6 +1,7 @@
 /** A worker's steps of a turn, as plans: take it up, record its output, pause it, end it, start the next queued prompt. Pure. */
 import { newId } from "../ids.js";
 import { draft, type Draft, type StopReason, type Usage } from "./events.js";
+import { addedUp } from "./usage-total.js";
 import { blockingEventIds, newTurn, type Plan, type RuntimeState, type Spent, type StatusChange, type ToolCall } from "./session-state.js";
 
 /** At a turn end with prompts waiting: the oldest starts its own turn. */
@@ -43,21 +44,33 @@ export function planPause(state: RuntimeState, sessionId: string, now: string): 
   return { drafts: [idle], state: { status: "waiting_on_human" }, statuses: [], wake: false };
 }
 
-/** The end of a turn: its output, then `session.status_idle`; inbound events of the turn become processed. */
-export function planTurnEnd(
-  state: RuntimeState,
-  sessionId: string,
-  output: Draft[],
-  stopReason: StopReason,
-  usage: Usage | undefined,
-  now: string,
-): Plan {
+/** How a turn ends. */
+export interface TurnEnd {
+  output: Draft[];
+  stop: StopReason;
+  /** What the turn spent, added to the session's total. */
+  usage?: Usage;
+  /** The record's total, for a state that keeps none yet (see `RuntimeState.usage`). */
+  recorded?: Usage | null;
+}
+
+/** Whether ending a turn needs the record's usage total first: the state keeps none to add to. */
+export const needsRecordedUsage = (state: RuntimeState, end: TurnEnd): boolean =>
+  end.usage !== undefined && state.usage === undefined && end.recorded === undefined;
+
+/**
+ * The end of a turn: its output, then `session.status_idle` (with the turn's usage, which the session's
+ * total takes in the same commit, so a turn is counted exactly once); its inbound events become processed.
+ */
+export function planTurnEnd(state: RuntimeState, sessionId: string, end: TurnEnd, now: string): Plan {
+  const { output, stop, usage } = end;
   const turnId = state.turn?.id ?? null;
-  const idle = draft(sessionId, newId("evt"), { type: "session.status_idle", stop_reason: stopReason }, { turnId, status: "complete", now, ...(usage ? { usage } : {}) });
+  const idle = draft(sessionId, newId("evt"), { type: "session.status_idle", stop_reason: stop }, { turnId, status: "complete", now, ...(usage ? { usage } : {}) });
   const statuses: StatusChange[] = (state.turn?.events ?? []).map((eventId) => ({ eventId, status: "processed", processedAt: now }));
+  const total = usage ? { usage: addedUp((state.usage === undefined ? end.recorded : state.usage) ?? null, usage) } : {};
   return {
     drafts: [...output, idle],
-    state: { status: "idle", turn: null, interrupt: null },
+    state: { status: "idle", turn: null, interrupt: null, ...total },
     statuses,
     wake: state.queue.length > 0,
   };

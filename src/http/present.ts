@@ -40,7 +40,7 @@ export function presentOffsetPage<T, R>(page: Page<T>, opts: { limit: number; of
   };
 }
 
-export function presentSession({ doc, status }: SessionView) {
+export function presentSession({ doc, status, usage }: SessionView) {
   const out: Record<string, unknown> = {
     id: doc._id,
     agentId: doc.agentId,
@@ -54,6 +54,6 @@ export function presentSession({ doc, status }: SessionView) {
     createdAt: doc.createdAt.toISOString(),
     updatedAt: doc.updatedAt.toISOString(),
   };
-  if (doc.usage) out.usage = doc.usage;
+  if (usage) out.usage = usage;
   return out;
 }

@@ -28,8 +28,12 @@ export function parseState(hash: Record<string, string>): RuntimeState {
     interrupt: hash.interrupt || null,
     grants: json("grants", []),
     longRunning: json("longRunning", {}),
+    ...(hash.usage === undefined ? {} : { usage: json("usage", null) }),
   };
 }
+
+/** What lists show of a session's runtime state. */
+export type StateSummary = Pick<RuntimeState, "status" | "usage">;
 
 /** Whose a session is and whom it counts against: written beside its state at creation, never changed. */
 export interface SessionIdentity {
@@ -91,16 +95,17 @@ export class EventLog {
     return v === null ? null : { identity: identityOf({ org, agent, subject }) };
   }
 
-  /** Each session's runtime status; undefined for a session without runtime state. */
-  async statuses(sessionIds: string[]): Promise<Map<string, SessionStatus | "deleted" | undefined>> {
+  /** Each session's runtime status and usage total; undefined for a session without runtime state. */
+  async summaries(sessionIds: string[]): Promise<Map<string, StateSummary | undefined>> {
     const pipeline = this.redis.pipeline();
-    for (const id of sessionIds) pipeline.hmget(this.keys.sessionState(id), "v", "status");
+    for (const id of sessionIds) pipeline.hmget(this.keys.sessionState(id), "v", "status", "usage");
     const replies = (await pipeline.exec()) ?? [];
     return new Map(
       sessionIds.map((id, i) => {
-        const [v, status] = (replies[i]?.[1] as [string | null, string | null] | undefined) ?? [null, null];
-        // A state that has never changed status has none written: it is the initial one.
-        return [id, v === null ? undefined : ((status as SessionStatus | "deleted" | null) ?? INITIAL_STATE.status)];
+        const [v, status, usage] = (replies[i]?.[1] as (string | null)[] | undefined) ?? [];
+        if (!v) return [id, undefined];
+        const state = parseState({ v, ...(status ? { status } : {}), ...(typeof usage === "string" ? { usage } : {}) });
+        return [id, { status: state.status, ...(state.usage === undefined ? {} : { usage: state.usage }) }];
       }),
     );
   }
@@ -157,7 +162,8 @@ export class EventLog {
   async initialize(sessionId: string, identity: SessionIdentity): Promise<void> {
     const key = this.keys.sessionState(sessionId);
     const fields = { [IDENTITY_FIELDS.orgId]: identity.orgId, [IDENTITY_FIELDS.agentId]: identity.agentId, [IDENTITY_FIELDS.subjectId]: identity.subjectId };
-    const replies = (await this.redis.multi().hsetnx(key, "v", "0").hset(key, fields).exec()) ?? [];
+    // `usage` empty: a total of none yet, unlike an absent one (a session from before it was kept here).
+    const replies = (await this.redis.multi().hsetnx(key, "v", "0").hsetnx(key, "usage", "").hset(key, fields).exec()) ?? [];
     for (const [err] of replies) if (err) throw err;
   }
 

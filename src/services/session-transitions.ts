@@ -26,6 +26,7 @@ import { snapshotOf, type EventLog, type Snapshot } from "../redis/event-log.js"
 import { sessionOfProjection, type Intents } from "../redis/intents.js";
 import { trackReads } from "./read-set.js";
 import { SessionLanes, type Lane } from "./session-lanes.js";
+import type { ProjectedState } from "../store/sessions.js";
 import type { StatusProjection, StatusProjector } from "./status-projector.js";
 
 type Accepted = Extract<PlanResult, { ok: true }>;
@@ -77,6 +78,11 @@ function projected(plan: Plan): SessionStatus | undefined {
   return status === undefined || status === "deleted" ? undefined : status;
 }
 
+/** What the record keeps of a state whose status it keeps. */
+function recordView(state: RuntimeState, status: SessionStatus): ProjectedState {
+  return { status, ...(state.usage === undefined ? {} : { usage: state.usage }) };
+}
+
 const STATE_FIELDS: ReadonlySet<string> = new Set(Object.keys(INITIAL_STATE));
 
 /** The later of two snapshots of one session (by state version). */
@@ -121,7 +127,7 @@ export class SessionTransitions {
       });
       if (result.ok) {
         lane.known = snapshotOf({ ...fields, ...encodeState(plan.state), v: String(result.version) });
-        if (status !== undefined) this.projector.project(sessionId, status, result.version, projection!);
+        if (status !== undefined) this.projector.project(sessionId, recordView(lane.known!.state, status), result.version, projection!);
         return { value: planned.value, applied: result, state: snapshot.state };
       }
       switch (result.reason) {
@@ -146,7 +152,7 @@ export class SessionTransitions {
   async repairProjection(member: string): Promise<void> {
     const sessionId = sessionOfProjection(member);
     const state = await this.log.existingState(sessionId);
-    if (state && state.status !== "deleted") await this.records.projectStatus(sessionId, state.status, state.v);
+    if (state && state.status !== "deleted") await this.records.projectState(sessionId, recordView(state, state.status), state.v);
     await this.intents.clearProjections([member]);
   }
 }

@@ -2,11 +2,12 @@
 import type { FromSchemas } from "../../schemas/index.js";
 import type { sessionCreateSchema } from "../../schemas/session-create.js";
 import type { sessionUpdateSchema } from "../../schemas/session-update.js";
+import type { Usage } from "../domain/events.js";
 import { planArchive, planDelete, type SessionStatus } from "../domain/session-state.js";
 import { AppError, invalidState, isAppError, notFound, validationError, type RateLimitStanding } from "../errors.js";
 import { newId } from "../ids.js";
 import type { Allowances } from "../redis/allowances.js";
-import type { EventLog } from "../redis/event-log.js";
+import type { EventLog, StateSummary } from "../redis/event-log.js";
 import type { Intents } from "../redis/intents.js";
 import type { AgentStore, Page } from "../store/agents.js";
 import type { SessionDoc, SessionFilter, SessionStore } from "../store/sessions.js";
@@ -15,10 +16,11 @@ import { decided, type SessionTransitions } from "./session-transitions.js";
 export type SessionCreateBody = FromSchemas<typeof sessionCreateSchema>;
 export type SessionUpdateBody = FromSchemas<typeof sessionUpdateSchema>;
 
-/** A session record with its status as the runtime state has it. */
+/** A session record with its status and usage total as the runtime state has them. */
 export interface SessionView {
   doc: SessionDoc;
   status: SessionStatus;
+  usage: Usage | null;
 }
 
 /**
@@ -27,6 +29,15 @@ export interface SessionView {
  */
 const CHANGING_LIMIT = 100;
 
+
+/**
+ * The runtime state is the authority; the record's projection covers a state not yet written (and a
+ * session being deleted), and holds the usage total of a session whose state keeps none yet.
+ */
+function visible(doc: SessionDoc, runtime: StateSummary | undefined): SessionView {
+  if (!runtime || runtime.status === "deleted") return { doc, status: doc.status, usage: doc.usage };
+  return { doc, status: runtime.status, usage: runtime.usage === undefined ? doc.usage : runtime.usage };
+}
 
 export class SessionService {
   constructor(
@@ -66,7 +77,6 @@ export class SessionService {
       status: "idle",
       statusVersion: 0,
       usage: null,
-      usageTurn: null,
       createdAt: now,
       updatedAt: now,
     };
@@ -85,13 +95,13 @@ export class SessionService {
       await this.log.delete(doc._id);
       throw notFound("agent");
     }
-    return { view: { doc, status: "idle" }, rateLimit: granted.standing };
+    return { view: { doc, status: "idle", usage: null }, rateLimit: granted.standing };
   }
 
   async get(orgId: string, id: string): Promise<SessionView> {
     const doc = await this.sessions.get(orgId, id);
     if (!doc) throw notFound("session");
-    return { doc, status: this.visibleStatus(doc, (await this.log.state(id)).status) };
+    return visible(doc, await this.log.state(id));
   }
 
   /**
@@ -103,16 +113,10 @@ export class SessionService {
     const changing = await this.intents.changing(CHANGING_LIMIT);
     // Each marked session may be taken and then left out: fetch as many more, so the page stays full.
     const page = await this.sessions.list(orgId, filter, { limit: opts.limit + changing.length, offset: opts.offset }, changing);
-    const statuses = await this.log.statuses(page.items.map((d) => d._id));
+    const summaries = await this.log.summaries(page.items.map((d) => d._id));
     const matches = (status: SessionStatus) => (filter.status ? status === filter.status : status !== "archived");
-    const items = page.items.map((doc) => ({ doc, status: this.visibleStatus(doc, statuses.get(doc._id)) })).filter((item) => matches(item.status));
+    const items = page.items.map((doc) => visible(doc, summaries.get(doc._id))).filter((item) => matches(item.status));
     return { hasMore: page.hasMore || items.length > opts.limit, items: items.slice(0, opts.limit) };
-  }
-
-  /** The runtime state is the authority; the record's projection covers a state not yet written. */
-  private visibleStatus(doc: SessionDoc, runtime: SessionStatus | "deleted" | undefined): SessionStatus {
-    if (!runtime || runtime === "deleted") return doc.status;
-    return runtime;
   }
 
   async update(orgId: string, id: string, body: SessionUpdateBody): Promise<SessionView> {
@@ -122,15 +126,15 @@ export class SessionService {
     if (body.metadata !== undefined) set.metadata = body.metadata;
     const doc = await this.sessions.update(orgId, id, set);
     if (!doc) throw notFound("session");
-    return { doc, status: this.visibleStatus(doc, (await this.log.state(id)).status) };
+    return visible(doc, await this.log.state(id));
   }
 
   /** Idempotent; refused while a turn runs or waits, decided atomically against the runtime state. */
   async archive(orgId: string, id: string): Promise<SessionView> {
     const doc = await this.sessions.get(orgId, id);
     if (!doc) throw notFound("session");
-    await this.transitions.run(id, (state) => decided(planArchive(state)));
-    return { doc: { ...doc, status: "archived" }, status: "archived" };
+    const { state } = await this.transitions.run(id, (state) => decided(planArchive(state)));
+    return { ...visible(doc, state), doc: { ...doc, status: "archived" }, status: "archived" };
   }
 
   /** Deletes the record and the whole event log; refused while a turn runs or waits. */

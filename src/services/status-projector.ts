@@ -1,5 +1,5 @@
 /**
- * Writes sessions' statuses onto their MongoDB records after the commits that changed them, off the
+ * Writes sessions' statuses and usage totals onto their MongoDB records after the commits that changed them, off the
  * path of the answer: the log is the authority and the record follows it. Each commit that changes the
  * status marked its writer's `projections` member in the same script, so a write that fails, or a
  * process that dies first, leaves the mark to the recovery sweep (`SessionTransitions.repairProjection`).
@@ -8,18 +8,18 @@
  * to write next, and one write of the latest status clears every mark it covers (the record's version
  * guard makes a write of version V stand for all earlier ones).
  */
-import type { SessionStatus } from "../domain/session-state.js";
 import type { Logger } from "../log.js";
 import type { Intents } from "../redis/intents.js";
+import type { ProjectedState } from "../store/sessions.js";
 
-/** The record's status projection (MongoDB). */
+/** The record's projection of the runtime state (MongoDB). */
 export interface StatusProjection {
-  /** Writes `status` as of state version `version`, unless the record already reflects a later one. */
-  projectStatus(sessionId: string, status: SessionStatus, version: number): Promise<void>;
+  /** Writes `state` as of state version `version`, unless the record already reflects a later one. */
+  projectState(sessionId: string, state: ProjectedState, version: number): Promise<void>;
 }
 
 interface Due {
-  status: SessionStatus;
+  state: ProjectedState;
   version: number;
   /** The `projections` members this write settles. */
   members: string[];
@@ -39,13 +39,13 @@ export class StatusProjector {
     private readonly logger: Logger,
   ) {}
 
-  /** Schedules the record write of a committed status; `member` is the commit's mark. */
-  project(sessionId: string, status: SessionStatus, version: number, member: string): void {
+  /** Schedules the record write of a committed state; `member` is the commit's mark. */
+  project(sessionId: string, state: ProjectedState, version: number, member: string): void {
     const due = this.due.get(sessionId);
-    if (!due) this.due.set(sessionId, { status, version, members: [member] });
+    if (!due) this.due.set(sessionId, { state, version, members: [member] });
     else {
       due.members.push(member);
-      if (version > due.version) Object.assign(due, { status, version });
+      if (version > due.version) Object.assign(due, { state, version });
     }
     this.pump();
   }
@@ -72,7 +72,7 @@ export class StatusProjector {
 
   private async write(sessionId: string, due: Due): Promise<void> {
     try {
-      await this.records.projectStatus(sessionId, due.status, due.version);
+      await this.records.projectState(sessionId, due.state, due.version);
     } catch (err) {
       this.logger.warn("session record not updated; the recovery sweep will", { sessionId, err });
       return;

@@ -3,13 +3,14 @@
  * filter of `_id` alone (the one filter FerretDB v1 pushes down; see docs/decisions.md, issue 8), so
  * the fields a guard compares are one sub-document each whose first field orders it:
  *
- * - `projected: {version, status}`: the status as of a state version; `$max` keeps the later version.
- * - `tally: {seq, turn, usage}`: the usage added up to turn `turn`, the `seq`-th turn counted; `$max`
- *   keeps the longer tally, so a tally computed from a stale read never replaces a newer one.
+ * - `projected: {version, status, usage}`: the status and usage total as of a state version; `$max`
+ *   keeps the later version. `usage` is absent while the runtime state keeps no total (a session from
+ *   before it did), and the record's `tally` is then the total.
  * - `generatedTitle` beside the caller's `title`: the caller's always wins, whatever the order of writes.
  *
  * Records written before (top-level `status`, `statusVersion`, `usage`, `usageTurn`, and a generated
- * title in `title`) are read as they are; `migrateStatusProjections` gives them `projected` for lists.
+ * title in `title`; then `tally: {seq, turn, usage}` when workers added usage to the record) are read as
+ * they are; `migrateStatusProjections` gives them `projected` for lists.
  */
 import type { Metadata } from "../domain/agent-config.js";
 import type { Usage } from "../domain/events.js";
@@ -30,42 +31,51 @@ export interface SessionDoc {
   /** Projection of the runtime status, for list filters; `statusVersion` is the state version it reflects. */
   status: SessionStatus;
   statusVersion: number;
+  /** Every ended turn's usage added up, as of `statusVersion`. */
   usage: Usage | null;
-  /** The last turn whose usage was added to `usage`; makes adding idempotent. */
-  usageTurn: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
 
-export interface Projected {
-  version: number;
+/** What a record keeps of its session's runtime state. */
+export interface ProjectedState {
   status: SessionStatus;
+  /** Absent: the runtime state keeps no total yet. */
+  usage?: Usage | null;
 }
 
-export interface Tally {
+export interface Projected extends ProjectedState {
+  version: number;
+}
+
+/** Usage added to the record by workers before the runtime state kept the total. */
+interface Tally {
   seq: number;
   turn: string;
   usage: Usage;
 }
 
-type Loaded = "status" | "statusVersion" | "usage" | "usageTurn";
+type Loaded = "status" | "statusVersion" | "usage";
 
 export interface StoredSession extends Omit<SessionDoc, Loaded> {
   projected: Projected;
-  tally: Tally | null;
   generatedTitle: string | null;
 }
 
 /** A record as it may be on disk: one written before this shape has the loaded fields instead. */
-type OnDisk = Partial<StoredSession> & Partial<Pick<SessionDoc, Loaded>> & Omit<SessionDoc, Loaded | "metadata"> & { metadata: unknown };
+type OnDisk = Partial<StoredSession> &
+  Partial<Pick<SessionDoc, Loaded>> & { tally?: Tally | null; usageTurn?: string | null } & Omit<SessionDoc, Loaded | "metadata"> & { metadata: unknown };
 
-/** Field order matters: `$max` compares sub-documents field by field. */
-export const projected = (version: number, status: SessionStatus): Projected => ({ version, status });
+/** Field order matters: `$max` compares sub-documents field by field, so the version decides. */
+export const projected = (version: number, state: ProjectedState): Projected => ({
+  version,
+  status: state.status,
+  ...(state.usage === undefined ? {} : { usage: state.usage }),
+});
 
 export function toStored(doc: SessionDoc): StoredSession {
-  const { status, statusVersion, usage, usageTurn, ...rest } = doc;
-  const tally = usage && usageTurn ? { seq: 1, turn: usageTurn, usage } : null;
-  return { ...rest, metadata: storedMetadata(doc.metadata), projected: projected(statusVersion, status), tally, generatedTitle: null };
+  const { status, statusVersion, usage, ...rest } = doc;
+  return { ...rest, metadata: storedMetadata(doc.metadata), projected: projected(statusVersion, { status, usage }), generatedTitle: null };
 }
 
 /** Metadata is stored as JSON text: its keys are the caller's (see caller-json.ts). */
@@ -73,16 +83,15 @@ export function storedMetadata(metadata: Metadata): Metadata {
   return encode(metadata) as unknown as Metadata;
 }
 
-/** The tally a record holds (one written before `tally` existed counts as one turn). */
-export function tallyOf(disk: Pick<OnDisk, "tally" | "usage" | "usageTurn">): Tally | null {
-  if (disk.tally) return disk.tally;
-  return disk.usage && disk.usageTurn ? { seq: 1, turn: disk.usageTurn, usage: disk.usage } : null;
+/** The usage total a record holds: its projection's, else what workers added to it before there was one. */
+function usageOf(disk: OnDisk): Usage | null {
+  if (disk.projected?.usage !== undefined) return disk.projected.usage;
+  return disk.tally?.usage ?? disk.usage ?? null;
 }
 
 export function fromStored(disk: OnDisk | null): SessionDoc | null {
   if (!disk) return null;
   const { projected: p, tally: _t, generatedTitle, status, statusVersion, usage: _u, usageTurn: _ut, metadata, ...rest } = disk;
-  const tally = tallyOf(disk);
   const generated = rest.title === null && generatedTitle ? generatedTitle : null;
   return {
     ...rest,
@@ -91,7 +100,6 @@ export function fromStored(disk: OnDisk | null): SessionDoc | null {
     titleSource: generated ? "generated" : rest.titleSource,
     status: p?.status ?? status ?? "idle",
     statusVersion: p?.version ?? statusVersion ?? 0,
-    usage: tally?.usage ?? null,
-    usageTurn: tally?.turn ?? null,
+    usage: usageOf(disk),
   };
 }

@@ -6,12 +6,10 @@
 import type { Collection, Db, Filter } from "mongodb";
 import type { FromSchemas } from "../../schemas/index.js";
 import type { sessionsListQuerySchema } from "../../schemas/sessions-list-query.js";
-import type { Usage } from "../domain/events.js";
-import type { SessionStatus } from "../domain/session-state.js";
 import type { Page } from "./agents.js";
-import { fromStored, projected, storedMetadata, tallyOf, toStored, type SessionDoc, type StoredSession, type Tally } from "./session-shape.js";
+import { fromStored, projected, storedMetadata, toStored, type ProjectedState, type SessionDoc, type StoredSession } from "./session-shape.js";
 
-export type { SessionDoc, Tally } from "./session-shape.js";
+export type { ProjectedState, SessionDoc } from "./session-shape.js";
 
 export interface SessionFilter {
   agentId?: string;
@@ -20,28 +18,6 @@ export interface SessionFilter {
   status?: NonNullable<FromSchemas<typeof sessionsListQuerySchema>["status"]>;
 }
 
-/** `prev` with one more turn's usage added: counts summed, the latest turn's context and cost status. */
-function addedUp(prev: Usage | null, usage: Usage): Usage {
-  const sum = (k: "input" | "output" | "cache_read" | "cache_write" | "reasoning" | "total" | "calls" | "latency_ms") => (prev?.[k] ?? 0) + usage[k];
-  const aggregate: Usage = {
-    model: usage.model,
-    input: sum("input"),
-    output: sum("output"),
-    cache_read: sum("cache_read"),
-    cache_write: sum("cache_write"),
-    reasoning: sum("reasoning"),
-    total: sum("total"),
-    calls: sum("calls"),
-    context_used: usage.context_used,
-    context_max: usage.context_max,
-    context_percent: usage.context_percent,
-    cost_status: usage.cost_status,
-    last_turn_latency_ms: usage.last_turn_latency_ms,
-    latency_ms: sum("latency_ms"),
-  };
-  if (usage.cost_usd !== undefined || prev?.cost_usd !== undefined) aggregate.cost_usd = (prev?.cost_usd ?? 0) + (usage.cost_usd ?? 0);
-  return aggregate;
-}
 
 /**
  * Every read and write names one record by `_id` alone; one of another organization reads as absent.
@@ -92,31 +68,11 @@ export class SessionStore {
   }
 
   /**
-   * Writes the status as of state version `stateVersion`, unless the record already reflects that
-   * version or a later one: whichever process writes last, an older state never rolls it back.
+   * Writes the status and usage total as of state version `stateVersion`, unless the record already
+   * reflects that version or a later one: whichever process writes last, an older state never rolls it back.
    */
-  async projectStatus(id: string, status: SessionStatus, stateVersion: number): Promise<void> {
-    await this.sessions.updateOne({ _id: id }, { $max: { projected: projected(stateVersion, status) }, $set: { updatedAt: new Date() } });
-  }
-
-  /**
-   * Adds a turn's usage once: a recovered turn that reports again is not counted twice. `known` is the
-   * tally the caller knows the record holds (it wrote it, and nobody else can have written since); given,
-   * the record is not read first. Returns the tally written, or the one found already counting the turn
-   * (null: no record).
-   */
-  async addUsage(id: string, turnId: string, usage: Usage, known?: Tally | null): Promise<Tally | null> {
-    let prev = known;
-    if (prev === undefined) {
-      const current = await this.sessions.findOne({ _id: id }, { projection: { tally: 1, usage: 1, usageTurn: 1 } });
-      if (!current) return null;
-      prev = tallyOf(current);
-    }
-    if (prev?.turn === turnId) return prev;
-    // Two reports computed from the same read tie on `seq`: one of them is kept, never their sum.
-    const next: Tally = { seq: (prev?.seq ?? 0) + 1, turn: turnId, usage: addedUp(prev?.usage ?? null, usage) };
-    await this.sessions.updateOne({ _id: id }, { $max: { tally: next }, $set: { updatedAt: new Date() } });
-    return next;
+  async projectState(id: string, state: ProjectedState, stateVersion: number): Promise<void> {
+    await this.sessions.updateOne({ _id: id }, { $max: { projected: projected(stateVersion, state) }, $set: { updatedAt: new Date() } });
   }
 
   /**
