@@ -25,6 +25,7 @@ import type { VersionDoc } from "../src/store/agents.js";
 import type { SessionStore } from "../src/store/sessions.js";
 import type { ToolGrantStore } from "../src/store/tool-grants.js";
 import type { AgentVersions } from "./agent-versions.js";
+import { LiveDeltas } from "./live-deltas.js";
 import type { SessionFacts } from "./session-records.js";
 import type { ToolSettler } from "./tool-settler.js";
 import { UNSETTLED } from "./tool-settler.js";
@@ -107,22 +108,25 @@ export class TurnRunner {
         const { provider, model } = this.deps.providers.resolve(version.modelName);
         const { messages, steers } = await this.deps.transcripts.forCall(session._id);
         streamed = "";
+        const deltas = new LiveDeltas(this.deps.live, session._id, fence);
         // Steers count as delivered once a model call that carried them has answered; an aborted call
         // leaves them for the next one.
-        const result = await provider.call(
-          { model, system: prompt.system, messages, tools: prompt.tools, steers: steers.map((s) => s.text), signal: abort.signal },
-          {
-            onTextDelta: async (text) => {
-              streamed += text;
-              const delta = draft(session._id, newId("evt"), { type: "agent.message", content: [{ type: "text", text }], delta: true }, { turnId, now: at().now });
-              if (!(await this.deps.live.append(session._id, fence, delta))) throw new AppError("lock_lost", "the turn lock was lost");
+        const result = await provider
+          .call(
+            { model, system: prompt.system, messages, tools: prompt.tools, steers: steers.map((s) => s.text), signal: abort.signal },
+            {
+              onTextDelta: async (text) => {
+                streamed += text;
+                await deltas.send(draft(session._id, newId("evt"), { type: "agent.message", content: [{ type: "text", text }], delta: true }, { turnId, now: at().now }));
+              },
+              onThinking: async (text) => {
+                await deltas.flush();
+                const thinking = draft(session._id, newId("evt"), { type: "agent.thinking", content: [{ type: "text", text }], delta: false }, { turnId, status: "complete", now: at().now });
+                await transitions.run(session._id, () => change({ drafts: [thinking], state: {}, statuses: [], wake: false }, null), { fence });
+              },
             },
-            onThinking: async (text) => {
-              const thinking = draft(session._id, newId("evt"), { type: "agent.thinking", content: [{ type: "text", text }], delta: false }, { turnId, status: "complete", now: at().now });
-              await transitions.run(session._id, () => change({ drafts: [thinking], state: {}, statuses: [], wake: false }, null), { fence });
-            },
-          },
-        );
+          )
+          .finally(() => deltas.flush());
         if (steers.length > 0) {
           const ids = steers.map((s) => s.id);
           await transitions.run(session._id, () => change(planSteersConsumed(ids, at().now), null), { fence });
