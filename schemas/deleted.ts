@@ -1,9 +1,9 @@
-/** Deleted: the result of a permanent delete (`agent.deleted` or `agent.session_deleted`). */
+/** Deleted: the result of a permanent delete (of an agent, a session, a vault or a credential). */
 export const deletedSchema = {
   $id: "deleted",
   title: "Deleted",
   type: "object",
   required: ["object", "id", "deleted"],
   additionalProperties: false,
-  properties: { object: { enum: ["agent.deleted", "agent.session_deleted"] }, id: { type: "string" }, deleted: { const: true } },
+  properties: { object: { enum: ["agent.deleted", "agent.session_deleted", "vault.deleted", "vault_credential.deleted"] }, id: { type: "string" }, deleted: { const: true } },
 } as const;

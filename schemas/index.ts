@@ -16,6 +16,19 @@ import { agentVersionListSchema } from "./agent-version-list.js";
 import { agentsListQuerySchema } from "./agents-list-query.js";
 import { attachmentSchema } from "./attachment.js";
 import { deletedSchema } from "./deleted.js";
+import { credentialSchema } from "./credential.js";
+import { credentialAuthInputSchema } from "./credential-auth-input.js";
+import { credentialCreateSchema } from "./credential-create.js";
+import { credentialListSchema } from "./credential-list.js";
+import { credentialPathSchema } from "./credential-path.js";
+import { credentialUpdateSchema } from "./credential-update.js";
+import { secretValueSchema } from "./secret-value.js";
+import { serverUrlSchema } from "./server-url.js";
+import { vaultSchema } from "./vault.js";
+import { vaultCreateSchema } from "./vault-create.js";
+import { vaultListSchema } from "./vault-list.js";
+import { vaultPathSchema } from "./vault-path.js";
+import { vaultsListQuerySchema } from "./vaults-list-query.js";
 import { errorSchema } from "./error.js";
 import { eventSchema } from "./event.js";
 import { eventListSchema } from "./event-list.js";
@@ -70,6 +83,10 @@ export const REQUEST_SCHEMAS = [
   agentRateLimitsPatchSchema,
   agentsListQuerySchema,
   attachmentSchema,
+  credentialAuthInputSchema,
+  credentialCreateSchema,
+  credentialPathSchema,
+  credentialUpdateSchema,
   eventsListQuerySchema,
   eventsPostSchema,
   eventsStreamQuerySchema,
@@ -87,6 +104,8 @@ export const REQUEST_SCHEMAS = [
   rateLimitsSchema,
   roleSchema,
   sandboxWarmSchema,
+  secretValueSchema,
+  serverUrlSchema,
   sessionCreateSchema,
   sessionPathSchema,
   sessionUpdateSchema,
@@ -101,6 +120,9 @@ export const REQUEST_SCHEMAS = [
   toolDefaultConfigSchema,
   toolMcpToolsetSchema,
   toolsSchema,
+  vaultCreateSchema,
+  vaultPathSchema,
+  vaultsListQuerySchema,
   versionPathSchema,
   versionsListQuerySchema,
 ] as const;
@@ -111,6 +133,8 @@ export const RESPONSE_SCHEMAS = [
   agentListSchema,
   agentVersionSchema,
   agentVersionListSchema,
+  credentialSchema,
+  credentialListSchema,
   deletedSchema,
   errorSchema,
   eventSchema,
@@ -124,6 +148,8 @@ export const RESPONSE_SCHEMAS = [
   sessionListSchema,
   timestampSchema,
   usageSchema,
+  vaultSchema,
+  vaultListSchema,
 ] as const;
 
 export const SCHEMAS = [...REQUEST_SCHEMAS, ...RESPONSE_SCHEMAS] as const;

@@ -32,6 +32,11 @@ export interface Config {
   redisKeyPrefix: string;
   /** Where per-session workspaces of the built-in file, terminal and code tools live. */
   workspaceRoot: string;
+  /**
+   * Keys of vault credentials' encryption: `current` seals, every key opens (older ones stay listed
+   * while a rotation re-encrypts). Absent: credentials can be neither stored nor used.
+   */
+  vaultKeys: { current: Buffer; older: Buffer[] } | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -77,6 +82,23 @@ function url(env: Env, name: string, fallback: string, schemes: readonly string[
   return raw;
 }
 
+/** A 256-bit key, base64 (e.g. `openssl rand -base64 32`); never echoed in an error. */
+function aesKey(name: string, raw: string): Buffer {
+  const key = Buffer.from(raw.trim(), "base64");
+  if (key.length !== 32 || key.toString("base64") !== raw.trim()) throw new ConfigError(`${name} must be 32 bytes, base64-encoded (openssl rand -base64 32)`);
+  return key;
+}
+
+function vaultKeys(env: Env): Config["vaultKeys"] {
+  const current = env.VAULT_ENCRYPTION_KEY;
+  const older = (env.VAULT_DECRYPTION_KEYS ?? "").split(",").filter((k) => k.trim() !== "");
+  if (!current) {
+    if (older.length > 0) throw new ConfigError("VAULT_DECRYPTION_KEYS needs VAULT_ENCRYPTION_KEY beside it");
+    return undefined;
+  }
+  return { current: aesKey("VAULT_ENCRYPTION_KEY", current), older: older.map((k, i) => aesKey(`VAULT_DECRYPTION_KEYS (entry ${i + 1})`, k)) };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const config: Config = {
     port: integer(env, "PORT", 8080, 0, 65535),
@@ -98,6 +120,7 @@ export function loadConfig(env: Env = process.env): Config {
     sseKeepAliveMs: integer(env, "SSE_KEEPALIVE_MS", 15_000, 100, 3_600_000),
     sseMaxBufferedBytes: integer(env, "SSE_MAX_BUFFERED_BYTES", 8 * 1024 * 1024, 64 * 1024, 1024 * 1024 * 1024),
     workspaceRoot: env.WORKSPACE_ROOT || join(tmpdir(), "agent-sessions-workspaces"),
+    vaultKeys: vaultKeys(env),
     redisKeyPrefix: pattern(env, "REDIS_KEY_PREFIX", "as", /^[a-z0-9_-]{1,32}$/, "1-32 lowercase letters, digits, _ or -"),
   };
   // A live worker extends its lock well within this; claiming sooner would take turns from live workers.

@@ -33,6 +33,12 @@ import { EventStreams } from "./services/event-stream.js";
 import { EventService } from "./services/events.js";
 import { HealthService } from "./services/health.js";
 import { SessionTransitions } from "./services/session-transitions.js";
+import { CredentialService } from "./services/credentials.js";
+import { VaultService } from "./services/vaults.js";
+import { AgentVaultStore } from "./store/agent-vaults.js";
+import { SecretBox } from "./store/secret-box.js";
+import { CredentialStore } from "./store/vault-credentials.js";
+import { VaultStore } from "./store/vaults.js";
 import { StatusProjector } from "./services/status-projector.js";
 import { SessionService } from "./services/sessions.js";
 import { AgentStore } from "./store/agents.js";
@@ -77,6 +83,9 @@ async function buildComponents(config: Config, log: Logger, mongoOptions: MongoO
   const limitsCache = new RateLimitCache(redis, keys);
   const projector = new StatusProjector(sessionStore, intents, log);
   const transitions = new SessionTransitions(eventLog, appender, intents, projector, sessionStore);
+  const vaultStore = new VaultStore(mongo.db);
+  const credentialStore = new CredentialStore(mongo.db, config.vaultKeys && new SecretBox(config.vaultKeys.current, config.vaultKeys.older));
+  const agentVaults = new AgentVaultStore(mongo.db);
   let reader: StreamReader | undefined;
   const streamReader = () => (reader ??= new StreamReader(createRedis(config.redisUrl, "agent-sessions-sse"), redis, log));
 
@@ -97,11 +106,16 @@ async function buildComponents(config: Config, log: Logger, mongoOptions: MongoO
     wakeups,
     transitions,
     projector,
+    vaultStore,
+    credentialStore,
+    agentVaults,
     access: new AccessService(organizations, allowances),
     health: new HealthService(mongo, redis),
     agents: new AgentService(agentStore, sessionStore, limitsCache),
     sessions: new SessionService(sessionStore, agentStore, eventLog, transitions, intents, allowances),
     events: new EventService(sessionStore, agentStore, eventLog, transitions, limitsCache),
+    vaults: new VaultService(vaultStore, credentialStore, agentVaults),
+    credentials: new CredentialService(vaultStore, credentialStore),
     streams: new EventStreams(eventLog, live, streamReader, encodeSseFrame),
     /** The process's shared SSE reader, started on first use. */
     streamReader,

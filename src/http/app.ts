@@ -14,6 +14,7 @@ import { agentRoutes } from "./routes/agents.js";
 import { eventRoutes } from "./routes/events.js";
 import { openRoutes } from "./routes/health.js";
 import { sessionRoutes } from "./routes/sessions.js";
+import { vaultRoutes } from "./routes/vaults.js";
 
 /** Room for the largest attachment the schema allows (a 50 MB PDF as a data URL) and its batch around it, and no more. */
 export const EVENTS_BODY_LIMIT_BYTES = attachmentSchema.properties.source.properties.dataUrl.maxLength + 2 * 1024 * 1024;
@@ -109,6 +110,7 @@ export function createApp(services: Services): Koa<AppState> {
   openRoutes(open, services, () => (document ??= buildOpenApi([...open.specs, ...api.specs])));
   agentRoutes(api, services);
   sessionRoutes(api, services);
+  vaultRoutes(api, services);
   eventRoutes(api, services);
 
   app.use(errors(services));

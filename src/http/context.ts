@@ -6,7 +6,9 @@ import type { AgentService } from "../services/agents.js";
 import type { EventStreams } from "../services/event-stream.js";
 import type { EventService } from "../services/events.js";
 import type { HealthService } from "../services/health.js";
+import type { CredentialService } from "../services/credentials.js";
 import type { SessionService } from "../services/sessions.js";
+import type { VaultService } from "../services/vaults.js";
 import type { Principal } from "../store/organizations.js";
 import type { Validator } from "./validate.js";
 
@@ -19,6 +21,8 @@ export interface Services {
   agents: AgentService;
   sessions: SessionService;
   events: EventService;
+  vaults: VaultService;
+  credentials: CredentialService;
   /** Session event streams, each frame encoded once as SSE bytes. */
   streams: EventStreams<Buffer>;
 }

@@ -1,6 +1,8 @@
 /** Resource → response body. The only place that decides what a client sees (skill content never). */
 import type { SessionView } from "../services/sessions.js";
 import type { AgentDoc, Page, VersionDoc } from "../store/agents.js";
+import type { CredentialAuth, CredentialDoc } from "../store/vault-credentials.js";
+import type { VaultDoc } from "../store/vaults.js";
 
 export function presentVersion(v: VersionDoc) {
   return {
@@ -56,4 +58,37 @@ export function presentSession({ doc, status, usage }: SessionView) {
   };
   if (usage) out.usage = usage;
   return out;
+}
+
+export function presentVault(v: VaultDoc) {
+  return {
+    id: v._id,
+    type: "vault" as const,
+    displayName: v.displayName,
+    metadata: v.metadata,
+    archivedAt: v.archivedAt?.toISOString() ?? null,
+    createdAt: v.createdAt.toISOString(),
+    updatedAt: v.updatedAt.toISOString(),
+  };
+}
+
+/** A credential's `auth` is built field by field from what is shown: nothing stored beside it can leak. */
+function presentAuth(auth: CredentialAuth) {
+  if (auth.type === "static_bearer") return { type: auth.type, mcpServerUrl: auth.mcpServerUrl };
+  const refresh = auth.refresh && { tokenEndpoint: auth.refresh.tokenEndpoint, clientId: auth.refresh.clientId, tokenEndpointAuth: { type: auth.refresh.tokenEndpointAuth.type } };
+  return { type: auth.type, mcpServerUrl: auth.mcpServerUrl, expiresAt: auth.expiresAt.toISOString(), refresh };
+}
+
+export function presentCredential(c: CredentialDoc) {
+  return {
+    id: c._id,
+    type: "vault_credential" as const,
+    vaultId: c.vaultId,
+    displayName: c.displayName,
+    metadata: c.metadata,
+    auth: presentAuth(c.auth),
+    archivedAt: c.archivedAt?.toISOString() ?? null,
+    createdAt: c.createdAt.toISOString(),
+    updatedAt: c.updatedAt.toISOString(),
+  };
 }

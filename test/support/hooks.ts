@@ -1,6 +1,8 @@
 /** Mocha root hooks: one set of backing services and one test database for the whole run. */
+import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import { MongoClient } from "mongodb";
+import { leaksSeen, secret, watchStream } from "./secrets.js";
 import { startTestServices, type TestServices } from "./services.js";
 
 let services: TestServices | undefined;
@@ -10,6 +12,8 @@ export const env = {
   redisUrl: "",
   /** Redis namespace of this run, so concurrent runs on one Redis never share wake-ups. */
   redisKeyPrefix: `test-${Date.now().toString(36)}-${process.pid}`,
+  /** The run's vault key: a secret of the test servers like any other, so the secret scan looks for it too. */
+  vaultKey: randomBytes(32).toString("base64"),
 };
 
 /** A database of its own for every run, so runs never see each other's data. */
@@ -18,6 +22,10 @@ function withDatabase(url: string, name: string): string {
   u.pathname = `/${name}`;
   return u.toString();
 }
+
+secret(env.vaultKey);
+watchStream(process.stdout, "stdout");
+watchStream(process.stderr, "stderr");
 
 export const mochaHooks = {
   async beforeAll(this: Mocha.Context) {
@@ -33,6 +41,8 @@ export const mochaHooks = {
   },
   async afterAll(this: Mocha.Context) {
     this.timeout(60_000);
+    // A secret the service wrote anywhere fails the run, whichever test made it leak.
+    if (leaksSeen().length > 0) throw new Error(`secrets leaked: ${leaksSeen().join("; ")}`);
     if (env.mongoUrl) {
       const client = new MongoClient(env.mongoUrl);
       await client.connect();

@@ -9,6 +9,7 @@ import { createRuntime, type Components } from "../../src/runtime.js";
 import type { MongoOptions } from "../../src/store/mongo.js";
 import { checkResponse } from "./contract.js";
 import { env } from "./hooks.js";
+import { holdsSecret, leaked } from "./secrets.js";
 
 export interface TestServer {
   url: string;
@@ -23,7 +24,7 @@ let orgCounter = 0;
 
 /** Starts the API and the roles ROLE names (default all) in this process, as `main.ts` does; `mongo`: options of its MongoDB client. */
 export async function startServer(extraEnv: Record<string, string> = {}, mongo: MongoOptions = {}): Promise<TestServer> {
-  const config = loadConfig({ MONGO_URL: env.mongoUrl, REDIS_URL: env.redisUrl, REDIS_KEY_PREFIX: env.redisKeyPrefix, PORT: "0", LOG_LEVEL: "error", ...extraEnv });
+  const config = loadConfig({ MONGO_URL: env.mongoUrl, REDIS_URL: env.redisUrl, REDIS_KEY_PREFIX: env.redisKeyPrefix, PORT: "0", LOG_LEVEL: "error", VAULT_ENCRYPTION_KEY: env.vaultKey, ...extraEnv });
   const runtime = await createRuntime(config, createLogger(config.logLevel), { mongo });
   const services = runtime.components;
   if (config.role !== "api") await runtime.startWorker(config.role !== "scheduler");
@@ -63,6 +64,10 @@ export function client(baseUrl: string, key?: string) {
     if (payload !== undefined && !headers["content-type"]) headers["content-type"] = "application/json";
     const res = await fetch(baseUrl + path, { method, headers, body: payload });
     const text = await res.text();
+    if (holdsSecret(text)) {
+      leaked(`the response to ${method} ${path}`);
+      throw new Error(`the response to ${method} ${path} holds a secret the tests sent`);
+    }
     let parsed: unknown = text;
     try {
       parsed = text ? JSON.parse(text) : undefined;
