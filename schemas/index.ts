@@ -11,6 +11,8 @@ import { agentListSchema } from "./agent-list.js";
 import { agentPatchSchema } from "./agent-patch.js";
 import { agentPathSchema } from "./agent-path.js";
 import { agentRateLimitsPatchSchema } from "./agent-rate-limits-patch.js";
+import { agentVaultsSchema } from "./agent-vaults.js";
+import { agentVaultsPutSchema } from "./agent-vaults-put.js";
 import { agentVersionSchema } from "./agent-version.js";
 import { agentVersionListSchema } from "./agent-version-list.js";
 import { agentsListQuerySchema } from "./agents-list-query.js";
@@ -81,6 +83,7 @@ export const REQUEST_SCHEMAS = [
   agentPatchSchema,
   agentPathSchema,
   agentRateLimitsPatchSchema,
+  agentVaultsPutSchema,
   agentsListQuerySchema,
   attachmentSchema,
   credentialAuthInputSchema,
@@ -131,6 +134,7 @@ export const REQUEST_SCHEMAS = [
 export const RESPONSE_SCHEMAS = [
   agentSchema,
   agentListSchema,
+  agentVaultsSchema,
   agentVersionSchema,
   agentVersionListSchema,
   credentialSchema,

@@ -33,6 +33,7 @@ import { EventStreams } from "./services/event-stream.js";
 import { EventService } from "./services/events.js";
 import { HealthService } from "./services/health.js";
 import { SessionTransitions } from "./services/session-transitions.js";
+import { AgentVaultService } from "./services/agent-vaults.js";
 import { CredentialService } from "./services/credentials.js";
 import { VaultService } from "./services/vaults.js";
 import { AgentVaultStore } from "./store/agent-vaults.js";
@@ -85,7 +86,7 @@ async function buildComponents(config: Config, log: Logger, mongoOptions: MongoO
   const transitions = new SessionTransitions(eventLog, appender, intents, projector, sessionStore);
   const vaultStore = new VaultStore(mongo.db);
   const credentialStore = new CredentialStore(mongo.db, config.vaultKeys && new SecretBox(config.vaultKeys.current, config.vaultKeys.older));
-  const agentVaults = new AgentVaultStore(mongo.db);
+  const agentVaultStore = new AgentVaultStore(mongo.db);
   let reader: StreamReader | undefined;
   const streamReader = () => (reader ??= new StreamReader(createRedis(config.redisUrl, "agent-sessions-sse"), redis, log));
 
@@ -108,14 +109,15 @@ async function buildComponents(config: Config, log: Logger, mongoOptions: MongoO
     projector,
     vaultStore,
     credentialStore,
-    agentVaults,
+    agentVaultStore,
     access: new AccessService(organizations, allowances),
     health: new HealthService(mongo, redis),
     agents: new AgentService(agentStore, sessionStore, limitsCache),
     sessions: new SessionService(sessionStore, agentStore, eventLog, transitions, intents, allowances),
     events: new EventService(sessionStore, agentStore, eventLog, transitions, limitsCache),
-    vaults: new VaultService(vaultStore, credentialStore, agentVaults),
+    vaults: new VaultService(vaultStore, credentialStore, agentVaultStore),
     credentials: new CredentialService(vaultStore, credentialStore),
+    agentVaults: new AgentVaultService(agentStore, agentVaultStore, vaultStore, credentialStore),
     streams: new EventStreams(eventLog, live, streamReader, encodeSseFrame),
     /** The process's shared SSE reader, started on first use. */
     streamReader,

@@ -83,15 +83,15 @@ describe("vaults", () => {
 
     const agent = await createAgent(api);
     const org = (await orgOf(agent.id))!;
-    const attached = await server.services.agentVaults.attached(org, agent.id);
-    expect(await server.services.agentVaults.replace(org, agent.id, attached!.updatedAt, [vault.id])).to.not.equal("stale");
+    const attached = await server.services.agentVaultStore.attached(org, agent.id);
+    expect(await server.services.agentVaultStore.replace(org, agent.id, attached!.updatedAt, [vault.id])).to.not.equal("stale");
 
     expect((await api.delete(`/v1/vaults/${vault.id}/credentials/${credential.id}`)).status).to.equal(200);
     const deleted = await api.delete(`/v1/vaults/${vault.id}`);
     expect(deleted.status).to.equal(200);
     expect(deleted.body).to.deep.equal({ object: "vault.deleted", id: vault.id, deleted: true });
     expect((await api.get(`/v1/vaults/${vault.id}`)).status).to.equal(404);
-    const after = await server.services.agentVaults.attached(org, agent.id);
+    const after = await server.services.agentVaultStore.attached(org, agent.id);
     expect(after!.vaultIds).to.deep.equal([]);
     expect(after!.updatedAt.getTime()).to.be.greaterThan(attached!.updatedAt.getTime());
   });

@@ -10,6 +10,7 @@ import { AppError, validationError } from "../errors.js";
 import { clientWentAway, errorResponse } from "./errors.js";
 import { buildOpenApi } from "./openapi.js";
 import { Routes } from "./route.js";
+import { agentVaultRoutes } from "./routes/agent-vaults.js";
 import { agentRoutes } from "./routes/agents.js";
 import { eventRoutes } from "./routes/events.js";
 import { openRoutes } from "./routes/health.js";
@@ -109,6 +110,7 @@ export function createApp(services: Services): Koa<AppState> {
   let document: Record<string, unknown> | undefined;
   openRoutes(open, services, () => (document ??= buildOpenApi([...open.specs, ...api.specs])));
   agentRoutes(api, services);
+  agentVaultRoutes(api, services);
   sessionRoutes(api, services);
   vaultRoutes(api, services);
   eventRoutes(api, services);

@@ -2,6 +2,7 @@
 import type { Config } from "../config.js";
 import type { Logger } from "../log.js";
 import type { AccessService } from "../services/access.js";
+import type { AgentVaultService } from "../services/agent-vaults.js";
 import type { AgentService } from "../services/agents.js";
 import type { EventStreams } from "../services/event-stream.js";
 import type { EventService } from "../services/events.js";
@@ -22,6 +23,7 @@ export interface Services {
   sessions: SessionService;
   events: EventService;
   vaults: VaultService;
+  agentVaults: AgentVaultService;
   credentials: CredentialService;
   /** Session event streams, each frame encoded once as SSE bytes. */
   streams: EventStreams<Buffer>;
