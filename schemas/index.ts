@@ -30,7 +30,7 @@ import { vaultSchema } from "./vault.js";
 import { vaultCreateSchema } from "./vault-create.js";
 import { vaultListSchema } from "./vault-list.js";
 import { vaultPathSchema } from "./vault-path.js";
-import { vaultsListQuerySchema } from "./vaults-list-query.js";
+import { pageQuerySchema } from "./page-query.js";
 import { errorSchema } from "./error.js";
 import { eventSchema } from "./event.js";
 import { eventListSchema } from "./event-list.js";
@@ -75,7 +75,6 @@ import { userInterruptSchema } from "./user-interrupt.js";
 import { userApprovalResponseSchema } from "./user-approval-response.js";
 import { userCustomToolResultSchema } from "./user-custom-tool-result.js";
 import { userClarifyResultSchema } from "./user-clarify-result.js";
-import { versionsListQuerySchema } from "./versions-list-query.js";
 
 /** What requests carry: bodies, queries, path parameters and their parts. */
 export const REQUEST_SCHEMAS = [
@@ -125,9 +124,8 @@ export const REQUEST_SCHEMAS = [
   toolsSchema,
   vaultCreateSchema,
   vaultPathSchema,
-  vaultsListQuerySchema,
+  pageQuerySchema,
   versionPathSchema,
-  versionsListQuerySchema,
 ] as const;
 
 /** What responses carry: resources, lists, results and errors. */

@@ -10,7 +10,7 @@ import { agentVersionListSchema } from "../../../schemas/agent-version-list.js";
 import { agentsListQuerySchema } from "../../../schemas/agents-list-query.js";
 import { deletedSchema } from "../../../schemas/deleted.js";
 import { versionPathSchema } from "../../../schemas/version-path.js";
-import { versionsListQuerySchema } from "../../../schemas/versions-list-query.js";
+import { pageQuerySchema } from "../../../schemas/page-query.js";
 import type { Services } from "../context.js";
 import { presentAgent, presentOffsetPage, presentVersion } from "../present.js";
 import type { Routes } from "../route.js";
@@ -108,7 +108,7 @@ export function agentRoutes(routes: Routes, { agents }: Services): void {
       summary: "List an agent's versions, newest first",
       tag,
       params: agentPathSchema,
-      query: versionsListQuerySchema,
+      query: pageQuerySchema,
       success: { status: 200, schema: agentVersionListSchema },
     },
     async ({ orgId, params, query }) => ({ body: presentOffsetPage(await agents.listVersions(orgId, params.agentId, query), query, presentVersion) }),

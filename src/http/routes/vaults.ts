@@ -9,7 +9,7 @@ import { vaultSchema } from "../../../schemas/vault.js";
 import { vaultCreateSchema } from "../../../schemas/vault-create.js";
 import { vaultListSchema } from "../../../schemas/vault-list.js";
 import { vaultPathSchema } from "../../../schemas/vault-path.js";
-import { vaultsListQuerySchema } from "../../../schemas/vaults-list-query.js";
+import { pageQuerySchema } from "../../../schemas/page-query.js";
 import type { Services } from "../context.js";
 import { presentCredential, presentOffsetPage, presentVault } from "../present.js";
 import type { Routes } from "../route.js";
@@ -25,7 +25,7 @@ export function vaultRoutes(routes: Routes, { vaults, credentials }: Services): 
   );
 
   routes.add(
-    { method: "get", path: "/v1/vaults", operationId: "listVaults", summary: "List active vaults, newest first", tag, query: vaultsListQuerySchema, success: { status: 200, schema: vaultListSchema } },
+    { method: "get", path: "/v1/vaults", operationId: "listVaults", summary: "List active vaults, newest first", tag, query: pageQuerySchema, success: { status: 200, schema: vaultListSchema } },
     async ({ orgId, query }) => ({ body: presentOffsetPage(await vaults.list(orgId, query), query, presentVault) }),
   );
 
@@ -79,7 +79,7 @@ export function vaultRoutes(routes: Routes, { vaults, credentials }: Services): 
       summary: "List a vault's active credentials, newest first",
       tag,
       params: vaultPathSchema,
-      query: vaultsListQuerySchema,
+      query: pageQuerySchema,
       success: { status: 200, schema: credentialListSchema },
     },
     async ({ orgId, params, query }) => ({ body: presentOffsetPage(await credentials.list(orgId, params.vaultId, query), query, presentCredential) }),

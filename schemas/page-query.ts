@@ -1,7 +1,7 @@
-/** VaultsListQuery: the paging of vault and credential lists, as the other lists page. */
-export const vaultsListQuerySchema = {
-  $id: "vaults-list-query",
-  title: "VaultsListQuery",
+/** PageQuery: the paging of offset-paged lists without filters (agent versions, vaults, credentials). */
+export const pageQuerySchema = {
+  $id: "page-query",
+  title: "PageQuery",
   type: "object",
   additionalProperties: false,
   properties: {
