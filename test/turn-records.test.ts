@@ -52,6 +52,7 @@ describe("turns and session records", () => {
       await sendText(api, sessionId, `warm-up ${turn}`);
       await sse.waitFor(() => idles() === turn);
     }
+    await server.services.projector.drain(); // the warm-up turns' record writes land before the count starts
     commands.length = 0;
     await sendText(api, sessionId, "the measured turn");
     await sse.waitFor(() => idles() === 3);
