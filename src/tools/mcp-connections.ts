@@ -1,0 +1,208 @@
+/**
+ * A worker's connections to MCP servers, reused between calls. One SDK client per endpoint (server URL
+ * and the credential state behind its `Authorization`, so a rotated credential gets a new one):
+ * Streamable HTTP first, the legacy SSE transport when the server refuses it (a 4xx to the initializing
+ * POST, as the MCP specification's backwards-compatibility section says). At most `capacity` open, the
+ * least recently used closed first; each closed after `idleMs` unused; a server's tool list cached for
+ * `toolsTtlMs`. Every request has a timeout: the SDK's own is 60 s, and a stream cut mid-call never
+ * settles without one. Errors name the server by its configured name only, never a header.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { AppError } from "../errors.js";
+
+export interface McpEndpoint {
+  /** The server's configured name, for messages. */
+  name: string;
+  url: string;
+  /** The `Authorization` header value, when a credential applies. */
+  authorization?: string;
+  /** Identifies the credential state (id and last change): a new state opens a new connection. */
+  credentialKey?: string;
+}
+
+export interface McpToolInfo {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+}
+
+export interface McpCallOutcome {
+  ok: boolean;
+  text: string;
+}
+
+export interface McpConnectionOptions {
+  capacity?: number;
+  idleMs?: number;
+  toolsTtlMs?: number;
+  timeoutMs?: number;
+  /** Characters of a tool result given to the model; the rest is cut with a note. */
+  maxResultChars?: number;
+}
+
+interface Connection {
+  client: Promise<Client>;
+  tools?: { at: number; list: McpToolInfo[] };
+  idle?: NodeJS.Timeout;
+}
+
+const CLIENT_INFO = { name: "agent-sessions", version: "1.0.0" };
+
+const keyOf = (e: McpEndpoint) => `${e.url}\u0000${e.credentialKey ?? ""}`;
+
+/** What a content block of a tool result says, as text for the model. */
+function contentText(block: unknown): string {
+  if (typeof block !== "object" || block === null || !("type" in block)) return "";
+  const b = block as { type: string; text?: unknown; mimeType?: unknown; resource?: { uri?: unknown; text?: unknown } };
+  if (b.type === "text" && typeof b.text === "string") return b.text;
+  if (b.type === "resource" && b.resource) return typeof b.resource.text === "string" ? b.resource.text : `[resource ${String(b.resource.uri)}]`;
+  if (b.type === "resource_link") return `[resource link]`;
+  return `[${b.type}${typeof b.mimeType === "string" ? ` ${b.mimeType}` : ""}]`;
+}
+
+export class McpConnections {
+  private readonly open = new Map<string, Connection>();
+  private readonly capacity: number;
+  private readonly idleMs: number;
+  private readonly toolsTtlMs: number;
+  private readonly timeoutMs: number;
+  private readonly maxResultChars: number;
+
+  constructor(opts: McpConnectionOptions = {}) {
+    this.capacity = opts.capacity ?? 64;
+    this.idleMs = opts.idleMs ?? 60_000;
+    this.toolsTtlMs = opts.toolsTtlMs ?? 30_000;
+    this.timeoutMs = opts.timeoutMs ?? 30_000;
+    this.maxResultChars = opts.maxResultChars ?? 100_000;
+  }
+
+  /** Connections open now (for tests and metrics). */
+  get size(): number {
+    return this.open.size;
+  }
+
+  /** The server's tools, from cache when listed within `toolsTtlMs`. Throws `upstream_failed`. */
+  async listTools(endpoint: McpEndpoint, signal?: AbortSignal): Promise<McpToolInfo[]> {
+    const { connection } = await this.connection(endpoint);
+    if (connection.tools && Date.now() - connection.tools.at < this.toolsTtlMs) return connection.tools.list;
+    const list = await this.request(endpoint, async (client) => {
+      const tools: McpToolInfo[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await client.listTools(cursor ? { cursor } : {}, { signal, timeout: this.timeoutMs });
+        for (const t of page.tools) tools.push({ name: t.name, description: t.description ?? "", inputSchema: t.inputSchema as Record<string, unknown> });
+        cursor = page.nextCursor;
+      } while (cursor && tools.length < 1000);
+      return tools;
+    });
+    connection.tools = { at: Date.now(), list };
+    return list;
+  }
+
+  /** Calls a tool; a server that fails, times out or is unreachable is an error result, not a throw. */
+  async callTool(endpoint: McpEndpoint, name: string, args: unknown, signal?: AbortSignal): Promise<McpCallOutcome> {
+    try {
+      const result = await this.request(endpoint, (client) =>
+        client.callTool({ name, arguments: (args ?? {}) as Record<string, unknown> }, undefined, { signal, timeout: this.timeoutMs }),
+      );
+      const blocks = Array.isArray(result.content) ? (result.content as unknown[]) : [];
+      let text = blocks.map(contentText).filter((t) => t !== "").join("\n");
+      if (!text && "structuredContent" in result && result.structuredContent) text = JSON.stringify(result.structuredContent);
+      if (text.length > this.maxResultChars) text = `${text.slice(0, this.maxResultChars)}\n[cut: the result had ${text.length} characters]`;
+      return { ok: result.isError !== true, text };
+    } catch (err) {
+      if (signal?.aborted) throw err;
+      return { ok: false, text: err instanceof AppError ? err.message : `the MCP server ${endpoint.name} failed the call` };
+    }
+  }
+
+  async close(): Promise<void> {
+    const all = [...this.open.keys()];
+    await Promise.all(all.map((key) => this.drop(key)));
+  }
+
+  /** Runs `fn` on the endpoint's client; a failure drops the connection so the next request reconnects. */
+  private async request<T>(endpoint: McpEndpoint, fn: (client: Client) => Promise<T>): Promise<T> {
+    const { key, connection } = await this.connection(endpoint);
+    try {
+      return await fn(await connection.client);
+    } catch (err) {
+      await this.drop(key);
+      throw this.failure(endpoint, err);
+    } finally {
+      this.touch(key);
+    }
+  }
+
+  private async connection(endpoint: McpEndpoint): Promise<{ key: string; connection: Connection }> {
+    const key = keyOf(endpoint);
+    let connection = this.open.get(key);
+    if (connection) {
+      this.open.delete(key); // re-inserted last: the map's order is the recency order
+      this.open.set(key, connection);
+    } else {
+      while (this.open.size >= this.capacity) await this.drop(this.open.keys().next().value!);
+      connection = { client: this.connect(endpoint) };
+      this.open.set(key, connection);
+    }
+    try {
+      await connection.client;
+    } catch (err) {
+      this.open.delete(key);
+      throw this.failure(endpoint, err);
+    }
+    this.touch(key);
+    return { key, connection };
+  }
+
+  private async connect(endpoint: McpEndpoint): Promise<Client> {
+    const url = new URL(endpoint.url);
+    const headers: Record<string, string> = endpoint.authorization ? { authorization: endpoint.authorization } : {};
+    const requestInit = { headers };
+    const timeout = { timeout: this.timeoutMs };
+    const streamable = new Client(CLIENT_INFO);
+    try {
+      await streamable.connect(new StreamableHTTPClientTransport(url, { requestInit }), timeout);
+      return streamable;
+    } catch (err) {
+      await streamable.close().catch(() => undefined);
+      // Authentication failures are the server's answer, not a sign of the older transport.
+      if (!(err instanceof StreamableHTTPError) || err.code === undefined || err.code < 400 || err.code >= 500 || err.code === 401 || err.code === 403) throw err;
+    }
+    const sse = new Client(CLIENT_INFO);
+    // The SSE stream's GET is made by an EventSource, which takes headers only through its fetch.
+    const withAuth = (u: string | URL, init?: RequestInit) => {
+      const merged = new Headers(init?.headers);
+      for (const [name, value] of Object.entries(headers)) merged.set(name, value);
+      return fetch(u, { ...init, headers: merged });
+    };
+    await sse.connect(new SSEClientTransport(url, { requestInit, eventSourceInit: { fetch: withAuth } }), timeout);
+    return sse;
+  }
+
+  private touch(key: string): void {
+    const connection = this.open.get(key);
+    if (!connection) return;
+    clearTimeout(connection.idle);
+    connection.idle = setTimeout(() => void this.drop(key), this.idleMs);
+    connection.idle.unref();
+  }
+
+  private async drop(key: string): Promise<void> {
+    const connection = this.open.get(key);
+    if (!connection) return;
+    this.open.delete(key);
+    clearTimeout(connection.idle);
+    await connection.client.then((c) => c.close()).catch(() => undefined);
+  }
+
+  private failure(endpoint: McpEndpoint, err: unknown): AppError {
+    if (err instanceof AppError) return err;
+    const status = err instanceof StreamableHTTPError && err.code !== undefined ? ` (HTTP ${err.code})` : "";
+    const timedOut = err instanceof Error && /timed out|timeout/i.test(err.message);
+    const what = timedOut ? "did not answer in time" : `could not be used${status}`;
+    return new AppError("upstream_failed", `the MCP server ${endpoint.name} ${what}`, {}, err instanceof Error ? err.message : String(err));
+  }
+}
