@@ -77,8 +77,8 @@ describe("query plans of the hot lookups", () => {
   });
 
   it("the projection of status and usage and the generated title", async () => {
-    await expectIndexed(() => sessions.projectState(session._id, { status: "running" }, 3));
-    await expectIndexed(() => sessions.projectState(session._id, { status: "idle", usage }, 4));
+    await expectIndexed(() => sessions.projectState(session._id, { status: { version: 3, status: "running" } }));
+    await expectIndexed(() => sessions.projectState(session._id, { status: { version: 4, status: "idle" }, usage: { version: 4, usage } }));
     expect((await sessions.byId(session._id))!.usage).to.deep.equal(usage);
     await expectIndexed(() => sessions.setGeneratedTitle(session._id, "A title"));
   });

@@ -42,6 +42,20 @@ describe("session transitions", () => {
     await server.close();
   });
 
+  it("a commit planned from an older snapshot writes back only what it changed: the record keeps a newer usage total", async () => {
+    const { sessionId } = await createSession(api);
+    const older = await server.services.eventLog.snapshot(sessionId);
+    const usage = { model: "mock/echo", input: 7, output: 1, cache_read: 0, cache_write: 0, reasoning: 0, total: 8, calls: 1, context_used: 8, context_max: 100, context_percent: 8, cost_status: "included" as const, last_turn_latency_ms: 1, latency_ms: 1 };
+    // One process ends a turn (its usage total), another then changes the status from a snapshot read before that.
+    await transitionsWith({}).run(sessionId, () => change({ drafts: [], state: { status: "idle", usage }, statuses: [], wake: false }, null));
+    // One write at a time: FerretDB v1 applies an update as read, modify, write of the whole document.
+    await until(() => recordOf(sessionId), (r) => r?.usage !== null, 5_000, "the first record write");
+    await transitionsWith({}).run(sessionId, () => change(archive, null), { from: older });
+    const record = await until(() => recordOf(sessionId), (r) => r?.status === "archived", 5_000, "the second record write");
+    expect(record!.usage).to.deep.equal(usage);
+    expect((await api.get(`/v1/sessions/${sessionId}`)).body.usage).to.deep.equal(usage);
+  });
+
   it("gives up with a clear error after a bounded number of stale attempts, never looping, and leaves the record as the log has it", async () => {
     const { sessionId } = await createSession(api);
     let planned = 0;

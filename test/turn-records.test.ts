@@ -70,7 +70,7 @@ describe("turns and session records", () => {
     const state = server.services.keys.sessionState(sessionId);
     await server.services.redis.hdel(state, "usage");
     const sessions = server.services.mongo.db.collection("sessions");
-    await sessions.updateOne({ _id: sessionId as never }, { $set: { tally: { seq: 5, turn: "turn_old", usage: usage(100) } }, $unset: { "projected.usage": "" } });
+    await sessions.updateOne({ _id: sessionId as never }, { $set: { tally: { seq: 5, turn: "turn_old", usage: usage(100) } }, $unset: { usageProjected: "" } });
     expect((await api.get(`/v1/sessions/${sessionId}`)).body.usage, "the record's total, until a turn ends").to.include({ input: 100, calls: 1 });
 
     const sse = await openSse(`${server.url}/v1/sessions/${sessionId}/events/stream`, key);

@@ -18,7 +18,7 @@
  * matches the sessions whose records are being changed (the marked ones) by their status in Redis.
  */
 import { randomBytes } from "node:crypto";
-import { INITIAL_STATE, type Plan, type PlanResult, type RuntimeState, type SessionStatus } from "../domain/session-state.js";
+import { INITIAL_STATE, type Plan, type PlanResult, type RuntimeState } from "../domain/session-state.js";
 import { AppError, notFound } from "../errors.js";
 import { allowanceExhausted } from "../redis/allowances.js";
 import { encodeState, type Appended, type Commit, type EventAppender } from "../redis/event-appender.js";
@@ -26,7 +26,7 @@ import { snapshotOf, type EventLog, type Snapshot } from "../redis/event-log.js"
 import { sessionOfProjection, type Intents } from "../redis/intents.js";
 import { trackReads } from "./read-set.js";
 import { SessionLanes, type Lane } from "./session-lanes.js";
-import type { ProjectedState } from "../store/sessions.js";
+import type { StateProjection } from "../store/sessions.js";
 import type { StatusProjection, StatusProjector } from "./status-projector.js";
 
 type Accepted = Extract<PlanResult, { ok: true }>;
@@ -72,15 +72,15 @@ function backoff(attempt: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, Math.random() * cap));
 }
 
-/** The status a plan sets, when it is one the record keeps (a deleted session's record is removed). */
-function projected(plan: Plan): SessionStatus | undefined {
-  const status = plan.state.status;
-  return status === undefined || status === "deleted" ? undefined : status;
-}
-
-/** What the record keeps of a state whose status it keeps. */
-function recordView(state: RuntimeState, status: SessionStatus): ProjectedState {
-  return { status, ...(state.usage === undefined ? {} : { usage: state.usage }) };
+/**
+ * What of a plan's state the record keeps, as of `version`: the status it sets (a deleted session's
+ * record is removed) and the usage total it sets. Only what the plan itself wrote: the rest of the
+ * snapshot it was made from may be older than the state it committed onto. Null: nothing to project.
+ */
+function projectionOf(state: Plan["state"], version: number): StateProjection | null {
+  const status = state.status === undefined || state.status === "deleted" ? undefined : state.status;
+  if (status === undefined && state.usage === undefined) return null;
+  return { ...(status ? { status: { version, status } } : {}), ...(state.usage === undefined ? {} : { usage: { version, usage: state.usage } }) };
 }
 
 const STATE_FIELDS: ReadonlySet<string> = new Set(Object.keys(INITIAL_STATE));
@@ -116,8 +116,8 @@ export class SessionTransitions {
       const planned = planner(view);
       if (!planned.plan) return { value: planned.value, applied: null, state: snapshot.state };
       const plan = planned.plan;
-      const status = projected(plan);
-      const projection = status === undefined ? null : `${sessionId} ${randomBytes(6).toString("base64url")}`;
+      const changesRecord = projectionOf(plan.state, 0) !== null;
+      const projection = changesRecord ? `${sessionId} ${randomBytes(6).toString("base64url")}` : null;
       const fields = snapshot.fields;
       const result = await this.appender.apply(sessionId, plan, {
         reads: [...read].filter((f) => STATE_FIELDS.has(f)).map((f) => [f, fields[f] ?? null]),
@@ -127,7 +127,7 @@ export class SessionTransitions {
       });
       if (result.ok) {
         lane.known = snapshotOf({ ...fields, ...encodeState(plan.state), v: String(result.version) });
-        if (status !== undefined) this.projector.project(sessionId, recordView(lane.known!.state, status), result.version, projection!);
+        if (changesRecord) this.projector.project(sessionId, projectionOf(plan.state, result.version)!, projection!);
         return { value: planned.value, applied: result, state: snapshot.state };
       }
       switch (result.reason) {
@@ -152,7 +152,10 @@ export class SessionTransitions {
   async repairProjection(member: string): Promise<void> {
     const sessionId = sessionOfProjection(member);
     const state = await this.log.existingState(sessionId);
-    if (state && state.status !== "deleted") await this.records.projectState(sessionId, recordView(state, state.status), state.v);
+    if (state && state.status !== "deleted") {
+      const usage = state.usage === undefined ? {} : { usage: { version: state.v, usage: state.usage } };
+      await this.records.projectState(sessionId, { status: { version: state.v, status: state.status }, ...usage });
+    }
     await this.intents.clearProjections([member]);
   }
 }

@@ -10,19 +10,24 @@
  */
 import type { Logger } from "../log.js";
 import type { Intents } from "../redis/intents.js";
-import type { ProjectedState } from "../store/sessions.js";
+import type { StateProjection } from "../store/sessions.js";
 
 /** The record's projection of the runtime state (MongoDB). */
 export interface StatusProjection {
-  /** Writes `state` as of state version `version`, unless the record already reflects a later one. */
-  projectState(sessionId: string, state: ProjectedState, version: number): Promise<void>;
+  /** Writes each part as of its state version, unless the record already reflects a later one. */
+  projectState(sessionId: string, projection: StateProjection): Promise<void>;
 }
 
 interface Due {
-  state: ProjectedState;
-  version: number;
+  projection: StateProjection;
   /** The `projections` members this write settles. */
   members: string[];
+}
+
+/** The later of two parts of a projection, by state version. */
+function later<P extends { version: number }>(a: P | undefined, b: P | undefined): P | undefined {
+  if (!a || !b) return a ?? b;
+  return b.version > a.version ? b : a;
 }
 
 /** Record writes under way at once, so a burst of commits cannot flood MongoDB. */
@@ -39,13 +44,14 @@ export class StatusProjector {
     private readonly logger: Logger,
   ) {}
 
-  /** Schedules the record write of a committed state; `member` is the commit's mark. */
-  project(sessionId: string, state: ProjectedState, version: number, member: string): void {
+  /** Schedules the record write of what a commit changed; `member` is the commit's mark. */
+  project(sessionId: string, projection: StateProjection, member: string): void {
     const due = this.due.get(sessionId);
-    if (!due) this.due.set(sessionId, { state, version, members: [member] });
+    if (!due) this.due.set(sessionId, { projection, members: [member] });
     else {
       due.members.push(member);
-      if (version > due.version) Object.assign(due, { state, version });
+      const [status, usage] = [later(due.projection.status, projection.status), later(due.projection.usage, projection.usage)];
+      due.projection = { ...(status ? { status } : {}), ...(usage ? { usage } : {}) };
     }
     this.pump();
   }
@@ -72,7 +78,7 @@ export class StatusProjector {
 
   private async write(sessionId: string, due: Due): Promise<void> {
     try {
-      await this.records.projectState(sessionId, due.state, due.version);
+      await this.records.projectState(sessionId, due.projection);
     } catch (err) {
       this.logger.warn("session record not updated; the recovery sweep will", { sessionId, err });
       return;

@@ -17,7 +17,7 @@ async function migrateStatusProjections(db: Db): Promise<void> {
   const sessions = db.collection<{ _id: string; status?: SessionStatus; statusVersion?: number }>("sessions");
   const legacy = sessions.find({ projected: { $exists: false } }, { projection: { status: 1, statusVersion: 1 } });
   for await (const doc of legacy) {
-    await sessions.updateOne({ _id: doc._id }, { $max: { projected: projected(doc.statusVersion ?? 0, { status: doc.status ?? "idle" }) } });
+    await sessions.updateOne({ _id: doc._id }, { $max: { projected: projected(doc.statusVersion ?? 0, doc.status ?? "idle") } });
   }
 }
 

@@ -3,9 +3,10 @@
  * filter of `_id` alone (the one filter FerretDB v1 pushes down; see docs/decisions.md, issue 8), so
  * the fields a guard compares are one sub-document each whose first field orders it:
  *
- * - `projected: {version, status, usage}`: the status and usage total as of a state version; `$max`
- *   keeps the later version. `usage` is absent while the runtime state keeps no total (a session from
- *   before it did), and the record's `tally` is then the total.
+ * - `projected: {version, status}`: the status as of a state version; `$max` keeps the later version.
+ * - `usageProjected: {version, usage}`: the usage total as of a state version, written only by the
+ *   commits that changed it (a turn's end), so a commit that read an older total never writes it back.
+ *   Absent while the runtime state keeps no total (a session from before it did): `tally` is the total.
  * - `generatedTitle` beside the caller's `title`: the caller's always wins, whatever the order of writes.
  *
  * Records written before (top-level `status`, `statusVersion`, `usage`, `usageTurn`, and a generated
@@ -37,15 +38,20 @@ export interface SessionDoc {
   updatedAt: Date;
 }
 
-/** What a record keeps of its session's runtime state. */
-export interface ProjectedState {
+export interface Projected {
+  version: number;
   status: SessionStatus;
-  /** Absent: the runtime state keeps no total yet. */
-  usage?: Usage | null;
 }
 
-export interface Projected extends ProjectedState {
+export interface UsageProjection {
   version: number;
+  usage: Usage | null;
+}
+
+/** A record write after a commit: the parts of the runtime state the commit changed, each with its version. */
+export interface StateProjection {
+  status?: Projected;
+  usage?: UsageProjection;
 }
 
 /** Usage added to the record by workers before the runtime state kept the total. */
@@ -59,6 +65,7 @@ type Loaded = "status" | "statusVersion" | "usage";
 
 export interface StoredSession extends Omit<SessionDoc, Loaded> {
   projected: Projected;
+  usageProjected?: UsageProjection;
   generatedTitle: string | null;
 }
 
@@ -67,15 +74,12 @@ type OnDisk = Partial<StoredSession> &
   Partial<Pick<SessionDoc, Loaded>> & { tally?: Tally | null; usageTurn?: string | null } & Omit<SessionDoc, Loaded | "metadata"> & { metadata: unknown };
 
 /** Field order matters: `$max` compares sub-documents field by field, so the version decides. */
-export const projected = (version: number, state: ProjectedState): Projected => ({
-  version,
-  status: state.status,
-  ...(state.usage === undefined ? {} : { usage: state.usage }),
-});
+export const projected = (version: number, status: SessionStatus): Projected => ({ version, status });
+export const usageProjected = (version: number, usage: Usage | null): UsageProjection => ({ version, usage });
 
 export function toStored(doc: SessionDoc): StoredSession {
   const { status, statusVersion, usage, ...rest } = doc;
-  return { ...rest, metadata: storedMetadata(doc.metadata), projected: projected(statusVersion, { status, usage }), generatedTitle: null };
+  return { ...rest, metadata: storedMetadata(doc.metadata), projected: projected(statusVersion, status), usageProjected: usageProjected(statusVersion, usage), generatedTitle: null };
 }
 
 /** Metadata is stored as JSON text: its keys are the caller's (see caller-json.ts). */
@@ -85,13 +89,13 @@ export function storedMetadata(metadata: Metadata): Metadata {
 
 /** The usage total a record holds: its projection's, else what workers added to it before there was one. */
 function usageOf(disk: OnDisk): Usage | null {
-  if (disk.projected?.usage !== undefined) return disk.projected.usage;
+  if (disk.usageProjected) return disk.usageProjected.usage;
   return disk.tally?.usage ?? disk.usage ?? null;
 }
 
 export function fromStored(disk: OnDisk | null): SessionDoc | null {
   if (!disk) return null;
-  const { projected: p, tally: _t, generatedTitle, status, statusVersion, usage: _u, usageTurn: _ut, metadata, ...rest } = disk;
+  const { projected: p, usageProjected: _up, tally: _t, generatedTitle, status, statusVersion, usage: _u, usageTurn: _ut, metadata, ...rest } = disk;
   const generated = rest.title === null && generatedTitle ? generatedTitle : null;
   return {
     ...rest,

@@ -7,9 +7,9 @@ import type { Collection, Db, Filter } from "mongodb";
 import type { FromSchemas } from "../../schemas/index.js";
 import type { sessionsListQuerySchema } from "../../schemas/sessions-list-query.js";
 import type { Page } from "./agents.js";
-import { fromStored, projected, storedMetadata, toStored, type ProjectedState, type SessionDoc, type StoredSession } from "./session-shape.js";
+import { fromStored, projected, storedMetadata, toStored, usageProjected, type SessionDoc, type StateProjection, type StoredSession } from "./session-shape.js";
 
-export type { ProjectedState, SessionDoc } from "./session-shape.js";
+export type { SessionDoc, StateProjection } from "./session-shape.js";
 
 export interface SessionFilter {
   agentId?: string;
@@ -68,11 +68,15 @@ export class SessionStore {
   }
 
   /**
-   * Writes the status and usage total as of state version `stateVersion`, unless the record already
+   * Writes the status and the usage total, each as of its state version, unless the record already
    * reflects that version or a later one: whichever process writes last, an older state never rolls it back.
    */
-  async projectState(id: string, state: ProjectedState, stateVersion: number): Promise<void> {
-    await this.sessions.updateOne({ _id: id }, { $max: { projected: projected(stateVersion, state) }, $set: { updatedAt: new Date() } });
+  async projectState(id: string, p: StateProjection): Promise<void> {
+    const max = {
+      ...(p.status ? { projected: projected(p.status.version, p.status.status) } : {}),
+      ...(p.usage ? { usageProjected: usageProjected(p.usage.version, p.usage.usage) } : {}),
+    };
+    await this.sessions.updateOne({ _id: id }, { $max: max, $set: { updatedAt: new Date() } });
   }
 
   /**
