@@ -84,7 +84,7 @@ describe("vaults", () => {
     const agent = await createAgent(api);
     const org = (await orgOf(agent.id))!;
     const attached = await server.services.agentVaultStore.attached(org, agent.id);
-    expect(await server.services.agentVaultStore.replace(org, agent.id, attached!.updatedAt, [vault.id])).to.not.equal("stale");
+    expect(await server.services.agentVaultStore.replace(org, agent.id, attached!, attached!.updatedAt, [vault.id])).to.not.equal("stale");
 
     expect((await api.delete(`/v1/vaults/${vault.id}/credentials/${credential.id}`)).status).to.equal(200);
     const deleted = await api.delete(`/v1/vaults/${vault.id}`);

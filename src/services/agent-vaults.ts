@@ -65,7 +65,7 @@ export class AgentVaultService {
       if (!vault) throw notFound(`vault ${id}`);
       if (vault.archivedAt && !attached.vaultIds.includes(id)) throw invalidState(`vault ${id} is archived and takes no new attachments`);
     }
-    const replaced = await this.attachments.replace(orgId, agentId, new Date(body.expectedUpdatedAt), body.vaultIds);
+    const replaced = await this.attachments.replace(orgId, agentId, attached, new Date(body.expectedUpdatedAt), body.vaultIds);
     if (!replaced) throw notFound("agent");
     if (replaced === "stale") {
       const now = (await this.attachments.attached(orgId, agentId))?.updatedAt.toISOString() ?? "unknown";

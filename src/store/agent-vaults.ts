@@ -36,10 +36,11 @@ export class AgentVaultStore {
     return doc?.orgId === orgId ? { vaultIds: doc.vaultIds ?? [], updatedAt: doc.updatedAt } : null;
   }
 
-  /** Replaces the set if `expected` is still the agent's `updatedAt`: the new attachments, or "stale". */
-  async replace(orgId: string, agentId: string, expected: Date, vaultIds: string[]): Promise<Attachments | "stale" | null> {
-    const current = await this.attached(orgId, agentId);
-    if (!current) return null;
+  /**
+   * Replaces the set if `expected` is the agent's `updatedAt` as the caller read it (`current`): the new
+   * attachments, or "stale". Another writer of that token since the read loses or wins at the claim.
+   */
+  async replace(orgId: string, agentId: string, current: Attachments, expected: Date, vaultIds: string[]): Promise<Attachments | "stale" | null> {
     if (current.updatedAt.getTime() !== expected.getTime()) return "stale";
     try {
       await this.claims.insertOne({ _id: `${agentId}@${expected.toISOString()}`, at: new Date() });
