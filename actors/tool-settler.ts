@@ -7,11 +7,13 @@
 import { join } from "node:path";
 import type { Draft } from "../src/domain/events.js";
 import type { RuntimeState, ToolCall } from "../src/domain/session-state.js";
+import { governingTools } from "../src/domain/tool-permissions.js";
 import { denialDraft, resultDraft, useEvents, type TurnContext } from "../src/domain/tool-calls.js";
 import { planStep } from "../src/domain/turn-plans.js";
 import { AppError } from "../src/errors.js";
 import type { Logger } from "../src/log.js";
 import { isAbort } from "../src/models/provider.js";
+import type { McpAccess } from "../src/services/mcp-access.js";
 import { change, type SessionTransitions } from "../src/services/session-transitions.js";
 import type { VersionDoc } from "../src/store/agents.js";
 import type { PastConversations } from "../src/store/past-conversations.js";
@@ -26,6 +28,7 @@ export interface ToolSettlerDeps {
   grants: ToolGrantStore;
   past: PastConversations;
   workspaceRoot: string;
+  mcp: McpAccess;
   logger: Logger;
 }
 
@@ -66,8 +69,11 @@ export class ToolSettler {
   }
 
   private async execute(session: SessionFacts, version: VersionDoc, call: ToolCall, signal: AbortSignal): Promise<ToolOutcome> {
-    if (call.kind === "mcp") return { ok: false, text: "MCP tool execution is not available yet in this deployment" };
     try {
+      if (call.kind === "mcp") {
+        const owner = { orgId: session.orgId, agentId: session.agentId };
+        return await this.deps.mcp.call(owner, version.mcpServers, governingTools(version, session.role), call.name, call.input, signal);
+      }
       return await this.deps.tools.run(call.name, call.input, {
         orgId: session.orgId,
         agentId: session.agentId,

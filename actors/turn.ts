@@ -20,6 +20,7 @@ import { isAbort } from "../src/models/provider.js";
 import type { ProviderRegistry } from "../src/models/registry.js";
 import type { EventLog } from "../src/redis/event-log.js";
 import type { LiveStream } from "../src/redis/live-stream.js";
+import type { McpAccess } from "../src/services/mcp-access.js";
 import { change, unchanged, type SessionTransitions } from "../src/services/session-transitions.js";
 import type { VersionDoc } from "../src/store/agents.js";
 import type { SessionStore } from "../src/store/sessions.js";
@@ -43,6 +44,7 @@ export interface TurnDeps {
   settler: ToolSettler;
   ending: TurnEnding;
   transcripts: Transcripts;
+  mcp: McpAccess;
   logger: Logger;
 }
 
@@ -89,7 +91,9 @@ export class TurnRunner {
       if (!version) throw unavailable("the agent version this session records no longer exists");
       modelName = version.modelName;
       const governing = governingTools(version, session.role);
-      const prompt = turnPrompt(version, governing);
+      // MCP tools are listed once per turn (the pool caches lists briefly): a turn offers one stable set.
+      const mcp = await this.deps.mcp.offer({ orgId: session.orgId, agentId: session.agentId }, version.mcpServers, governing, abort.signal);
+      const prompt = turnPrompt(version, governing, mcp);
 
       for (;;) {
         const state = await log.state(session._id);

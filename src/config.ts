@@ -37,6 +37,8 @@ export interface Config {
    * while a rotation re-encrypts). Absent: credentials can be neither stored nor used.
    */
   vaultKeys: { current: Buffer; older: Buffer[] } | undefined;
+  /** How long one request to an MCP server (connect, list, call) may take before it is an error result. */
+  mcpTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -121,6 +123,7 @@ export function loadConfig(env: Env = process.env): Config {
     sseMaxBufferedBytes: integer(env, "SSE_MAX_BUFFERED_BYTES", 8 * 1024 * 1024, 64 * 1024, 1024 * 1024 * 1024),
     workspaceRoot: env.WORKSPACE_ROOT || join(tmpdir(), "agent-sessions-workspaces"),
     vaultKeys: vaultKeys(env),
+    mcpTimeoutMs: integer(env, "MCP_TIMEOUT_MS", 30_000, 100, 600_000),
     redisKeyPrefix: pattern(env, "REDIS_KEY_PREFIX", "as", /^[a-z0-9_-]{1,32}$/, "1-32 lowercase letters, digits, _ or -"),
   };
   // A live worker extends its lock well within this; claiming sooner would take turns from live workers.

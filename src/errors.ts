@@ -43,6 +43,8 @@ export interface ErrorDetails {
   rateLimit?: RateLimitStanding;
   /** Methods a path does allow (method_not_allowed). */
   allow?: string;
+  /** The HTTP status an upstream server answered (upstream_failed), for the caller's retry decision; never shown. */
+  upstreamStatus?: number;
 }
 
 export class AppError extends Error {

@@ -34,6 +34,7 @@ import { EventService } from "./services/events.js";
 import { HealthService } from "./services/health.js";
 import { SessionTransitions } from "./services/session-transitions.js";
 import { AgentVaultService } from "./services/agent-vaults.js";
+import { McpAccess } from "./services/mcp-access.js";
 import { CredentialService } from "./services/credentials.js";
 import { VaultService } from "./services/vaults.js";
 import { AgentVaultStore } from "./store/agent-vaults.js";
@@ -52,6 +53,7 @@ import { SessionStore } from "./store/sessions.js";
 import { TodoStore } from "./store/todos.js";
 import { ToolGrantStore } from "./store/tool-grants.js";
 import { BuiltinTools } from "./tools/builtin.js";
+import { McpConnections } from "./tools/mcp-connections.js";
 
 /** Everything one process is built from: the HTTP layer's services, and the parts beneath them (for operator commands and tests). */
 export type Components = Awaited<ReturnType<typeof buildComponents>>;
@@ -87,6 +89,9 @@ async function buildComponents(config: Config, log: Logger, mongoOptions: MongoO
   const vaultStore = new VaultStore(mongo.db);
   const credentialStore = new CredentialStore(mongo.db, config.vaultKeys && new SecretBox(config.vaultKeys.current, config.vaultKeys.older));
   const agentVaultStore = new AgentVaultStore(mongo.db);
+  const locks = new Locks(redis, keys);
+  const mcpPool = new McpConnections({ timeoutMs: config.mcpTimeoutMs });
+  const mcp = new McpAccess({ attachments: agentVaultStore, vaults: vaultStore, credentials: credentialStore, locks, pool: mcpPool, fetch, logger: log });
   let reader: StreamReader | undefined;
   const streamReader = () => (reader ??= new StreamReader(createRedis(config.redisUrl, "agent-sessions-sse"), redis, log));
 
@@ -110,6 +115,9 @@ async function buildComponents(config: Config, log: Logger, mongoOptions: MongoO
     vaultStore,
     credentialStore,
     agentVaultStore,
+    locks,
+    mcpPool,
+    mcp,
     access: new AccessService(organizations, allowances),
     health: new HealthService(mongo, redis),
     agents: new AgentService(agentStore, sessionStore, limitsCache),
@@ -128,7 +136,7 @@ async function buildComponents(config: Config, log: Logger, mongoOptions: MongoO
 /** `mongo`: options of the MongoDB client beyond the config (a benchmark watches its commands). */
 export async function createRuntime(config: Config, log: Logger, opts: { mongo?: MongoOptions } = {}): Promise<Runtime> {
   const components = await buildComponents(config, log, opts.mongo ?? {});
-  const { mongo, redis, eventLog, live, transitions, sessionStore, agentStore, intents, wakeups, keys } = components;
+  const { mongo, redis, eventLog, live, transitions, sessionStore, agentStore, intents, wakeups, locks, mcp, mcpPool } = components;
   let worker: WakeupConsumer | undefined;
   const shutdown = new AbortController();
 
@@ -145,6 +153,7 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
         grants,
         past: new PastConversations(sessionStore, eventLog),
         workspaceRoot: config.workspaceRoot,
+        mcp,
         logger: log,
       });
       const turns = new TurnRunner({
@@ -158,6 +167,7 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
         settler,
         ending,
         transcripts: new Transcripts(eventLog, new TranscriptCache({ sessions: config.transcriptCacheSessions, bytes: config.transcriptCacheMb * 2 ** 20 })),
+        mcp,
         logger: log,
       });
       const actor = new SessionActor({
@@ -165,7 +175,7 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
         transitions,
         records,
         intents,
-        locks: new Locks(redis, keys),
+        locks,
         turns,
         ending,
         logger: log,
@@ -184,6 +194,7 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
     async close() {
       shutdown.abort();
       await Promise.allSettled([worker?.stop(), components.stopReader()]);
+      await mcpPool.close();
       // Records of the last commits are written before the connections go (else the sweep repairs them).
       await components.projector.drain();
       await Promise.allSettled([redis.quit(), mongo.client.close()]);

@@ -39,7 +39,7 @@ describe("MCP connections", () => {
     expect(isAppError(err, "upstream_failed"), String(err)).to.equal(true);
     expect((err as Error).message).to.equal("the MCP server tools could not be used (HTTP 401)");
     const called = await pool.callTool(wrong, "echo", { text: "x" });
-    expect(called).to.deep.equal({ ok: false, text: "the MCP server tools could not be used (HTTP 401)" });
+    expect(called).to.deep.equal({ ok: false, text: "the MCP server tools could not be used (HTTP 401)", unauthorized: true });
   });
 
   it("an unreachable server and a call that outlives its timeout are error results", async () => {

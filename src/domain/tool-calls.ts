@@ -8,7 +8,7 @@ import { DENIED_PREFIX } from "./conversation.js";
 import { draft, type Draft } from "./events.js";
 import type { ToolUse } from "./model-types.js";
 import type { ToolCall } from "./session-state.js";
-import { decide, parseMcpToolName, resolveTool, type Grants } from "./tool-permissions.js";
+import { decide, looksLikeMcpTool, resolveTool, type Grants } from "./tool-permissions.js";
 
 export interface TurnContext {
   sessionId: string;
@@ -75,7 +75,7 @@ export function decideCalls(
   const calls = uses.map((use): ToolCall => {
     const resolved = resolveTool(governing, use.name);
     const decision = decide(resolved, use.name, yoloMode, grants);
-    const kind = use.name === "clarify" && resolved ? "clarify" : (resolved?.kind ?? (parseMcpToolName(use.name) ? "mcp" : "builtin"));
+    const kind = use.name === "clarify" && resolved ? "clarify" : (resolved?.kind ?? (looksLikeMcpTool(use.name) ? "mcp" : "builtin"));
     const call: ToolCall = { id: newId("evt"), name: use.name, input: use.input ?? {}, kind, state: "done" };
     if (decision.action === "deny") {
       // Written with the model call's other events, so the rebuilt transcript keeps calls apart.

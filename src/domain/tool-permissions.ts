@@ -4,13 +4,15 @@
  *
  * Resolution: the session role's `tools` replace the version's top-level `tools` when the session has
  * a role. A built-in tool takes its toolset's override, else the `agent_toolset` default. An MCP tool
- * (`mcp__<server>__<tool>`) takes its per-tool override, else its `mcp_toolset` default. A custom tool
+ * (`mcp__<server>__<tool>`, the longest configured server name matching) takes its per-tool override,
+ * else its `mcp_toolset` default. A custom tool
  * has its own `enabled` and policy. `enabled: false` and `always_deny` deny before running, with no
  * approval request; `always_ask` asks unless `yoloMode` is on or an earlier approval granted it for
  * the session or always.
  */
 import { BUILTIN_TOOL_NAMES, TOOLSETS, toolsetOf, type ToolsetName } from "./toolsets.js";
-import type { AgentConfig, CustomTool, PolicyType, ToolConfig } from "./agent-config.js";
+import type { AgentConfig, CustomTool, McpToolset, PolicyType, ToolConfig } from "./agent-config.js";
+import { mcpToolEnabled, mcpToolOf } from "./mcp-tools.js";
 
 export type ToolKind = "builtin" | "mcp" | "custom";
 
@@ -26,15 +28,8 @@ export interface ResolvedTool {
 
 export type Decision = { action: "allow" } | { action: "ask" } | { action: "deny"; reason: string };
 
-const MCP_PREFIX = "mcp__";
-
-export function parseMcpToolName(name: string): { server: string; tool: string } | null {
-  if (!name.startsWith(MCP_PREFIX)) return null;
-  const rest = name.slice(MCP_PREFIX.length);
-  const at = rest.indexOf("__");
-  if (at <= 0 || at + 2 >= rest.length) return null;
-  return { server: rest.slice(0, at), tool: rest.slice(at + 2) };
-}
+/** Whether a name has the shape of an MCP tool's, configured or not (an unknown one is still told apart in events). */
+export const looksLikeMcpTool = (name: string) => /^mcp__.+__.+$/.test(name);
 
 /** The tools governing a session: its role's, or the version's top-level ones. */
 export function governingTools(config: Pick<AgentConfig, "tools" | "roles">, role: string | null): ToolConfig[] {
@@ -57,17 +52,15 @@ export function resolveTool(tools: ToolConfig[], name: string): ResolvedTool | n
       policy: (override?.permissionPolicy ?? set.defaultConfig.permissionPolicy).type,
     };
   }
-  const mcp = parseMcpToolName(name);
+  const mcp = mcpToolOf(tools.filter((t): t is McpToolset => t.type === "mcp_toolset"), name);
   if (mcp) {
-    const set = tools.find((t) => t.type === "mcp_toolset" && t.mcpServerName === mcp.server);
-    if (!set || set.type !== "mcp_toolset") return null;
-    const override = set.configs.find((c) => c.name === mcp.tool);
+    const override = mcp.toolset.configs.find((c) => c.name === mcp.tool);
     return {
       name,
       kind: "mcp",
-      server: mcp.server,
-      enabled: override?.enabled ?? set.defaultConfig.enabled,
-      policy: (override?.permissionPolicy ?? set.defaultConfig.permissionPolicy).type,
+      server: mcp.toolset.mcpServerName,
+      enabled: mcpToolEnabled(mcp.toolset, mcp.tool),
+      policy: (override?.permissionPolicy ?? mcp.toolset.defaultConfig.permissionPolicy).type,
     };
   }
   const custom = tools.find((t): t is CustomTool => t.type === "custom_tool" && t.name === name);

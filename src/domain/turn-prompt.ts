@@ -33,12 +33,25 @@ export function systemPrompt(version: Pick<AgentConfig, "systemPrompt" | "skills
   return lines.join("\n");
 }
 
-/** The system prompt and tool specs of a turn under the governing tools (the role's, or the version's). */
-export function turnPrompt(version: Pick<AgentConfig, "systemPrompt" | "skills">, governing: ToolConfig[]): { system: string; tools: ToolSpec[] } {
+/** What the turn's MCP servers offer: their tools' specs, and a line for each server that could not be listed. */
+export interface McpOffer {
+  specs: ToolSpec[];
+  unavailable: string[];
+}
+
+/**
+ * The system prompt and tool specs of a turn under the governing tools (the role's, or the version's).
+ * A server that could not be listed is named in the system prompt, so the model can tell the user why
+ * its tools are missing rather than act as if they never existed.
+ */
+export function turnPrompt(version: Pick<AgentConfig, "systemPrompt" | "skills">, governing: ToolConfig[], mcp: McpOffer = { specs: [], unavailable: [] }): { system: string; tools: ToolSpec[] } {
   const visible = visibleBuiltinTools(governing);
   const tools: ToolSpec[] = [
     ...visible.map((name) => ({ name, ...BUILTIN_SPECS[name]! })),
+    ...mcp.specs,
     ...visibleCustomTools(governing).map((t) => ({ name: t.name, description: t.description, input_schema: t.input_schema })),
   ];
-  return { system: systemPrompt(version, visible), tools };
+  const system = systemPrompt(version, visible);
+  if (mcp.unavailable.length === 0) return { system, tools };
+  return { system: [system, "", "## Unavailable tools", ...mcp.unavailable.map((line) => `- ${line}`)].join("\n"), tools };
 }

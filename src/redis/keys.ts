@@ -34,6 +34,10 @@ export class Keys {
   sessionLock(sessionId: string): string {
     return `${this.prefix}:{${sessionId}}:lock`;
   }
+  /** Held while one process refreshes a credential's OAuth token, so two never spend one refresh token. */
+  credentialRefresh(credentialId: string): string {
+    return `${this.prefix}:cred:{${credentialId}}:refresh`;
+  }
   /** The wake-up stream the workers' consumer group reads. */
   wakeups(): string {
     return `${this.prefix}:wakeups`;

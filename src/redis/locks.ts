@@ -1,15 +1,22 @@
 /**
- * Turn locks: redlock over Redis, extended while the holder works. The lock's random value doubles as
- * a fencing token: the event log's append script refuses writes whose token is not the current value.
+ * Locks over Redis (redlock). Turn locks, extended while the holder works: the lock's random value
+ * doubles as a fencing token, as the event log's append script refuses writes whose token is not the
+ * current value. Credential refresh locks, which a second process waits for instead of skipping.
  */
 import type { Redis } from "ioredis";
-import Redlock, { type Lock } from "redlock";
+import Redlock, { ExecutionError, type Lock } from "redlock";
+import { unavailable } from "../errors.js";
 import type { Keys } from "./keys.js";
 
 export type LockOutcome<T> = { acquired: false } | { acquired: true; value: T };
 
+/** A refresh is one HTTP request with a 10 s timeout: the lock outlives it, and a waiter gives up after about as long. */
+const REFRESH_LOCK_TTL_MS = 20_000;
+const REFRESH_WAIT = { retryCount: 100, retryDelay: 200, retryJitter: 50 };
+
 export class Locks {
   private readonly redlock: Redlock;
+  private readonly waiting: Redlock;
 
   constructor(
     redis: Redis,
@@ -17,6 +24,20 @@ export class Locks {
   ) {
     // No retries: a busy lock means another worker has the session, and it re-checks the mailbox after.
     this.redlock = new Redlock([redis], { retryCount: 0, driftFactor: 0.01 });
+    this.waiting = new Redlock([redis], { ...REFRESH_WAIT, driftFactor: 0.01 });
+  }
+
+  /**
+   * Runs `work` holding the credential's refresh lock, waiting for another holder to finish first (the
+   * waiter then finds the token refreshed and does not refresh again). Throws when it waited too long.
+   */
+  async withCredentialRefresh<T>(credentialId: string, work: () => Promise<T>): Promise<T> {
+    try {
+      return await this.waiting.using([this.keys.credentialRefresh(credentialId)], REFRESH_LOCK_TTL_MS, () => work());
+    } catch (err) {
+      if (err instanceof ExecutionError) throw unavailable("another refresh of the credential is taking too long; retry later", err);
+      throw err;
+    }
   }
 
   /** Runs `work` holding the session's turn lock, extended while it works; `lost` aborts if an extension fails. */

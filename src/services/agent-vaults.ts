@@ -33,8 +33,7 @@ function factsOf({ doc, readable }: CredentialState): CredentialFacts {
     expiresAt: oauth ? oauth.expiresAt.toISOString() : null,
     refreshable: oauth?.refresh != null,
     readable,
-    // A refresh the token endpoint refused is recorded by the MCP run time (issue 9, item 4), not yet built.
-    invalid: false,
+    invalid: doc.refusedAt != null,
   };
 }
 

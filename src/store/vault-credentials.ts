@@ -1,6 +1,6 @@
 /**
  * Credentials of vaults, each for one MCP server. The secrets are sealed (`secret-box.ts`) with the
- * record's identity as additional data, and leave this store only through `secretsOf` (for rotation
+ * record's identity as additional data, and leave this store only through `secretsOf` and `open` (for rotation
  * and for the MCP request that needs them): every other read projects them away, so a presenter can
  * never show them. Lookups name one credential by `_id` and check its organization and vault in code.
  */
@@ -41,6 +41,8 @@ export interface CredentialDoc {
   archivedAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
+  /** When the token endpoint last refused to refresh it; cleared when its secrets change. Absent on older records. */
+  refusedAt?: Date | null;
 }
 
 interface StoredCredential extends CredentialDoc {
@@ -106,7 +108,20 @@ export class CredentialStore {
     return (await this.credentials.findOne({ vaultId }, { projection: { _id: 1 } })) !== null;
   }
 
-  /** The credential's secrets, opened; for rotation and for the request that sends them. */
+  /** The credential as stored now with its secrets opened, in one read; null when it is gone. For the request that sends them. */
+  async open(id: string): Promise<{ doc: CredentialDoc; secrets: CredentialSecrets } | null> {
+    const stored = await this.credentials.findOne({ _id: id });
+    if (!stored) return null;
+    const { sealed, ...doc } = stored;
+    return { doc: loaded(doc), secrets: this.sealer().open<CredentialSecrets>(sealed, context(doc)) };
+  }
+
+  /** Records that the token endpoint refused a refresh: the credential needs reauthorizing (status `reconnect`). */
+  async markRefused(doc: CredentialDoc): Promise<void> {
+    await this.credentials.updateOne({ _id: doc._id }, { $set: { refusedAt: new Date() } });
+  }
+
+  /** The credential's secrets, opened; for rotation. */
   async secretsOf(doc: CredentialDoc): Promise<CredentialSecrets> {
     const stored = await this.credentials.findOne({ _id: doc._id }, { projection: { sealed: 1 } });
     if (!stored) throw unavailable("the credential was deleted");
@@ -119,7 +134,10 @@ export class CredentialStore {
     const set: Record<string, unknown> = { ...display, updatedAt: new Date() };
     if (display.metadata !== undefined) set.metadata = storedMetadata(display.metadata);
     if (expiresAt) set["auth.expiresAt"] = expiresAt;
-    if (secrets) set.sealed = this.sealer().seal(secrets, context(doc));
+    if (secrets) {
+      set.sealed = this.sealer().seal(secrets, context(doc));
+      set.refusedAt = null;
+    }
     const updated = await this.credentials.findOneAndUpdate({ _id: doc._id }, { $set: set }, { returnDocument: "after" });
     if (!updated) return null;
     const { sealed: _, ...rest } = updated;

@@ -10,7 +10,9 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { McpReadTool } from "../domain/mcp-tools.js";
 import { AppError } from "../errors.js";
+import { contentText, promptText, resourceText } from "./mcp-content.js";
 
 export interface McpEndpoint {
   /** The server's configured name, for messages. */
@@ -31,6 +33,8 @@ export interface McpToolInfo {
 export interface McpCallOutcome {
   ok: boolean;
   text: string;
+  /** The server refused the credential (HTTP 401): a refreshed token may be accepted. */
+  unauthorized?: true;
 }
 
 export interface McpConnectionOptions {
@@ -40,6 +44,8 @@ export interface McpConnectionOptions {
   timeoutMs?: number;
   /** Characters of a tool result given to the model; the rest is cut with a note. */
   maxResultChars?: number;
+  /** What every request to a server goes through (the outbound guard). */
+  fetch?: typeof fetch;
 }
 
 interface Connection {
@@ -52,16 +58,6 @@ const CLIENT_INFO = { name: "agent-sessions", version: "1.0.0" };
 
 const keyOf = (e: McpEndpoint) => `${e.url}\u0000${e.credentialKey ?? ""}`;
 
-/** What a content block of a tool result says, as text for the model. */
-function contentText(block: unknown): string {
-  if (typeof block !== "object" || block === null || !("type" in block)) return "";
-  const b = block as { type: string; text?: unknown; mimeType?: unknown; resource?: { uri?: unknown; text?: unknown } };
-  if (b.type === "text" && typeof b.text === "string") return b.text;
-  if (b.type === "resource" && b.resource) return typeof b.resource.text === "string" ? b.resource.text : `[resource ${String(b.resource.uri)}]`;
-  if (b.type === "resource_link") return `[resource link]`;
-  return `[${b.type}${typeof b.mimeType === "string" ? ` ${b.mimeType}` : ""}]`;
-}
-
 export class McpConnections {
   private readonly open = new Map<string, Connection>();
   private readonly capacity: number;
@@ -69,6 +65,7 @@ export class McpConnections {
   private readonly toolsTtlMs: number;
   private readonly timeoutMs: number;
   private readonly maxResultChars: number;
+  private readonly fetch: typeof fetch;
 
   constructor(opts: McpConnectionOptions = {}) {
     this.capacity = opts.capacity ?? 64;
@@ -76,6 +73,7 @@ export class McpConnections {
     this.toolsTtlMs = opts.toolsTtlMs ?? 30_000;
     this.timeoutMs = opts.timeoutMs ?? 30_000;
     this.maxResultChars = opts.maxResultChars ?? 100_000;
+    this.fetch = opts.fetch ?? fetch;
   }
 
   /** Connections open now (for tests and metrics). */
@@ -83,7 +81,7 @@ export class McpConnections {
     return this.open.size;
   }
 
-  /** The server's tools, from cache when listed within `toolsTtlMs`. Throws `upstream_failed`. */
+  /** The server's tools, from cache when listed within `toolsTtlMs`. Throws `upstream_failed`, or the signal's reason once aborted. */
   async listTools(endpoint: McpEndpoint, signal?: AbortSignal): Promise<McpToolInfo[]> {
     const { connection } = await this.connection(endpoint);
     if (connection.tools && Date.now() - connection.tools.at < this.toolsTtlMs) return connection.tools.list;
@@ -96,6 +94,8 @@ export class McpConnections {
         cursor = page.nextCursor;
       } while (cursor && tools.length < 1000);
       return tools;
+    }).catch((err: unknown) => {
+      throw signal?.aborted ? signal.reason : err;
     });
     connection.tools = { at: Date.now(), list };
     return list;
@@ -103,18 +103,51 @@ export class McpConnections {
 
   /** Calls a tool; a server that fails, times out or is unreachable is an error result, not a throw. */
   async callTool(endpoint: McpEndpoint, name: string, args: unknown, signal?: AbortSignal): Promise<McpCallOutcome> {
-    try {
-      const result = await this.request(endpoint, (client) =>
-        client.callTool({ name, arguments: (args ?? {}) as Record<string, unknown> }, undefined, { signal, timeout: this.timeoutMs }),
-      );
+    return this.outcome(endpoint, signal, async (client) => {
+      const result = await client.callTool({ name, arguments: (args ?? {}) as Record<string, unknown> }, undefined, { signal, timeout: this.timeoutMs });
       const blocks = Array.isArray(result.content) ? (result.content as unknown[]) : [];
       let text = blocks.map(contentText).filter((t) => t !== "").join("\n");
       if (!text && "structuredContent" in result && result.structuredContent) text = JSON.stringify(result.structuredContent);
-      if (text.length > this.maxResultChars) text = `${text.slice(0, this.maxResultChars)}\n[cut: the result had ${text.length} characters]`;
       return { ok: result.isError !== true, text };
+    });
+  }
+
+  /** Reads the server's resources or prompts (the toolset's read tools); failures are error results like a call's. */
+  async read(endpoint: McpEndpoint, what: McpReadTool, input: Record<string, unknown>, signal?: AbortSignal): Promise<McpCallOutcome> {
+    const options = { signal, timeout: this.timeoutMs };
+    const cursor = typeof input.cursor === "string" ? { cursor: input.cursor } : {};
+    return this.outcome(endpoint, signal, async (client) => {
+      switch (what) {
+        case "list_resources": {
+          const page = await client.listResources(cursor, options);
+          const resources = page.resources.map((r) => ({ uri: r.uri, name: r.name, description: r.description, mimeType: r.mimeType }));
+          return { ok: true, text: JSON.stringify({ resources, nextCursor: page.nextCursor }) };
+        }
+        case "read_resource":
+          return { ok: true, text: resourceText((await client.readResource({ uri: String(input.uri ?? "") }, options)).contents) };
+        case "list_prompts": {
+          const page = await client.listPrompts(cursor, options);
+          const prompts = page.prompts.map((p) => ({ name: p.name, description: p.description, arguments: p.arguments }));
+          return { ok: true, text: JSON.stringify({ prompts, nextCursor: page.nextCursor }) };
+        }
+        case "get_prompt": {
+          const args = typeof input.arguments === "object" && input.arguments !== null ? Object.fromEntries(Object.entries(input.arguments).map(([k, v]) => [k, String(v)])) : {};
+          const prompt = await client.getPrompt({ name: String(input.name ?? ""), arguments: args }, options);
+          return { ok: true, text: promptText(prompt.description, prompt.messages) };
+        }
+      }
+    });
+  }
+
+  /** Runs a request whose failure is a result: cut to the result bound, and flagged when the server refused the credential. */
+  private async outcome(endpoint: McpEndpoint, signal: AbortSignal | undefined, fn: (client: Client) => Promise<McpCallOutcome>): Promise<McpCallOutcome> {
+    try {
+      const { ok, text } = await this.request(endpoint, fn);
+      return { ok, text: text.length > this.maxResultChars ? `${text.slice(0, this.maxResultChars)}\n[cut: the result had ${text.length} characters]` : text };
     } catch (err) {
-      if (signal?.aborted) throw err;
-      return { ok: false, text: err instanceof AppError ? err.message : `the MCP server ${endpoint.name} failed the call` };
+      if (signal?.aborted) throw signal.reason;
+      if (!(err instanceof AppError)) return { ok: false, text: `the MCP server ${endpoint.name} failed the request` };
+      return err.details.upstreamStatus === 401 ? { ok: false, text: err.message, unauthorized: true } : { ok: false, text: err.message };
     }
   }
 
@@ -164,7 +197,7 @@ export class McpConnections {
     const timeout = { timeout: this.timeoutMs };
     const streamable = new Client(CLIENT_INFO);
     try {
-      await streamable.connect(new StreamableHTTPClientTransport(url, { requestInit }), timeout);
+      await streamable.connect(new StreamableHTTPClientTransport(url, { requestInit, fetch: this.fetch }), timeout);
       return streamable;
     } catch (err) {
       await streamable.close().catch(() => undefined);
@@ -176,9 +209,9 @@ export class McpConnections {
     const withAuth = (u: string | URL, init?: RequestInit) => {
       const merged = new Headers(init?.headers);
       for (const [name, value] of Object.entries(headers)) merged.set(name, value);
-      return fetch(u, { ...init, headers: merged });
+      return this.fetch(u, { ...init, headers: merged });
     };
-    await sse.connect(new SSEClientTransport(url, { requestInit, eventSourceInit: { fetch: withAuth } }), timeout);
+    await sse.connect(new SSEClientTransport(url, { requestInit, fetch: this.fetch, eventSourceInit: { fetch: withAuth } }), timeout);
     return sse;
   }
 
@@ -200,9 +233,17 @@ export class McpConnections {
 
   private failure(endpoint: McpEndpoint, err: unknown): AppError {
     if (err instanceof AppError) return err;
-    const status = err instanceof StreamableHTTPError && err.code !== undefined ? ` (HTTP ${err.code})` : "";
+    const status = httpStatusOf(err);
     const timedOut = err instanceof Error && /timed out|timeout/i.test(err.message);
-    const what = timedOut ? "did not answer in time" : `could not be used${status}`;
-    return new AppError("upstream_failed", `the MCP server ${endpoint.name} ${what}`, {}, err instanceof Error ? err.message : String(err));
+    const what = timedOut ? "did not answer in time" : `could not be used${status ? ` (HTTP ${status})` : ""}`;
+    return new AppError("upstream_failed", `the MCP server ${endpoint.name} ${what}`, status ? { upstreamStatus: status } : {}, err instanceof Error ? err.message : String(err));
   }
+}
+
+/** The HTTP status a transport's error carries: as `code` (Streamable HTTP, the SSE stream) or in the message (the SSE transport's POST). */
+function httpStatusOf(err: unknown): number | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === "number" && code >= 100 && code < 600) return code;
+  const inMessage = err instanceof Error ? /\(HTTP (\d{3})\)/.exec(err.message) : null;
+  return inMessage ? Number(inMessage[1]) : undefined;
 }

@@ -5,6 +5,7 @@
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { TokenState } from "./mcp-tools.js";
+import { secret } from "./secrets.js";
 
 export type TokenEndpointAuth = "none" | "client_secret_basic" | "client_secret_post";
 
@@ -25,7 +26,8 @@ export interface TokenPair {
 
 const MAX_BODY_BYTES = 64 * 1024;
 
-const newToken = (prefix: string) => `${prefix}_${randomBytes(16).toString("hex")}`;
+/** Every token issued is a secret the suite's scans look for, so a rotated one leaking is caught too. */
+const newToken = (prefix: string) => secret(`${prefix}_${randomBytes(16).toString("hex")}`);
 
 /** `application/x-www-form-urlencoded` decoding (RFC 6749 Appendix B), undefined when malformed. */
 function formDecode(s: string): string | undefined {

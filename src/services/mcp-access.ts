@@ -1,0 +1,189 @@
+/**
+ * An agent's MCP servers at run time: the credential each request needs, resolved when the request is
+ * made (from the vaults attached to the agent, matched by normalized URL as the status computation
+ * matches them), an OAuth access token refreshed when it has expired or the server refused it, and
+ * the server's tools offered to the model and called through the worker's connection pool.
+ *
+ * The secret travels only in the `Authorization` header the pool sends; messages name the server and
+ * the credential's id, never a value.
+ */
+import type { McpToolset, ToolConfig } from "../domain/agent-config.js";
+import { matchCredential, type McpServerRef } from "../domain/mcp-connection-status.js";
+import { mcpToolOf, offeredMcpTools, readToolOf } from "../domain/mcp-tools.js";
+import type { McpOffer } from "../domain/turn-prompt.js";
+import { AppError, conflict, unavailable } from "../errors.js";
+import type { Logger } from "../log.js";
+import type { Locks } from "../redis/locks.js";
+import type { AgentVaultStore } from "../store/agent-vaults.js";
+import type { CredentialDoc, CredentialSecrets, CredentialStore } from "../store/vault-credentials.js";
+import type { VaultStore } from "../store/vaults.js";
+import type { McpCallOutcome, McpConnections, McpEndpoint, McpToolInfo } from "../tools/mcp-connections.js";
+import { RefreshFailed, refreshAccessToken } from "../tools/oauth-refresh.js";
+
+export interface McpOwner {
+  orgId: string;
+  agentId: string;
+}
+
+export interface McpAccessDeps {
+  attachments: AgentVaultStore;
+  vaults: VaultStore;
+  credentials: CredentialStore;
+  locks: Locks;
+  pool: McpConnections;
+  /** What token endpoint requests go through (the outbound guard). */
+  fetch: typeof fetch;
+  logger: Logger;
+}
+
+/** An endpoint and the credential behind its header, if any. */
+interface Resolved {
+  endpoint: McpEndpoint;
+  credential: CredentialDoc | null;
+}
+
+/** A token this close to its expiry is refreshed before it is sent, so it does not expire in flight. */
+const EXPIRY_MARGIN_MS = 60_000;
+
+const isOAuth = (doc: CredentialDoc) => doc.auth.type === "mcp_oauth";
+const expiresSoon = (doc: CredentialDoc) => doc.auth.type === "mcp_oauth" && doc.auth.expiresAt.getTime() - EXPIRY_MARGIN_MS <= Date.now();
+const keyOf = (doc: CredentialDoc) => `${doc._id}:${doc.updatedAt.getTime()}`;
+const upstream = (message: string) => new AppError("upstream_failed", message);
+
+export class McpAccess {
+  constructor(private readonly deps: McpAccessDeps) {}
+
+  /**
+   * The tools the turn offers from each MCP toolset of `governing`; a server that cannot be listed is
+   * left out and named in `unavailable`. Reads nothing when the agent has no MCP toolset.
+   */
+  async offer(owner: McpOwner, servers: readonly McpServerRef[], governing: readonly ToolConfig[], signal?: AbortSignal): Promise<McpOffer> {
+    const toolsets = governing.filter((t): t is McpToolset => t.type === "mcp_toolset");
+    if (toolsets.length === 0) return { specs: [], unavailable: [] };
+    const offers = await Promise.all(
+      toolsets.map(async (toolset) => {
+        try {
+          const server = this.serverOf(servers, toolset);
+          const offered = offeredMcpTools(toolset, await this.listTools(owner, server, signal));
+          if (offered.skipped.length > 0) this.deps.logger.warn("MCP tools left out for their names", { server: server.name, tools: offered.skipped.slice(0, 20) });
+          return { specs: offered.specs, unavailable: [] };
+        } catch (err) {
+          if (signal?.aborted) throw signal.reason;
+          if (!(err instanceof AppError)) throw err;
+          return { specs: [], unavailable: [`the tools of the MCP server ${toolset.mcpServerName} are unavailable: ${err.message}`] };
+        }
+      }),
+    );
+    return { specs: offers.flatMap((o) => o.specs), unavailable: offers.flatMap((o) => o.unavailable) };
+  }
+
+  /** A server's tools, listed with the credential that matches it now. Throws `upstream_failed`, `conflict`, `unavailable`. */
+  async listTools(owner: McpOwner, server: McpServerRef, signal?: AbortSignal): Promise<McpToolInfo[]> {
+    const first = await this.resolve(owner, server);
+    try {
+      return await this.deps.pool.listTools(first.endpoint, signal);
+    } catch (err) {
+      if (!this.mayRetry(first, err instanceof AppError && err.details.upstreamStatus === 401)) throw err;
+      return this.deps.pool.listTools((await this.resolve(owner, server, first.credential)).endpoint, signal);
+    }
+  }
+
+  /** Runs an MCP tool call of the model; every failure is an error result, only an abort throws. */
+  async call(owner: McpOwner, servers: readonly McpServerRef[], governing: readonly ToolConfig[], name: string, input: unknown, signal?: AbortSignal): Promise<McpCallOutcome> {
+    const found = mcpToolOf(governing.filter((t): t is McpToolset => t.type === "mcp_toolset"), name);
+    if (!found) return { ok: false, text: `no MCP server of this agent offers the tool ${name}` };
+    try {
+      const server = this.serverOf(servers, found.toolset);
+      const args = (typeof input === "object" && input !== null ? input : {}) as Record<string, unknown>;
+      // A read tool's name is checked against the server's own tools (listed from cache) only when it could be one.
+      const readTool = async ({ endpoint }: Resolved) =>
+        readToolOf(found.toolset, found.tool, []) && readToolOf(found.toolset, found.tool, (await this.deps.pool.listTools(endpoint, signal)).map((t) => t.name));
+      const once = async (resolved: Resolved) => {
+        const read = await readTool(resolved);
+        return read ? this.deps.pool.read(resolved.endpoint, read, args, signal) : this.deps.pool.callTool(resolved.endpoint, found.tool, args, signal);
+      };
+      const first = await this.resolve(owner, server);
+      const outcome = await once(first);
+      if (!this.mayRetry(first, outcome.unauthorized === true)) return outcome;
+      return await once(await this.resolve(owner, server, first.credential));
+    } catch (err) {
+      if (signal?.aborted) throw signal.reason;
+      if (!(err instanceof AppError)) throw err;
+      return { ok: false, text: err.message };
+    }
+  }
+
+  /** A 401 with an OAuth credential: the token may have been revoked before its expiry, so it is refreshed once. */
+  private mayRetry(resolved: Resolved, unauthorized: boolean): boolean {
+    return unauthorized && resolved.credential !== null && isOAuth(resolved.credential);
+  }
+
+  private serverOf(servers: readonly McpServerRef[], toolset: McpToolset): McpServerRef {
+    const server = servers.find((s) => s.name === toolset.mcpServerName);
+    if (!server) throw upstream(`the agent version has no MCP server named ${toolset.mcpServerName}`);
+    return server;
+  }
+
+  /**
+   * The server's endpoint with the credential that matches it now. `refused`: the credential a server
+   * just answered 401 to, which is refreshed unless another process already replaced it.
+   */
+  async resolve(owner: McpOwner, server: McpServerRef, refused?: CredentialDoc | null): Promise<Resolved> {
+    const endpoint: McpEndpoint = { name: server.name, url: server.url };
+    const credential = await this.matching(owner, server);
+    if (!credential) return { endpoint, credential: null };
+    if (!credential.readable) throw unavailable(`the credential ${credential.doc._id} for the MCP server ${server.name} cannot be decrypted with the keys this service holds`);
+    const opened = await this.deps.credentials.open(credential.doc._id);
+    if (!opened) return { endpoint, credential: null };
+    const current = refused || expiresSoon(opened.doc) ? await this.refreshed(server, opened.doc, refused ?? null) : opened;
+    const token = current.secrets.type === "static_bearer" ? current.secrets.token : current.secrets.accessToken;
+    return { endpoint: { ...endpoint, authorization: `Bearer ${token}`, credentialKey: keyOf(current.doc) }, credential: current.doc };
+  }
+
+  /** The one active credential of the agent's active attached vaults that matches the server, if any. */
+  private async matching(owner: McpOwner, server: McpServerRef) {
+    const attached = await this.deps.attachments.attached(owner.orgId, owner.agentId);
+    if (!attached || attached.vaultIds.length === 0) return null;
+    const [vaults, states] = await Promise.all([this.deps.vaults.getMany(owner.orgId, attached.vaultIds), this.deps.credentials.activeIn(attached.vaultIds)]);
+    const active = new Set(vaults.filter((v) => !v.archivedAt).map((v) => v._id));
+    const candidates = states.filter((s) => active.has(s.doc.vaultId)).map((s) => ({ ...s, id: s.doc._id, mcpServerUrl: s.doc.auth.mcpServerUrl }));
+    const match = matchCredential(server.url, candidates);
+    if (match.kind === "many") throw conflict(`several credentials of the agent's vaults match the MCP server ${server.name} (${match.ids.join(", ")}); keep one`);
+    return match.kind === "one" ? match.credential : null;
+  }
+
+  /**
+   * The credential with a fresh access token. Under the credential's refresh lock, and read again once
+   * held: a process that waited for another's refresh finds the new token and does not spend the
+   * (rotating) refresh token a second time.
+   */
+  private async refreshed(server: McpServerRef, seen: CredentialDoc, refused: CredentialDoc | null): Promise<{ doc: CredentialDoc; secrets: CredentialSecrets }> {
+    const needsAuthorizing = `the credential ${seen._id} for the MCP server ${server.name} needs to be authorized again`;
+    if (seen.auth.type !== "mcp_oauth") throw upstream(`the MCP server ${server.name} refused the credential ${seen._id}`);
+    if (seen.refusedAt) throw upstream(`${needsAuthorizing}: its last refresh was refused`);
+    return this.deps.locks.withCredentialRefresh(seen._id, async () => {
+      const now = await this.deps.credentials.open(seen._id);
+      if (!now || now.doc.auth.type !== "mcp_oauth" || now.secrets.type !== "mcp_oauth") throw upstream(`the credential for the MCP server ${server.name} was removed`);
+      const replaced = refused ? now.doc.updatedAt.getTime() !== refused.updatedAt.getTime() : !expiresSoon(now.doc);
+      if (replaced) return now;
+      if (now.doc.refusedAt) throw upstream(`${needsAuthorizing}: its last refresh was refused`);
+      const refresh = now.doc.auth.refresh;
+      if (!refresh || !now.secrets.refreshToken) throw upstream(`${needsAuthorizing}: its access token ${refused ? "was refused" : "expired"} and it has no refresh token`);
+      try {
+        const tokens = await refreshAccessToken(
+          { tokenEndpoint: refresh.tokenEndpoint, clientId: refresh.clientId, clientSecret: now.secrets.clientSecret, authType: refresh.tokenEndpointAuth.type, refreshToken: now.secrets.refreshToken },
+          this.deps.fetch,
+        );
+        const secrets: CredentialSecrets = { ...now.secrets, accessToken: tokens.accessToken, refreshToken: tokens.refreshToken };
+        const doc = await this.deps.credentials.update(now.doc, { expiresAt: tokens.expiresAt }, secrets);
+        if (!doc) throw upstream(`the credential for the MCP server ${server.name} was removed`);
+        return { doc, secrets };
+      } catch (err) {
+        if (!(err instanceof RefreshFailed)) throw err;
+        if (err.refused) await this.deps.credentials.markRefused(now.doc);
+        this.deps.logger.warn("OAuth refresh failed", { credentialId: now.doc._id, server: server.name, refused: err.refused, reason: err.message });
+        throw upstream(`the credential ${now.doc._id} for the MCP server ${server.name} could not be refreshed: ${err.message}`);
+      }
+    });
+  }
+}
