@@ -41,6 +41,8 @@ import { eventsStreamQuerySchema } from "./events-stream-query.js";
 import { healthSchema } from "./health.js";
 import { inboundEventSchema } from "./inbound-event.js";
 import { mcpServerSchema } from "./mcp-server.js";
+import { mcpServerPathSchema } from "./mcp-server-path.js";
+import { mcpServerTestSchema } from "./mcp-server-test.js";
 import { metadataSchema } from "./metadata.js";
 import { modelNameSchema } from "./model-name.js";
 import { offsetPaginationSchema } from "./offset-pagination.js";
@@ -100,6 +102,7 @@ export const REQUEST_SCHEMAS = [
   userCustomToolResultSchema,
   userClarifyResultSchema,
   mcpServerSchema,
+  mcpServerPathSchema,
   metadataSchema,
   modelNameSchema,
   permissionPolicySchema,
@@ -143,6 +146,7 @@ export const RESPONSE_SCHEMAS = [
   eventListSchema,
   eventsAcceptedSchema,
   healthSchema,
+  mcpServerTestSchema,
   offsetPaginationSchema,
   openapiDocumentSchema,
   sandboxWarmResultSchema,

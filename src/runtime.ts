@@ -35,6 +35,7 @@ import { HealthService } from "./services/health.js";
 import { SessionTransitions } from "./services/session-transitions.js";
 import { AgentVaultService } from "./services/agent-vaults.js";
 import { McpAccess } from "./services/mcp-access.js";
+import { McpServerTests } from "./services/mcp-server-tests.js";
 import { CredentialService } from "./services/credentials.js";
 import { VaultService } from "./services/vaults.js";
 import { AgentVaultStore } from "./store/agent-vaults.js";
@@ -126,6 +127,7 @@ async function buildComponents(config: Config, log: Logger, mongoOptions: MongoO
     vaults: new VaultService(vaultStore, credentialStore, agentVaultStore),
     credentials: new CredentialService(vaultStore, credentialStore),
     agentVaults: new AgentVaultService(agentStore, agentVaultStore, vaultStore, credentialStore),
+    mcpServerTests: new McpServerTests(agentStore, mcp),
     streams: new EventStreams(eventLog, live, streamReader, encodeSseFrame),
     /** The process's shared SSE reader, started on first use. */
     streamReader,

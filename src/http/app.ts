@@ -6,11 +6,12 @@ import { HttpMethodEnum, koaBody } from "koa-body";
 import { attachmentSchema } from "../../schemas/attachment.js";
 import { authenticate } from "./auth.js";
 import type { AppState, Services } from "./context.js";
-import { AppError, validationError } from "../errors.js";
+import { AppError, isAppError, validationError } from "../errors.js";
 import { clientWentAway, errorResponse } from "./errors.js";
 import { buildOpenApi } from "./openapi.js";
 import { Routes } from "./route.js";
 import { agentVaultRoutes } from "./routes/agent-vaults.js";
+import { mcpServerRoutes } from "./routes/mcp-servers.js";
 import { agentRoutes } from "./routes/agents.js";
 import { eventRoutes } from "./routes/events.js";
 import { openRoutes } from "./routes/health.js";
@@ -52,7 +53,9 @@ function errors(services: Services): Middleware<AppState> {
         ctx.res.destroy();
         return;
       }
-      if (status >= 500) services.log.error("request failed", { ...where, err: caught });
+      // An upstream's failure (an MCP server, a token endpoint) is the caller's to fix, not ours: a warning.
+      if (isAppError(caught, "upstream_failed")) services.log.warn("upstream failed", { ...where, err: caught });
+      else if (status >= 500) services.log.error("request failed", { ...where, err: caught });
       ctx.status = status;
       ctx.set(headers);
       ctx.body = body;
@@ -111,6 +114,7 @@ export function createApp(services: Services): Koa<AppState> {
   openRoutes(open, services, () => (document ??= buildOpenApi([...open.specs, ...api.specs])));
   agentRoutes(api, services);
   agentVaultRoutes(api, services);
+  mcpServerRoutes(api, services);
   sessionRoutes(api, services);
   vaultRoutes(api, services);
   eventRoutes(api, services);

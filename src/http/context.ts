@@ -8,6 +8,7 @@ import type { EventStreams } from "../services/event-stream.js";
 import type { EventService } from "../services/events.js";
 import type { HealthService } from "../services/health.js";
 import type { CredentialService } from "../services/credentials.js";
+import type { McpServerTests } from "../services/mcp-server-tests.js";
 import type { SessionService } from "../services/sessions.js";
 import type { VaultService } from "../services/vaults.js";
 import type { Principal } from "../store/organizations.js";
@@ -25,6 +26,7 @@ export interface Services {
   vaults: VaultService;
   agentVaults: AgentVaultService;
   credentials: CredentialService;
+  mcpServerTests: McpServerTests;
   /** Session event streams, each frame encoded once as SSE bytes. */
   streams: EventStreams<Buffer>;
 }

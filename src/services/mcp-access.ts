@@ -17,7 +17,7 @@ import type { Locks } from "../redis/locks.js";
 import type { AgentVaultStore } from "../store/agent-vaults.js";
 import type { CredentialDoc, CredentialSecrets, CredentialStore } from "../store/vault-credentials.js";
 import type { VaultStore } from "../store/vaults.js";
-import type { McpCallOutcome, McpConnections, McpEndpoint, McpToolInfo } from "../tools/mcp-connections.js";
+import type { McpCallOutcome, McpConnections, McpEndpoint, McpToolInfo, McpTransport } from "../tools/mcp-connections.js";
 import { RefreshFailed, refreshAccessToken } from "../tools/oauth-refresh.js";
 
 export interface McpOwner {
@@ -85,6 +85,18 @@ export class McpAccess {
     } catch (err) {
       if (!this.mayRetry(first, err instanceof AppError && err.details.upstreamStatus === 401)) throw err;
       return this.deps.pool.listTools((await this.resolve(owner, server, first.credential)).endpoint, signal);
+    }
+  }
+
+  /** Connects to the server anew with the credential that matches it now and lists its tools (the server test). */
+  async probe(owner: McpOwner, server: McpServerRef): Promise<{ credential: CredentialDoc | null; transport: McpTransport; tools: McpToolInfo[] }> {
+    const first = await this.resolve(owner, server);
+    try {
+      return { credential: first.credential, ...(await this.deps.pool.probe(first.endpoint)) };
+    } catch (err) {
+      if (!this.mayRetry(first, err instanceof AppError && err.details.upstreamStatus === 401)) throw err;
+      const again = await this.resolve(owner, server, first.credential);
+      return { credential: again.credential, ...(await this.deps.pool.probe(again.endpoint)) };
     }
   }
 

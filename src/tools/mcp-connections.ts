@@ -55,6 +55,10 @@ interface Connection {
 }
 
 const CLIENT_INFO = { name: "agent-sessions", version: "1.0.0" };
+/** Tools listed of one server at most: a server paging without end is cut here. */
+const MAX_TOOLS = 1000;
+
+export type McpTransport = "streamable_http" | "sse";
 
 const keyOf = (e: McpEndpoint) => `${e.url}\u0000${e.credentialKey ?? ""}`;
 
@@ -85,20 +89,38 @@ export class McpConnections {
   async listTools(endpoint: McpEndpoint, signal?: AbortSignal): Promise<McpToolInfo[]> {
     const { connection } = await this.connection(endpoint);
     if (connection.tools && Date.now() - connection.tools.at < this.toolsTtlMs) return connection.tools.list;
-    const list = await this.request(endpoint, async (client) => {
-      const tools: McpToolInfo[] = [];
-      let cursor: string | undefined;
-      do {
-        const page = await client.listTools(cursor ? { cursor } : {}, { signal, timeout: this.timeoutMs });
-        for (const t of page.tools) tools.push({ name: t.name, description: t.description ?? "", inputSchema: t.inputSchema as Record<string, unknown> });
-        cursor = page.nextCursor;
-      } while (cursor && tools.length < 1000);
-      return tools;
-    }).catch((err: unknown) => {
+    const list = await this.request(endpoint, (client) => this.allTools(client, signal)).catch((err: unknown) => {
       throw signal?.aborted ? signal.reason : err;
     });
     connection.tools = { at: Date.now(), list };
     return list;
+  }
+
+  /**
+   * Connects anew (not through the pool, so what is tested is a fresh connection), lists the tools and
+   * closes. Throws `upstream_failed`, with `upstreamStatus` when the server answered an HTTP error.
+   */
+  async probe(endpoint: McpEndpoint): Promise<{ transport: McpTransport; tools: McpToolInfo[] }> {
+    let opened: { client: Client; transport: McpTransport } | undefined;
+    try {
+      opened = await this.connect(endpoint);
+      return { transport: opened.transport, tools: await this.allTools(opened.client) };
+    } catch (err) {
+      throw this.failure(endpoint, err);
+    } finally {
+      await opened?.client.close().catch(() => undefined);
+    }
+  }
+
+  private async allTools(client: Client, signal?: AbortSignal): Promise<McpToolInfo[]> {
+    const tools: McpToolInfo[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listTools(cursor ? { cursor } : {}, { signal, timeout: this.timeoutMs });
+      for (const t of page.tools) tools.push({ name: t.name, description: t.description ?? "", inputSchema: t.inputSchema as Record<string, unknown> });
+      cursor = page.nextCursor;
+    } while (cursor && tools.length < MAX_TOOLS);
+    return tools;
   }
 
   /** Calls a tool; a server that fails, times out or is unreachable is an error result, not a throw. */
@@ -177,7 +199,7 @@ export class McpConnections {
       this.open.set(key, connection);
     } else {
       while (this.open.size >= this.capacity) await this.drop(this.open.keys().next().value!);
-      connection = { client: this.connect(endpoint) };
+      connection = { client: this.connect(endpoint).then((opened) => opened.client) };
       this.open.set(key, connection);
     }
     try {
@@ -190,7 +212,7 @@ export class McpConnections {
     return { key, connection };
   }
 
-  private async connect(endpoint: McpEndpoint): Promise<Client> {
+  private async connect(endpoint: McpEndpoint): Promise<{ client: Client; transport: McpTransport }> {
     const url = new URL(endpoint.url);
     const headers: Record<string, string> = endpoint.authorization ? { authorization: endpoint.authorization } : {};
     const requestInit = { headers };
@@ -198,7 +220,7 @@ export class McpConnections {
     const streamable = new Client(CLIENT_INFO);
     try {
       await streamable.connect(new StreamableHTTPClientTransport(url, { requestInit, fetch: this.fetch }), timeout);
-      return streamable;
+      return { client: streamable, transport: "streamable_http" };
     } catch (err) {
       await streamable.close().catch(() => undefined);
       // Authentication failures are the server's answer, not a sign of the older transport.
@@ -211,8 +233,13 @@ export class McpConnections {
       for (const [name, value] of Object.entries(headers)) merged.set(name, value);
       return this.fetch(u, { ...init, headers: merged });
     };
-    await sse.connect(new SSEClientTransport(url, { requestInit, fetch: this.fetch, eventSourceInit: { fetch: withAuth } }), timeout);
-    return sse;
+    try {
+      await sse.connect(new SSEClientTransport(url, { requestInit, fetch: this.fetch, eventSourceInit: { fetch: withAuth } }), timeout);
+    } catch (err) {
+      await sse.close().catch(() => undefined);
+      throw err;
+    }
+    return { client: sse, transport: "sse" };
   }
 
   private touch(key: string): void {
