@@ -26,6 +26,7 @@ import { LiveStream } from "./redis/live-stream.js";
 import { Locks } from "./redis/locks.js";
 import { RateLimitCache } from "./redis/rate-limit-cache.js";
 import { StreamReader } from "./redis/stream-reader.js";
+import { VaultEpochs } from "./redis/vault-epochs.js";
 import { Wakeups } from "./redis/wakeups.js";
 import { AccessService } from "./services/access.js";
 import { AgentService } from "./services/agents.js";
@@ -87,12 +88,13 @@ async function buildComponents(config: Config, log: Logger, mongoOptions: MongoO
   const limitsCache = new RateLimitCache(redis, keys);
   const projector = new StatusProjector(sessionStore, intents, log);
   const transitions = new SessionTransitions(eventLog, appender, intents, projector, sessionStore);
-  const vaultStore = new VaultStore(mongo.db);
-  const credentialStore = new CredentialStore(mongo.db, config.vaultKeys && new SecretBox(config.vaultKeys.current, config.vaultKeys.older));
-  const agentVaultStore = new AgentVaultStore(mongo.db);
+  const vaultEpochs = new VaultEpochs(redis, keys);
+  const vaultStore = new VaultStore(mongo.db, vaultEpochs);
+  const credentialStore = new CredentialStore(mongo.db, config.vaultKeys && new SecretBox(config.vaultKeys.current, config.vaultKeys.older), vaultEpochs);
+  const agentVaultStore = new AgentVaultStore(mongo.db, vaultEpochs);
   const locks = new Locks(redis, keys);
   const mcpPool = new McpConnections({ timeoutMs: config.mcpTimeoutMs });
-  const mcp = new McpAccess({ attachments: agentVaultStore, vaults: vaultStore, credentials: credentialStore, locks, pool: mcpPool, fetch, logger: log });
+  const mcp = new McpAccess({ epochs: vaultEpochs, attachments: agentVaultStore, vaults: vaultStore, credentials: credentialStore, locks, pool: mcpPool, fetch, logger: log });
   let reader: StreamReader | undefined;
   const streamReader = () => (reader ??= new StreamReader(createRedis(config.redisUrl, "agent-sessions-sse"), redis, log));
 

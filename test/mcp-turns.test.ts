@@ -46,6 +46,28 @@ describe("MCP tools in turns", () => {
     expect(tools.auth.headers.at(-1)).to.equal(`Bearer ${token}`);
   });
 
+  it("the credential is resolved at each request: a rotated token is sent by the next call, an archived one no more", async () => {
+    const agentId = await mcpAgent(api, [{ name: "tools", url: tools.url }]);
+    const { vaultId, credentialIds } = await vaultWith(api, bearer());
+    await attach(api, agentId, vaultId);
+    const sessionId = await sessionOf(api, agentId);
+    await sendText(api, sessionId, '/tool mcp__tools__echo {"text":"first"}');
+    expect(agentTexts(await settle(api, sessionId, 1))).to.deep.equal(["tool mcp__tools__echo result: first"]);
+
+    const rotated = secret();
+    const patched = await api.patch(`/v1/vaults/${vaultId}/credentials/${credentialIds[0]}`, { auth: { type: "static_bearer", token: rotated } });
+    expect(patched.status, JSON.stringify(patched.body)).to.equal(200);
+    await sendText(api, sessionId, '/tool mcp__tools__echo {"text":"second"}');
+    const second = (await settle(api, sessionId, 2)).filter((e) => e.type === "agent.mcp_tool_result").at(-1);
+    expect(second.payload.content[0].text).to.equal("the MCP server tools could not be used (HTTP 401)");
+    expect(tools.auth.headers.at(-1)).to.equal(`Bearer ${rotated}`);
+
+    await api.post(`/v1/vaults/${vaultId}/credentials/${credentialIds[0]}/archive`, {});
+    await sendText(api, sessionId, '/tool mcp__tools__echo {"text":"third"}');
+    await settle(api, sessionId, 3);
+    expect(tools.auth.headers.at(-1), "no credential matches: the server is called as public").to.equal(undefined);
+  });
+
   it("always_ask: an approval request with tool_type mcp; allowed, the call runs; denied, it never reaches the server", async () => {
     const sessionId = await toolsSession(mcpToolset("tools", askAll));
     await sendText(api, sessionId, '/tool mcp__tools__echo {"text":"approved"}');

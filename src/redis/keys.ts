@@ -34,6 +34,10 @@ export class Keys {
   sessionLock(sessionId: string): string {
     return `${this.prefix}:{${sessionId}}:lock`;
   }
+  /** Bumped on each change to the organization's vaults, credentials or attachments (`vault-epochs.ts`). */
+  vaultEpoch(orgId: string): string {
+    return `${this.prefix}:vaults:{${orgId}}:epoch`;
+  }
   /** Held while one process refreshes a credential's OAuth token, so two never spend one refresh token. */
   credentialRefresh(credentialId: string): string {
     return `${this.prefix}:cred:{${credentialId}}:refresh`;

@@ -111,7 +111,6 @@ export class CredentialService {
   }
 
   async delete(orgId: string, vaultId: string, id: string): Promise<void> {
-    await this.get(orgId, vaultId, id);
-    await this.credentials.delete(id);
+    await this.credentials.delete(await this.get(orgId, vaultId, id));
   }
 }

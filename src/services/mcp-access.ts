@@ -13,6 +13,7 @@ import { mcpToolOf, offeredMcpTools, readToolOf } from "../domain/mcp-tools.js";
 import type { McpOffer } from "../domain/turn-prompt.js";
 import { AppError, conflict, unavailable } from "../errors.js";
 import type { Logger } from "../log.js";
+import { Lru } from "../lru.js";
 import type { Locks } from "../redis/locks.js";
 import type { AgentVaultStore } from "../store/agent-vaults.js";
 import type { CredentialDoc, CredentialSecrets, CredentialStore } from "../store/vault-credentials.js";
@@ -25,7 +26,13 @@ export interface McpOwner {
   agentId: string;
 }
 
+/** Where the organization's vault epoch is read (`vault-epochs.ts`): a cached resolution is good while it is current. */
+export interface VaultEpochReader {
+  current(orgId: string): Promise<string>;
+}
+
 export interface McpAccessDeps {
+  epochs: VaultEpochReader;
   attachments: AgentVaultStore;
   vaults: VaultStore;
   credentials: CredentialStore;
@@ -44,6 +51,10 @@ interface Resolved {
 
 /** A token this close to its expiry is refreshed before it is sent, so it does not expire in flight. */
 const EXPIRY_MARGIN_MS = 60_000;
+/** Resolutions kept: agent and server pairs a worker serves at once. */
+const CACHED_RESOLUTIONS = 1000;
+/** A resolution is read anew at least this often, should an epoch bump have been lost (a crash between a write and its bump). */
+const RESOLUTION_TTL_MS = 30_000;
 
 const isOAuth = (doc: CredentialDoc) => doc.auth.type === "mcp_oauth";
 const expiresSoon = (doc: CredentialDoc) => doc.auth.type === "mcp_oauth" && doc.auth.expiresAt.getTime() - EXPIRY_MARGIN_MS <= Date.now();
@@ -51,6 +62,9 @@ const keyOf = (doc: CredentialDoc) => `${doc._id}:${doc.updatedAt.getTime()}`;
 const upstream = (message: string) => new AppError("upstream_failed", message);
 
 export class McpAccess {
+  /** Resolutions by organization, agent and server URL, each with the epoch read before it was made. */
+  private readonly resolutions = new Lru<string, { epoch: string; at: number; resolved: Resolved }>(CACHED_RESOLUTIONS);
+
   constructor(private readonly deps: McpAccessDeps) {}
 
   /**
@@ -137,10 +151,23 @@ export class McpAccess {
   }
 
   /**
-   * The server's endpoint with the credential that matches it now. `refused`: the credential a server
-   * just answered 401 to, which is refreshed unless another process already replaced it.
+   * The server's endpoint with the credential that matches it now: from cache while the organization's
+   * vault epoch is the one read before the cached resolution (nothing it read has changed since) and its
+   * token is not about to expire. `refused`: the credential a server just answered 401 to, which is
+   * refreshed unless another process already replaced it.
    */
   async resolve(owner: McpOwner, server: McpServerRef, refused?: CredentialDoc | null): Promise<Resolved> {
+    const key = `${owner.orgId}\u0000${owner.agentId}\u0000${server.url}`;
+    const epoch = await this.deps.epochs.current(owner.orgId);
+    const cached = this.resolutions.get(key);
+    const fresh = cached && cached.epoch === epoch && Date.now() - cached.at < RESOLUTION_TTL_MS && !(cached.resolved.credential && expiresSoon(cached.resolved.credential));
+    if (fresh && !refused) return { ...cached.resolved, endpoint: { ...cached.resolved.endpoint, name: server.name } };
+    const resolved = await this.resolveNow(owner, server, refused);
+    this.resolutions.set(key, { epoch, at: Date.now(), resolved });
+    return resolved;
+  }
+
+  private async resolveNow(owner: McpOwner, server: McpServerRef, refused?: CredentialDoc | null): Promise<Resolved> {
     const endpoint: McpEndpoint = { name: server.name, url: server.url };
     const credential = await this.matching(owner, server);
     if (!credential) return { endpoint, credential: null };

@@ -6,6 +6,7 @@
  * so two guarded updates could both succeed). The agent's `updatedAt` then moves strictly forward.
  */
 import { MongoServerError, type Collection, type Db } from "mongodb";
+import { NO_CHANGES, type VaultChanges } from "./vault-changes.js";
 
 interface AgentVaults {
   _id: string;
@@ -25,7 +26,10 @@ export class AgentVaultStore {
   private readonly agents: Collection<AgentVaults>;
   private readonly claims: Collection<{ _id: string; at: Date }>;
 
-  constructor(db: Db) {
+  constructor(
+    db: Db,
+    private readonly changes: VaultChanges = NO_CHANGES,
+  ) {
     this.agents = db.collection<AgentVaults>("agents");
     this.claims = db.collection("agent_vault_claims");
   }
@@ -50,11 +54,13 @@ export class AgentVaultStore {
     }
     const next = new Date(Math.max(Date.now(), expected.getTime() + 1));
     await this.agents.updateOne({ _id: agentId }, { $set: { vaultIds }, $max: { updatedAt: next } });
+    await this.changes.changed(orgId);
     return this.attached(orgId, agentId);
   }
 
   /** Removes a vault from every agent of the organization it is attached to. */
   async detachVault(orgId: string, vaultId: string): Promise<void> {
     await this.agents.updateMany({ orgId, vaultIds: vaultId }, { $pull: { vaultIds: vaultId }, $max: { updatedAt: new Date() } });
+    await this.changes.changed(orgId);
   }
 }

@@ -11,6 +11,7 @@ import { newId } from "../ids.js";
 import type { Page } from "./agents.js";
 import { decode, encode } from "./caller-json.js";
 import type { Sealed, SecretBox } from "./secret-box.js";
+import { NO_CHANGES, type VaultChanges } from "./vault-changes.js";
 
 export type TokenEndpointAuthType = "none" | "client_secret_basic" | "client_secret_post";
 
@@ -69,6 +70,7 @@ export class CredentialStore {
   constructor(
     db: Db,
     private readonly box: SecretBox | undefined,
+    private readonly changes: VaultChanges = NO_CHANGES,
   ) {
     this.credentials = db.collection<StoredCredential>("vault_credentials");
   }
@@ -82,6 +84,7 @@ export class CredentialStore {
     const now = new Date();
     const doc: CredentialDoc = { _id: newId("vcr"), ...fields, archivedAt: null, createdAt: now, updatedAt: now };
     await this.credentials.insertOne({ ...doc, metadata: storedMetadata(doc.metadata), sealed: this.sealer().seal(secrets, context(doc)) });
+    await this.changes.changed(doc.orgId);
     return doc;
   }
 
@@ -119,6 +122,7 @@ export class CredentialStore {
   /** Records that the token endpoint refused a refresh: the credential needs reauthorizing (status `reconnect`). */
   async markRefused(doc: CredentialDoc): Promise<void> {
     await this.credentials.updateOne({ _id: doc._id }, { $set: { refusedAt: new Date() } });
+    await this.changes.changed(doc.orgId);
   }
 
   /** The credential's secrets, opened; for rotation. */
@@ -139,6 +143,7 @@ export class CredentialStore {
       set.refusedAt = null;
     }
     const updated = await this.credentials.findOneAndUpdate({ _id: doc._id }, { $set: set }, { returnDocument: "after" });
+    await this.changes.changed(doc.orgId);
     if (!updated) return null;
     const { sealed: _, ...rest } = updated;
     return loaded(rest);
@@ -149,11 +154,14 @@ export class CredentialStore {
     if (doc.archivedAt) return doc;
     const now = new Date();
     await this.credentials.updateOne({ _id: doc._id, archivedAt: null }, { $set: { archivedAt: now, updatedAt: now } });
+    await this.changes.changed(doc.orgId);
     return this.get(doc.orgId, doc.vaultId, doc._id);
   }
 
   /** Removes the record, and with it the stored value. */
-  async delete(id: string): Promise<boolean> {
-    return (await this.credentials.deleteOne({ _id: id })).deletedCount === 1;
+  async delete(doc: Pick<CredentialDoc, "_id" | "orgId">): Promise<boolean> {
+    const deleted = (await this.credentials.deleteOne({ _id: doc._id })).deletedCount === 1;
+    await this.changes.changed(doc.orgId);
+    return deleted;
   }
 }

@@ -8,6 +8,7 @@ import type { Metadata } from "../domain/agent-config.js";
 import { newId } from "../ids.js";
 import type { Page } from "./agents.js";
 import { decode, encode } from "./caller-json.js";
+import { NO_CHANGES, type VaultChanges } from "./vault-changes.js";
 
 export interface VaultDoc {
   _id: string;
@@ -26,7 +27,10 @@ const loaded = (v: VaultDoc): VaultDoc => ({ ...v, metadata: decode(v.metadata) 
 export class VaultStore {
   private readonly vaults: Collection<VaultDoc>;
 
-  constructor(db: Db) {
+  constructor(
+    db: Db,
+    private readonly changes: VaultChanges = NO_CHANGES,
+  ) {
     this.vaults = db.collection<VaultDoc>("vaults");
   }
 
@@ -61,6 +65,7 @@ export class VaultStore {
     if (!doc || doc.archivedAt) return doc;
     const now = new Date();
     await this.vaults.updateOne({ _id: id, archivedAt: null }, { $set: { archivedAt: now, updatedAt: now } });
+    await this.changes.changed(orgId);
     return this.get(orgId, id);
   }
 
