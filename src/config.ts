@@ -1,6 +1,7 @@
 /** Environment → validated, typed configuration. Every problem names the variable at fault. */
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import ipaddr from "ipaddr.js";
 
 export type Role = "api" | "worker" | "scheduler" | "all";
 export type LogLevel = "debug" | "info" | "warn" | "error";
@@ -39,6 +40,11 @@ export interface Config {
   vaultKeys: { current: Buffer; older: Buffer[] } | undefined;
   /** How long one request to an MCP server (connect, list, call) may take before it is an error result. */
   mcpTimeoutMs: number;
+  /**
+   * Networks the outbound guard lets the service reach although they are not public (CIDRs or single
+   * addresses, validated): e.g. an MCP server on the same private network. Empty: public unicast only.
+   */
+  outboundAllowedNetworks: string[];
 }
 
 export class ConfigError extends Error {}
@@ -101,6 +107,21 @@ function vaultKeys(env: Env): Config["vaultKeys"] {
   return { current: aesKey("VAULT_ENCRYPTION_KEY", current), older: older.map((k, i) => aesKey(`VAULT_DECRYPTION_KEYS (entry ${i + 1})`, k)) };
 }
 
+/** An IPv4 address in four decimal parts or an IPv6 address without a zone, optionally with /prefix. */
+function isNetwork(entry: string): boolean {
+  if (entry.includes("%")) return false;
+  if (entry.includes("/")) return ipaddr.IPv4.isValidCIDRFourPartDecimal(entry) || ipaddr.IPv6.isValidCIDR(entry);
+  return ipaddr.IPv4.isValidFourPartDecimal(entry) || ipaddr.IPv6.isValid(entry);
+}
+
+/** Comma-separated networks; the bad entry is named, since the list may be long. */
+function networks(env: Env, name: string): string[] {
+  const entries = (env[name] ?? "").split(",").map((e) => e.trim()).filter((e) => e !== "");
+  const bad = entries.find((e) => !isNetwork(e));
+  if (bad !== undefined) throw new ConfigError(`${name} must be comma-separated CIDRs or IP addresses; "${bad}" is neither`);
+  return entries;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const config: Config = {
     port: integer(env, "PORT", 8080, 0, 65535),
@@ -124,6 +145,7 @@ export function loadConfig(env: Env = process.env): Config {
     workspaceRoot: env.WORKSPACE_ROOT || join(tmpdir(), "agent-sessions-workspaces"),
     vaultKeys: vaultKeys(env),
     mcpTimeoutMs: integer(env, "MCP_TIMEOUT_MS", 30_000, 100, 600_000),
+    outboundAllowedNetworks: networks(env, "OUTBOUND_ALLOWED_NETWORKS"),
     redisKeyPrefix: pattern(env, "REDIS_KEY_PREFIX", "as", /^[a-z0-9_-]{1,32}$/, "1-32 lowercase letters, digits, _ or -"),
   };
   // A live worker extends its lock well within this; claiming sooner would take turns from live workers.
