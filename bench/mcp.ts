@@ -37,7 +37,7 @@ async function main(): Promise<void> {
   console.log(await conditions());
   const mcp = await startBearerServer({ token: TOKEN });
   // A key of this run only: the bench stores one credential and drops its database at the end.
-  const service = await startService("bench-mcp", { VAULT_ENCRYPTION_KEY: randomBytes(32).toString("base64") });
+  const service = await startService("bench-mcp", { VAULT_ENCRYPTION_KEY: randomBytes(32).toString("base64"), OUTBOUND_ALLOWED_NETWORKS: "127.0.0.1/32" });
   const stop = new AbortController();
   try {
     const agent = await service.post("/v1/agents", {

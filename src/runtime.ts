@@ -56,6 +56,7 @@ import { TodoStore } from "./store/todos.js";
 import { ToolGrantStore } from "./store/tool-grants.js";
 import { BuiltinTools } from "./tools/builtin.js";
 import { McpConnections } from "./tools/mcp-connections.js";
+import { guardedFetch, OutboundPolicy } from "./tools/outbound.js";
 
 /** Everything one process is built from: the HTTP layer's services, and the parts beneath them (for operator commands and tests). */
 export type Components = Awaited<ReturnType<typeof buildComponents>>;
@@ -93,8 +94,10 @@ async function buildComponents(config: Config, log: Logger, mongoOptions: MongoO
   const credentialStore = new CredentialStore(mongo.db, config.vaultKeys && new SecretBox(config.vaultKeys.current, config.vaultKeys.older), vaultEpochs);
   const agentVaultStore = new AgentVaultStore(mongo.db, vaultEpochs);
   const locks = new Locks(redis, keys);
-  const mcpPool = new McpConnections({ timeoutMs: config.mcpTimeoutMs });
-  const mcp = new McpAccess({ epochs: vaultEpochs, attachments: agentVaultStore, vaults: vaultStore, credentials: credentialStore, locks, pool: mcpPool, fetch, logger: log });
+  // Every request to a URL a caller configured (MCP servers, token endpoints) goes through the outbound guard.
+  const outbound = guardedFetch(new OutboundPolicy(config.outboundAllowedNetworks));
+  const mcpPool = new McpConnections({ timeoutMs: config.mcpTimeoutMs, fetch: outbound });
+  const mcp = new McpAccess({ epochs: vaultEpochs, attachments: agentVaultStore, vaults: vaultStore, credentials: credentialStore, locks, pool: mcpPool, fetch: outbound, logger: log });
   let reader: StreamReader | undefined;
   const streamReader = () => (reader ??= new StreamReader(createRedis(config.redisUrl, "agent-sessions-sse"), redis, log));
 
@@ -119,6 +122,7 @@ async function buildComponents(config: Config, log: Logger, mongoOptions: MongoO
     credentialStore,
     agentVaultStore,
     locks,
+    outbound,
     mcpPool,
     mcp,
     access: new AccessService(organizations, allowances),
@@ -140,7 +144,7 @@ async function buildComponents(config: Config, log: Logger, mongoOptions: MongoO
 /** `mongo`: options of the MongoDB client beyond the config (a benchmark watches its commands). */
 export async function createRuntime(config: Config, log: Logger, opts: { mongo?: MongoOptions } = {}): Promise<Runtime> {
   const components = await buildComponents(config, log, opts.mongo ?? {});
-  const { mongo, redis, eventLog, live, transitions, sessionStore, agentStore, intents, wakeups, locks, mcp, mcpPool } = components;
+  const { mongo, redis, eventLog, live, transitions, sessionStore, agentStore, intents, wakeups, locks, mcp, mcpPool, outbound } = components;
   let worker: WakeupConsumer | undefined;
   const shutdown = new AbortController();
 
@@ -199,6 +203,7 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
       shutdown.abort();
       await Promise.allSettled([worker?.stop(), components.stopReader()]);
       await mcpPool.close();
+      await outbound.close();
       // Records of the last commits are written before the connections go (else the sweep repairs them).
       await components.projector.drain();
       await Promise.allSettled([redis.quit(), mongo.client.close()]);

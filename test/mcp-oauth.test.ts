@@ -34,10 +34,10 @@ describe("MCP OAuth credentials at run time", () => {
   }
 
   /** An agent with the server as `tools`, a vault with an OAuth credential for it attached; `expiresAt` as the credential records it. */
-  async function setUp(s: OAuthServer, opts: { expiresAt: Date; refreshToken?: string; type?: TokenEndpointAuth; clientSecret?: string; refresh?: boolean }) {
+  async function setUp(s: OAuthServer, opts: { expiresAt: Date; tokenEndpoint?: string; refreshToken?: string; type?: TokenEndpointAuth; clientSecret?: string; refresh?: boolean }) {
     const pair = s.issue();
     const refresh = {
-      tokenEndpoint: s.tokenUrl,
+      tokenEndpoint: opts.tokenEndpoint ?? s.tokenUrl,
       clientId: "agent-sessions",
       refreshToken: opts.refreshToken ?? pair.refreshToken,
       tokenEndpointAuth: { type: opts.type ?? "none", ...(opts.clientSecret ? { clientSecret: opts.clientSecret } : {}) },
@@ -122,6 +122,18 @@ describe("MCP OAuth credentials at run time", () => {
     expect(rotated.status, JSON.stringify(rotated.body)).to.equal(200);
     expect(await statuses(api, agentId)).to.deep.equal({ tools: "connected" });
     expect((await echo(sessionId, "rotated", 3)).is_error).to.equal(false);
+  });
+
+  it("a token endpoint the outbound guard refuses: the call says so, and nothing is recorded as refused", async () => {
+    const s = await oauthServer("none");
+    const tokenEndpoint = s.tokenUrl.replace("127.0.0.1", "127.0.0.2");
+    const { agentId, credentialId, sessionId } = await setUp(s, { expiresAt: new Date(Date.now() - 1000), tokenEndpoint });
+    const result = await echo(sessionId, "x", 1);
+    expect(result.content[0].text).to.equal(
+      `the credential ${credentialId} for the MCP server tools could not be refreshed: the token endpoint is not reachable from this service: refused: 127.0.0.2 is a loopback address`,
+    );
+    expect(s.refreshCalls).to.equal(0);
+    expect(await statuses(api, agentId)).to.deep.equal({ tools: "connected" });
   });
 
   it("an expired token without a refresh configuration: status reconnect, and the call says why", async () => {

@@ -90,6 +90,22 @@ describe("testing an agent's MCP server", () => {
     expect(conflict.body.message).to.match(/^several credentials of the agent's vaults match the MCP server tools/);
   });
 
+  it("the outbound guard: without an allow-list naming loopback, a loopback server is 502 and never reached", async () => {
+    const guarded = await startServer({ ROLE: "api", OUTBOUND_ALLOWED_NETWORKS: "" });
+    try {
+      const tenant = client(guarded.url, await guarded.newKey());
+      const agentId = await mcpAgent(tenant, [{ name: "tools", url: bearer.url }]);
+      await attach(tenant, agentId, (await vaultWith(tenant, bearerAuth())).vaultId);
+      const seen = bearer.auth.headers.length;
+      const res = await test(agentId, "tools", tenant);
+      expect(res.status).to.equal(502);
+      expect(res.body.message).to.equal("the MCP server tools is not reachable from this service: refused: 127.0.0.1 is a loopback address");
+      expect(bearer.auth.headers.length).to.equal(seen);
+    } finally {
+      await guarded.close();
+    }
+  });
+
   it("404 for a server the latest version does not have, and for another organization's agent; 400 for a malformed name", async () => {
     const agentId = await mcpAgent(api, [{ name: "everything", url: everything.url }]);
     const missing = await test(agentId, "other");

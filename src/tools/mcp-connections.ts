@@ -13,6 +13,7 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontex
 import type { McpReadTool } from "../domain/mcp-tools.js";
 import { AppError } from "../errors.js";
 import { contentText, promptText, resourceText } from "./mcp-content.js";
+import { isOutboundRefused } from "./outbound.js";
 
 export interface McpEndpoint {
   /** The server's configured name, for messages. */
@@ -260,6 +261,8 @@ export class McpConnections {
 
   private failure(endpoint: McpEndpoint, err: unknown): AppError {
     if (err instanceof AppError) return err;
+    const refused = [err, (err as { cause?: unknown } | null)?.cause].find(isOutboundRefused);
+    if (refused) return new AppError("upstream_failed", `the MCP server ${endpoint.name} is not reachable from this service: ${refused.message}`);
     const status = httpStatusOf(err);
     const timedOut = err instanceof Error && /timed out|timeout/i.test(err.message);
     const what = timedOut ? "did not answer in time" : `could not be used${status ? ` (HTTP ${status})` : ""}`;

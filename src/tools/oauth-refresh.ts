@@ -8,6 +8,7 @@
 import { refreshAuthorization } from "@modelcontextprotocol/sdk/client/auth.js";
 import { InvalidClientError, InvalidGrantError, OAuthError, UnauthorizedClientError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import type { TokenEndpointAuthType } from "../store/vault-credentials.js";
+import { isOutboundRefused } from "./outbound.js";
 
 export interface RefreshRequest {
   tokenEndpoint: string;
@@ -67,6 +68,8 @@ export async function refreshAccessToken(request: RefreshRequest, fetchFn: typeo
       throw new RefreshFailed(`the token endpoint refused the refresh (${err.errorCode}); the credential needs to be authorized again`, true);
     }
     if (err instanceof OAuthError) throw new RefreshFailed(`the token endpoint failed the refresh (${err.errorCode})`, false);
+    const refused = [err, (err as { cause?: unknown } | null)?.cause].find(isOutboundRefused);
+    if (refused) throw new RefreshFailed(`the token endpoint is not reachable from this service: ${refused.message}`, false);
     const timedOut = err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError");
     throw new RefreshFailed(timedOut ? "the token endpoint did not answer in time" : "the token endpoint could not be reached", false);
   }

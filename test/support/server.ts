@@ -22,9 +22,12 @@ export interface TestServer {
 
 let orgCounter = 0;
 
+/** The suite's MCP servers and token endpoints listen on 127.0.0.1: the outbound guard lets the service reach them only when told. */
+export const LOOPBACK = "127.0.0.1/32";
+
 /** Starts the API and the roles ROLE names (default all) in this process, as `main.ts` does; `mongo`: options of its MongoDB client. */
 export async function startServer(extraEnv: Record<string, string> = {}, mongo: MongoOptions = {}): Promise<TestServer> {
-  const config = loadConfig({ MONGO_URL: env.mongoUrl, REDIS_URL: env.redisUrl, REDIS_KEY_PREFIX: env.redisKeyPrefix, PORT: "0", LOG_LEVEL: "error", VAULT_ENCRYPTION_KEY: env.vaultKey, ...extraEnv });
+  const config = loadConfig({ MONGO_URL: env.mongoUrl, REDIS_URL: env.redisUrl, REDIS_KEY_PREFIX: env.redisKeyPrefix, PORT: "0", LOG_LEVEL: "error", VAULT_ENCRYPTION_KEY: env.vaultKey, OUTBOUND_ALLOWED_NETWORKS: LOOPBACK, ...extraEnv });
   const runtime = await createRuntime(config, createLogger(config.logLevel), { mongo });
   const services = runtime.components;
   if (config.role !== "api") await runtime.startWorker(config.role !== "scheduler");
