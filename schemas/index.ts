@@ -40,6 +40,8 @@ import { eventsPostSchema } from "./events-post.js";
 import { eventsStreamQuerySchema } from "./events-stream-query.js";
 import { healthSchema } from "./health.js";
 import { inboundEventSchema } from "./inbound-event.js";
+import { mcpInstallationSchema } from "./mcp-installation.js";
+import { mcpInstallationCreateSchema } from "./mcp-installation-create.js";
 import { mcpServerSchema } from "./mcp-server.js";
 import { metadataSchema } from "./metadata.js";
 import { modelNameSchema } from "./model-name.js";
@@ -99,6 +101,7 @@ export const REQUEST_SCHEMAS = [
   userApprovalResponseSchema,
   userCustomToolResultSchema,
   userClarifyResultSchema,
+  mcpInstallationCreateSchema,
   mcpServerSchema,
   metadataSchema,
   modelNameSchema,
@@ -143,6 +146,7 @@ export const RESPONSE_SCHEMAS = [
   eventListSchema,
   eventsAcceptedSchema,
   healthSchema,
+  mcpInstallationSchema,
   offsetPaginationSchema,
   openapiDocumentSchema,
   sandboxWarmResultSchema,

@@ -35,8 +35,10 @@ import { HealthService } from "./services/health.js";
 import { SessionTransitions } from "./services/session-transitions.js";
 import { AgentVaultService } from "./services/agent-vaults.js";
 import { CredentialService } from "./services/credentials.js";
+import { McpInstallationService } from "./services/mcp-installations.js";
 import { VaultService } from "./services/vaults.js";
 import { AgentVaultStore } from "./store/agent-vaults.js";
+import { McpInstallationStore } from "./store/mcp-installations.js";
 import { SecretBox } from "./store/secret-box.js";
 import { CredentialStore } from "./store/vault-credentials.js";
 import { VaultStore } from "./store/vaults.js";
@@ -118,6 +120,7 @@ async function buildComponents(config: Config, log: Logger, mongoOptions: MongoO
     vaults: new VaultService(vaultStore, credentialStore, agentVaultStore),
     credentials: new CredentialService(vaultStore, credentialStore),
     agentVaults: new AgentVaultService(agentStore, agentVaultStore, vaultStore, credentialStore),
+    mcpInstallations: new McpInstallationService(agentStore, agentVaultStore, vaultStore, credentialStore, new McpInstallationStore(mongo.db)),
     streams: new EventStreams(eventLog, live, streamReader, encodeSseFrame),
     /** The process's shared SSE reader, started on first use. */
     streamReader,
@@ -130,6 +133,7 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
   const components = await buildComponents(config, log, opts.mongo ?? {});
   const { mongo, redis, eventLog, live, transitions, sessionStore, agentStore, intents, wakeups, keys } = components;
   let worker: WakeupConsumer | undefined;
+  let stopExpiry: (() => void) | undefined;
   const shutdown = new AbortController();
 
   return {
@@ -180,9 +184,11 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
         consume,
       });
       await worker.start();
+      stopExpiry = components.mcpInstallations.expireEvery(3_600_000, (err) => log.warn("idempotency record expiry failed", { err }));
     },
     async close() {
       shutdown.abort();
+      stopExpiry?.();
       await Promise.allSettled([worker?.stop(), components.stopReader()]);
       // Records of the last commits are written before the connections go (else the sweep repairs them).
       await components.projector.drain();

@@ -13,6 +13,7 @@ import { Routes } from "./route.js";
 import { agentVaultRoutes } from "./routes/agent-vaults.js";
 import { agentRoutes } from "./routes/agents.js";
 import { eventRoutes } from "./routes/events.js";
+import { mcpInstallationRoutes } from "./routes/mcp-installations.js";
 import { openRoutes } from "./routes/health.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { vaultRoutes } from "./routes/vaults.js";
@@ -111,6 +112,7 @@ export function createApp(services: Services): Koa<AppState> {
   openRoutes(open, services, () => (document ??= buildOpenApi([...open.specs, ...api.specs])));
   agentRoutes(api, services);
   agentVaultRoutes(api, services);
+  mcpInstallationRoutes(api, services);
   sessionRoutes(api, services);
   vaultRoutes(api, services);
   eventRoutes(api, services);
