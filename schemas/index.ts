@@ -40,6 +40,8 @@ import { eventsPostSchema } from "./events-post.js";
 import { eventsStreamQuerySchema } from "./events-stream-query.js";
 import { healthSchema } from "./health.js";
 import { inboundEventSchema } from "./inbound-event.js";
+import { mcpInstallationSchema } from "./mcp-installation.js";
+import { mcpInstallationCreateSchema } from "./mcp-installation-create.js";
 import { mcpServerSchema } from "./mcp-server.js";
 import { mcpServerPathSchema } from "./mcp-server-path.js";
 import { mcpServerTestSchema } from "./mcp-server-test.js";
@@ -101,6 +103,7 @@ export const REQUEST_SCHEMAS = [
   userApprovalResponseSchema,
   userCustomToolResultSchema,
   userClarifyResultSchema,
+  mcpInstallationCreateSchema,
   mcpServerSchema,
   mcpServerPathSchema,
   metadataSchema,
@@ -147,6 +150,7 @@ export const RESPONSE_SCHEMAS = [
   eventsAcceptedSchema,
   healthSchema,
   mcpServerTestSchema,
+  mcpInstallationSchema,
   offsetPaginationSchema,
   openapiDocumentSchema,
   sandboxWarmResultSchema,

@@ -38,8 +38,10 @@ import { AgentVaultService } from "./services/agent-vaults.js";
 import { McpAccess } from "./services/mcp-access.js";
 import { McpServerTests } from "./services/mcp-server-tests.js";
 import { CredentialService } from "./services/credentials.js";
+import { McpInstallationService } from "./services/mcp-installations.js";
 import { VaultService } from "./services/vaults.js";
 import { AgentVaultStore } from "./store/agent-vaults.js";
+import { McpInstallationStore } from "./store/mcp-installations.js";
 import { SecretBox } from "./store/secret-box.js";
 import { CredentialStore } from "./store/vault-credentials.js";
 import { VaultStore } from "./store/vaults.js";
@@ -134,6 +136,7 @@ async function buildComponents(config: Config, log: Logger, mongoOptions: MongoO
     credentials: new CredentialService(vaultStore, credentialStore),
     agentVaults: new AgentVaultService(agentStore, agentVaultStore, vaultStore, credentialStore),
     mcpServerTests: new McpServerTests(agentStore, mcp),
+    mcpInstallations: new McpInstallationService(agentStore, agentVaultStore, vaultStore, credentialStore, new McpInstallationStore(mongo.db)),
     streams: new EventStreams(eventLog, live, streamReader, encodeSseFrame),
     /** The process's shared SSE reader, started on first use. */
     streamReader,
@@ -146,6 +149,7 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
   const components = await buildComponents(config, log, opts.mongo ?? {});
   const { mongo, redis, eventLog, live, transitions, sessionStore, agentStore, intents, wakeups, locks, mcp, mcpPool, outbound } = components;
   let worker: WakeupConsumer | undefined;
+  let stopExpiry: (() => void) | undefined;
   const shutdown = new AbortController();
 
   return {
@@ -198,9 +202,11 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
         consume,
       });
       await worker.start();
+      stopExpiry = components.mcpInstallations.expireEvery(3_600_000, (err) => log.warn("idempotency record expiry failed", { err }));
     },
     async close() {
       shutdown.abort();
+      stopExpiry?.();
       await Promise.allSettled([worker?.stop(), components.stopReader()]);
       await mcpPool.close();
       await outbound.close();

@@ -18,6 +18,7 @@ describe("GET /v1/openapi.json", () => {
       ["/v1/agents", "post"], ["/v1/agents", "get"], ["/v1/agents/{agentId}", "get"], ["/v1/agents/{agentId}", "post"],
       ["/v1/agents/{agentId}", "patch"], ["/v1/agents/{agentId}", "delete"], ["/v1/agents/{agentId}/archive", "post"],
       ["/v1/agents/{agentId}/rate-limits", "patch"], ["/v1/agents/{agentId}/versions", "get"], ["/v1/agents/{agentId}/versions/{version}", "get"],
+      ["/v1/agents/{agentId}/mcp/installations", "post"],
       ["/v1/sessions", "post"], ["/v1/sessions", "get"], ["/v1/sessions/{sessionId}", "get"], ["/v1/sessions/{sessionId}", "post"],
       ["/v1/sessions/{sessionId}/archive", "post"], ["/v1/sessions/{sessionId}", "delete"], ["/v1/sandboxes/warm", "post"],
       ["/v1/sessions/{sessionId}/events", "post"], ["/v1/sessions/{sessionId}/events", "get"], ["/v1/sessions/{sessionId}/events/stream", "get"],

@@ -14,6 +14,7 @@ import { agentVaultRoutes } from "./routes/agent-vaults.js";
 import { mcpServerRoutes } from "./routes/mcp-servers.js";
 import { agentRoutes } from "./routes/agents.js";
 import { eventRoutes } from "./routes/events.js";
+import { mcpInstallationRoutes } from "./routes/mcp-installations.js";
 import { openRoutes } from "./routes/health.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { vaultRoutes } from "./routes/vaults.js";
@@ -115,6 +116,7 @@ export function createApp(services: Services): Koa<AppState> {
   agentRoutes(api, services);
   agentVaultRoutes(api, services);
   mcpServerRoutes(api, services);
+  mcpInstallationRoutes(api, services);
   sessionRoutes(api, services);
   vaultRoutes(api, services);
   eventRoutes(api, services);

@@ -7,6 +7,7 @@ import type { AgentService } from "../services/agents.js";
 import type { EventStreams } from "../services/event-stream.js";
 import type { EventService } from "../services/events.js";
 import type { HealthService } from "../services/health.js";
+import type { McpInstallationService } from "../services/mcp-installations.js";
 import type { CredentialService } from "../services/credentials.js";
 import type { McpServerTests } from "../services/mcp-server-tests.js";
 import type { SessionService } from "../services/sessions.js";
@@ -27,6 +28,7 @@ export interface Services {
   agentVaults: AgentVaultService;
   credentials: CredentialService;
   mcpServerTests: McpServerTests;
+  mcpInstallations: McpInstallationService;
   /** Session event streams, each frame encoded once as SSE bytes. */
   streams: EventStreams<Buffer>;
 }

@@ -30,6 +30,8 @@ export interface VersionDoc extends AgentConfig {
   orgId: string;
   version: number;
   createdAt: Date;
+  /** The MCP installation that published this version, so a retry of it recognises its own work; never shown. */
+  publishedBy?: string;
 }
 
 /** The configuration part of a version document. */
@@ -106,8 +108,8 @@ export class AgentStore {
     this.versions = db.collection<VersionDoc>("agent_versions");
   }
 
-  private newVersion(orgId: string, agentId: string, version: number, config: AgentConfig, at: Date): VersionDoc {
-    return { _id: versionId(agentId, version), agentId, orgId, version, createdAt: at, ...config };
+  private newVersion(orgId: string, agentId: string, version: number, config: AgentConfig, at: Date, publishedBy?: string): VersionDoc {
+    return { _id: versionId(agentId, version), agentId, orgId, version, createdAt: at, ...config, ...(publishedBy ? { publishedBy } : {}) };
   }
 
   async create(orgId: string, config: AgentConfig, rateLimits: RateLimits): Promise<AgentDoc> {
@@ -139,10 +141,11 @@ export class AgentStore {
 
   /**
    * Publishes `config` as the version after `read`, the state the caller built it from; refused when
-   * another writer published that number first. `rateLimits`, when given, are set too.
+   * another writer published that number first. `rateLimits`, when given, are set too; `publishedBy`
+   * marks the version as an MCP installation's.
    */
-  async publish(read: AgentDoc, config: AgentConfig, rateLimits?: RateLimits): Promise<PublishResult> {
-    const next = this.newVersion(read.orgId, read._id, read.version + 1, config, new Date());
+  async publish(read: AgentDoc, config: AgentConfig, rateLimits?: RateLimits, publishedBy?: string): Promise<PublishResult> {
+    const next = this.newVersion(read.orgId, read._id, read.version + 1, config, new Date(), publishedBy);
     try {
       await this.versions.insertOne(storeVersion(next));
     } catch (err) {

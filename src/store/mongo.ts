@@ -37,6 +37,7 @@ export async function ensureIndexes(db: Db): Promise<void> {
     db.collection("sessions").createIndex({ orgId: 1, "projected.status": 1, createdAt: -1, _id: -1 }),
     db.collection("vaults").createIndex({ orgId: 1, archivedAt: 1, createdAt: -1, _id: -1 }),
     db.collection("vault_credentials").createIndex({ vaultId: 1, archivedAt: 1, createdAt: -1, _id: -1 }),
+    db.collection("mcp_installations").createIndex({ createdAt: 1 }),
     db.collection("tool_grants").createIndex({ orgId: 1, agentId: 1, subjectId: 1 }),
     db.collection("memories").createIndex({ orgId: 1, agentId: 1, subjectId: 1, createdAt: 1 }),
   ]);

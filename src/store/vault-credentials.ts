@@ -4,7 +4,7 @@
  * and for the MCP request that needs them): every other read projects them away, so a presenter can
  * never show them. Lookups name one credential by `_id` and check its organization and vault in code.
  */
-import type { Collection, Db } from "mongodb";
+import { MongoServerError, type Collection, type Db } from "mongodb";
 import type { Metadata } from "../domain/agent-config.js";
 import { unavailable } from "../errors.js";
 import { newId } from "../ids.js";
@@ -80,12 +80,27 @@ export class CredentialStore {
     return this.box;
   }
 
-  async create(fields: Omit<CredentialDoc, "_id" | "archivedAt" | "createdAt" | "updatedAt">, secrets: CredentialSecrets): Promise<CredentialDoc> {
+  /** Whether secrets can be sealed here (VAULT_ENCRYPTION_KEY is configured). */
+  canSeal(): boolean {
+    return this.box !== undefined;
+  }
+
+  async create(fields: Omit<CredentialDoc, "_id" | "archivedAt" | "createdAt" | "updatedAt">, secrets: CredentialSecrets, id = newId("vcr")): Promise<CredentialDoc> {
     const now = new Date();
-    const doc: CredentialDoc = { _id: newId("vcr"), ...fields, archivedAt: null, createdAt: now, updatedAt: now };
+    const doc: CredentialDoc = { _id: id, ...fields, archivedAt: null, createdAt: now, updatedAt: now };
     await this.credentials.insertOne({ ...doc, metadata: storedMetadata(doc.metadata), sealed: this.sealer().seal(secrets, context(doc)) });
     await this.changes.changed(doc.orgId);
     return doc;
+  }
+
+  /** Creates the credential under an id chosen beforehand, or finds the one an earlier attempt created under it. */
+  async createOnce(id: string, fields: Omit<CredentialDoc, "_id" | "archivedAt" | "createdAt" | "updatedAt">, secrets: CredentialSecrets): Promise<CredentialDoc | null> {
+    try {
+      return await this.create(fields, secrets, id);
+    } catch (err) {
+      if (!(err instanceof MongoServerError && err.code === 11000)) throw err;
+      return this.get(fields.orgId, fields.vaultId, id);
+    }
   }
 
   async get(orgId: string, vaultId: string, id: string): Promise<CredentialDoc | null> {

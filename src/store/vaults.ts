@@ -3,7 +3,7 @@
  * organization in code (the store's rule, docs/decisions.md issue 8): another organization's vault
  * reads as absent.
  */
-import type { Collection, Db } from "mongodb";
+import { MongoServerError, type Collection, type Db } from "mongodb";
 import type { Metadata } from "../domain/agent-config.js";
 import { newId } from "../ids.js";
 import type { Page } from "./agents.js";
@@ -34,11 +34,21 @@ export class VaultStore {
     this.vaults = db.collection<VaultDoc>("vaults");
   }
 
-  async create(orgId: string, displayName: string, metadata: Metadata): Promise<VaultDoc> {
+  async create(orgId: string, displayName: string, metadata: Metadata, id = newId("vlt")): Promise<VaultDoc> {
     const now = new Date();
-    const doc: VaultDoc = { _id: newId("vlt"), orgId, displayName, metadata, archivedAt: null, createdAt: now, updatedAt: now };
+    const doc: VaultDoc = { _id: id, orgId, displayName, metadata, archivedAt: null, createdAt: now, updatedAt: now };
     await this.vaults.insertOne(stored(doc));
     return doc;
+  }
+
+  /** Creates the vault under an id chosen beforehand, or finds the one an earlier attempt created under it. */
+  async createOnce(id: string, orgId: string, displayName: string, metadata: Metadata): Promise<VaultDoc | null> {
+    try {
+      return await this.create(orgId, displayName, metadata, id);
+    } catch (err) {
+      if (!(err instanceof MongoServerError && err.code === 11000)) throw err;
+      return this.get(orgId, id);
+    }
   }
 
   async get(orgId: string, id: string): Promise<VaultDoc | null> {
