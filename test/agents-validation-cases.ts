@@ -133,6 +133,7 @@ export const fieldCases: Case[] = [
   { what: "an MCP server without a url", fields: { mcpServers: [without(docs, "url")] }, entry: "mcpServers[0].url: is required" },
   { what: "an MCP server url that is no URI", fields: serverItem({ url: "not a url" }), entry: "mcpServers[0].url: must be a valid uri" },
   { what: "an MCP server url that is not http(s)", fields: serverItem({ url: "ftp://docs.example.com/mcp" }), entry: "mcpServers[0].url: must match the pattern ^https?://" },
+  { what: "an MCP server url with credentials in it", fields: serverItem({ url: "https://user:pass@docs.example.com/mcp" }), entry: "mcpServers[0].url: must not contain credentials" },
   { what: "an MCP server url too long", fields: serverItem({ url: `https://docs.example.com/${x(2030)}` }), entry: "mcpServers[0].url: must be at most 2048 characters" },
   { what: "an MCP server with an unknown property", fields: serverItem({ headers: {} }), entry: "mcpServers[0].headers: is not allowed" },
   { what: "two MCP servers with one name", fields: { mcpServers: [docs, { ...docs, url: "https://other.example.com" }] }, entry: "mcpServers[1].name: must be unique" },

@@ -2,6 +2,7 @@
  * The versioned configuration of an agent: its shape, the defaults filled in at write time, the rules a
  * JSON Schema cannot say, and the PATCH upsert. Pure functions, no I/O.
  */
+import { serverUrlProblem } from "./mcp-server-url.js";
 import type { FromSchemas } from "../../schemas/index.js";
 import { agentCreateSchema } from "../../schemas/agent-create.js";
 import type { agentPatchSchema } from "../../schemas/agent-patch.js";
@@ -217,6 +218,11 @@ export function bodyProblems(body: AgentPatchBody): string[] {
   const problems: string[] = [];
   problems.push(...toolProblems(body.tools ?? [], "tools"));
   (body.roles ?? []).forEach((role, r) => problems.push(...toolProblems(role.tools, `roles[${r}].tools`)));
+  // The schema checks the shape; this, the rule credentials match by (no userinfo: a raw credential never sits in a server URL).
+  (body.mcpServers ?? []).forEach((server, i) => {
+    const problem = serverUrlProblem(server.url);
+    if (problem) problems.push(`mcpServers[${i}].url: ${problem}`);
+  });
   return problems;
 }
 
