@@ -24,19 +24,27 @@ function serializeError(err: unknown): unknown {
   return out;
 }
 
-export function createLogger(level: LogLevel, base: LogFields = {}): Logger {
+/** Where log lines go: stdout, or (tests) a sink that also sees the lines below the printed level. */
+export type LogSink = (line: string, level: LogLevel) => void;
+
+const stdout: LogSink = (line) => void process.stdout.write(line + "\n");
+
+export function createLogger(level: LogLevel, base: LogFields = {}, sink: LogSink = stdout): Logger {
   const threshold = ORDER[level];
   const write = (lvl: LogLevel, msg: string, fields?: LogFields) => {
     if (ORDER[lvl] < threshold) return;
     const entry: LogFields = { level: lvl, time: new Date().toISOString(), msg, ...base };
     for (const [k, v] of Object.entries(fields ?? {})) entry[k] = k === "err" ? serializeError(v) : v;
-    process.stdout.write(JSON.stringify(entry) + "\n");
+    sink(JSON.stringify(entry), lvl);
   };
   return {
     debug: (m, f) => write("debug", m, f),
     info: (m, f) => write("info", m, f),
     warn: (m, f) => write("warn", m, f),
     error: (m, f) => write("error", m, f),
-    child: (fields) => createLogger(level, { ...base, ...fields }),
+    child: (fields) => createLogger(level, { ...base, ...fields }, sink),
   };
 }
+
+/** Whether a line of `level` is printed at the configured `threshold`. */
+export const printedAt = (level: LogLevel, threshold: LogLevel) => ORDER[level] >= ORDER[threshold];

@@ -1,4 +1,5 @@
 /** The composition root: builds every component of one process from its config, the roles it runs, and the orderly teardown. */
+import { hkdfSync } from "node:crypto";
 import { hostname } from "node:os";
 import { AgentVersions } from "../actors/agent-versions.js";
 import { SessionActor } from "../actors/session-actor.js";
@@ -59,6 +60,9 @@ import { ToolGrantStore } from "./store/tool-grants.js";
 import { BuiltinTools } from "./tools/builtin.js";
 import { McpConnections } from "./tools/mcp-connections.js";
 import { guardedFetch, OutboundPolicy } from "./tools/outbound.js";
+
+/** The installation store's hashing key, derived from the vault key (a key of its own: the vault key is never used for two jobs). */
+const hkdfPepper = (vaultKey: Buffer) => Buffer.from(hkdfSync("sha256", vaultKey, Buffer.alloc(0), "mcp-installation-requests", 32));
 
 /** Everything one process is built from: the HTTP layer's services, and the parts beneath them (for operator commands and tests). */
 export type Components = Awaited<ReturnType<typeof buildComponents>>;
@@ -136,7 +140,7 @@ async function buildComponents(config: Config, log: Logger, mongoOptions: MongoO
     credentials: new CredentialService(vaultStore, credentialStore),
     agentVaults: new AgentVaultService(agentStore, agentVaultStore, vaultStore, credentialStore),
     mcpServerTests: new McpServerTests(agentStore, mcp),
-    mcpInstallations: new McpInstallationService(agentStore, agentVaultStore, vaultStore, credentialStore, new McpInstallationStore(mongo.db)),
+    mcpInstallations: new McpInstallationService(agentStore, agentVaultStore, vaultStore, credentialStore, new McpInstallationStore(mongo.db, config.vaultKeys && hkdfPepper(config.vaultKeys.current))),
     streams: new EventStreams(eventLog, live, streamReader, encodeSseFrame),
     /** The process's shared SSE reader, started on first use. */
     streamReader,

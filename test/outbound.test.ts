@@ -65,7 +65,7 @@ describe("Outbound fetch guard", () => {
 
   it("refuses a host name by what it resolves to: localhost", async () => {
     const refused = await refusalMessage(fetchWith([])(`http://localhost:${a.port}/echo`));
-    expect(refused).to.match(/^refused: localhost \((127\.0\.0\.1|::1)\) is a loopback address$/);
+    expect(refused).to.equal("refused: localhost resolves to a loopback address");
     expect(a.seen).to.have.length(0);
   });
 
@@ -78,7 +78,7 @@ describe("Outbound fetch guard", () => {
     expect(a.seen[0]?.host).to.equal(`mcp.internal.test:${a.port}`);
     // The server closed that connection; the next one resolves again and gets a private address.
     const refused = await refusalMessage(fetch(`http://mcp.internal.test:${a.port}/echo`));
-    expect(refused).to.equal("refused: mcp.internal.test (10.0.0.5) is a private address");
+    expect(refused).to.equal("refused: mcp.internal.test resolves to a private address");
     expect(dns.calls["mcp.internal.test"]).to.equal(2);
     expect(a.seen).to.have.length(1);
   });
@@ -86,7 +86,7 @@ describe("Outbound fetch guard", () => {
   it("refuses a name with any refused address among public ones", async () => {
     const dns = resolver({ "mixed.test": [["93.184.216.34", "127.0.0.1"]] });
     const refused = await refusalMessage(fetchWith([], dns.resolve)(`http://mixed.test:${a.port}/`));
-    expect(refused).to.equal("refused: mixed.test (127.0.0.1) is a loopback address");
+    expect(refused).to.equal("refused: mixed.test resolves to a loopback address");
   });
 
   it("checks every redirect's target: an IP literal, a name, the metadata address, another scheme", async () => {
@@ -95,7 +95,7 @@ describe("Outbound fetch guard", () => {
     const to = (status: number, target: string) => `${a.origin}/redirect/${status}?to=${encodeURIComponent(target)}`;
     expect(await refusalMessage(fetch(to(302, `http://127.0.0.2:${b.port}/x`)))).to.equal("refused: 127.0.0.2 is a loopback address");
     expect(await refusalMessage(fetch(to(301, `http://[::1]:${b.port}/x`)))).to.equal("refused: ::1 is a loopback address");
-    expect(await refusalMessage(fetch(to(307, `http://internal.test:${b.port}/x`)))).to.equal("refused: internal.test (10.0.0.5) is a private address");
+    expect(await refusalMessage(fetch(to(307, `http://internal.test:${b.port}/x`)))).to.equal("refused: internal.test resolves to a private address");
     expect(await refusalMessage(fetch(to(308, "http://169.254.169.254/latest/meta-data/")))).to.equal(
       "refused: 169.254.169.254 is a link-local address (cloud metadata service)",
     );

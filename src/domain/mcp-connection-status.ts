@@ -51,11 +51,15 @@ export interface McpServerStatus {
 
 export type CredentialMatch<C> = { kind: "none" } | { kind: "one"; credential: C } | { kind: "many"; ids: string[] };
 
+/** Every credential whose URL matches `serverUrl` (none when the server's URL does not normalize), in the order given. */
+export function credentialsMatching<C extends Pick<CredentialFacts, "mcpServerUrl">>(serverUrl: string, credentials: readonly C[]): C[] {
+  const server = normalizeServerUrl(serverUrl);
+  return server === null ? [] : credentials.filter((c) => normalizeServerUrl(c.mcpServerUrl) === server);
+}
+
 /** The credentials whose URL matches `serverUrl`; `many` lists their ids in the order given. */
 export function matchCredential<C extends Pick<CredentialFacts, "id" | "mcpServerUrl">>(serverUrl: string, credentials: readonly C[]): CredentialMatch<C> {
-  const server = normalizeServerUrl(serverUrl);
-  if (server === null) return { kind: "none" };
-  const matches = credentials.filter((c) => normalizeServerUrl(c.mcpServerUrl) === server);
+  const matches = credentialsMatching(serverUrl, credentials);
   if (matches.length === 0) return { kind: "none" };
   if (matches.length === 1) return { kind: "one", credential: matches[0]! };
   return { kind: "many", ids: matches.map((c) => c.id) };

@@ -6,7 +6,7 @@
 import type { FromSchemas } from "../../schemas/index.js";
 import type { mcpInstallationCreateSchema } from "../../schemas/mcp-installation-create.js";
 import { applyPatch, referenceProblems, versionLimitProblems, type AgentConfig, type AgentPatchBody, type McpServer } from "./agent-config.js";
-import { normalizeServerUrl, serverUrlProblem } from "./mcp-server-url.js";
+import { serverUrlProblem } from "./mcp-server-url.js";
 
 export type McpInstallationBody = FromSchemas<typeof mcpInstallationCreateSchema>;
 export type InstallationAuthType = McpInstallationBody["authentication"]["type"];
@@ -48,12 +48,6 @@ export function installationConfig(current: AgentConfig, body: McpInstallationBo
 export interface MatchingCredential {
   id: string;
   vaultId: string;
-}
-
-/** The credentials among `candidates` whose server URL matches `url` (normalized, as statuses match them). */
-export function matchingCredentials<C extends MatchingCredential & { mcpServerUrl: string }>(url: string, candidates: readonly C[]): C[] {
-  const key = normalizeServerUrl(url);
-  return candidates.filter((c) => normalizeServerUrl(c.mcpServerUrl) === key);
 }
 
 export type CredentialVerdict = { ok: true; credentialId: string | null } | { ok: false; kind: "conflict" | "invalid_state"; message: string };

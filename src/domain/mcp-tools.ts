@@ -79,15 +79,19 @@ export function readToolOf(toolset: Pick<McpToolset, "resources" | "prompts">, t
 
 /**
  * The specs the model is offered for one server: its enabled tools with valid names, then the enabled
- * read tools; `skipped` names the server tools left out for their names.
+ * read tools; `skipped` names the server tools left out for their names: one the model API would
+ * refuse, one the server lists twice, and one whose name routes to another of the `all` toolsets
+ * (server `a`'s tool `b__c` and server `a__b`'s tool `c` are both `mcp__a__b__c`: it would run on `a__b`).
  */
-export function offeredMcpTools(toolset: McpToolset, listed: readonly ListedMcpTool[]): { specs: ToolSpec[]; skipped: string[] } {
+export function offeredMcpTools(toolset: McpToolset, listed: readonly ListedMcpTool[], all: readonly McpToolset[] = [toolset]): { specs: ToolSpec[]; skipped: string[] } {
   const specs: ToolSpec[] = [];
   const skipped: string[] = [];
   const serverTools = listed.map((t) => t.name);
+  const offered = new Set<string>();
   const offer = (tool: string, description: string, inputSchema: Record<string, unknown>) => {
     const name = mcpToolName(toolset.mcpServerName, tool);
-    if (!NAME.test(name)) return skipped.push(tool);
+    if (!NAME.test(name) || offered.has(name) || mcpToolOf(all, name)?.toolset !== toolset) return skipped.push(tool);
+    offered.add(name);
     if (mcpToolEnabled(toolset, tool)) specs.push({ name, description, input_schema: inputSchema });
   };
   for (const t of listed) offer(t.name, t.description, t.inputSchema);

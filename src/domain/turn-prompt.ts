@@ -46,11 +46,13 @@ export interface McpOffer {
  */
 export function turnPrompt(version: Pick<AgentConfig, "systemPrompt" | "skills">, governing: ToolConfig[], mcp: McpOffer = { specs: [], unavailable: [] }): { system: string; tools: ToolSpec[] } {
   const visible = visibleBuiltinTools(governing);
-  const tools: ToolSpec[] = [
+  const all: ToolSpec[] = [
     ...visible.map((name) => ({ name, ...BUILTIN_SPECS[name]! })),
     ...mcp.specs,
     ...visibleCustomTools(governing).map((t) => ({ name: t.name, description: t.description, input_schema: t.input_schema })),
   ];
+  // Names are unique, as the model API requires; the first wins, in the order calls resolve (built-in, MCP, custom).
+  const tools = all.filter((t, i) => all.findIndex((u) => u.name === t.name) === i);
   const system = systemPrompt(version, visible);
   if (mcp.unavailable.length === 0) return { system, tools };
   return { system: [system, "", "## Unavailable tools", ...mcp.unavailable.map((line) => `- ${line}`)].join("\n"), tools };

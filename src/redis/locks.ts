@@ -32,11 +32,18 @@ export class Locks {
    * waiter then finds the token refreshed and does not refresh again). Throws when it waited too long.
    */
   async withCredentialRefresh<T>(credentialId: string, work: () => Promise<T>): Promise<T> {
+    let lock: Lock;
     try {
-      return await this.waiting.using([this.keys.credentialRefresh(credentialId)], REFRESH_LOCK_TTL_MS, () => work());
+      lock = await this.waiting.acquire([this.keys.credentialRefresh(credentialId)], REFRESH_LOCK_TTL_MS);
     } catch (err) {
       if (err instanceof ExecutionError) throw unavailable("another refresh of the credential is taking too long; retry later", err);
       throw err;
+    }
+    try {
+      return await work();
+    } finally {
+      // A failed release only lets the lock lapse at its TTL: the work's outcome stands.
+      await this.waiting.release(lock, { retryCount: 0 }).catch(() => undefined);
     }
   }
 

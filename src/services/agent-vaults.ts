@@ -8,6 +8,7 @@ import type { agentVaultsPutSchema } from "../../schemas/agent-vaults-put.js";
 import type { FromSchemas } from "../../schemas/index.js";
 import { connectionStatuses, type CredentialFacts, type McpServerStatus } from "../domain/mcp-connection-status.js";
 import { conflict, invalidState, notFound } from "../errors.js";
+import { activeCredentialsIn } from "./active-credentials.js";
 import type { AgentVaultStore, Attachments } from "../store/agent-vaults.js";
 import type { AgentStore } from "../store/agents.js";
 import type { CredentialState, CredentialStore } from "../store/vault-credentials.js";
@@ -78,8 +79,7 @@ export class AgentVaultService {
     if (!agent) throw notFound("agent");
     const order = new Map(attached.vaultIds.map((id, i) => [id, i]));
     vaults.sort((a, b) => order.get(a._id)! - order.get(b._id)!);
-    const active = vaults.filter((v) => !v.archivedAt).map((v) => v._id);
-    const credentials = (await this.credentials.activeIn(active)).map(factsOf);
+    const credentials = (await activeCredentialsIn(this.vaults, this.credentials, orgId, attached.vaultIds)).map(factsOf);
     return { agentId, updatedAt: attached.updatedAt, vaults, servers: connectionStatuses(agent.current.mcpServers, credentials, new Date()) };
   }
 }

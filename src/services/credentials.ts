@@ -7,7 +7,7 @@ import type { credentialCreateSchema } from "../../schemas/credential-create.js"
 import type { credentialUpdateSchema } from "../../schemas/credential-update.js";
 import type { FromSchemas } from "../../schemas/index.js";
 import { normalizeServerUrl, serverUrlProblem } from "../domain/mcp-server-url.js";
-import { invalidState, notFound, validationError } from "../errors.js";
+import { AppError, invalidState, notFound, validationError } from "../errors.js";
 import type { Page } from "../store/agents.js";
 import type { CredentialAuth, CredentialChange, CredentialDoc, CredentialSecrets, CredentialStore } from "../store/vault-credentials.js";
 import type { VaultDoc, VaultStore } from "../store/vaults.js";
@@ -46,6 +46,9 @@ function split(auth: AuthInput): { auth: CredentialAuth; secrets: CredentialSecr
   };
 }
 
+/** Rotations retried while refreshes replace the secrets underneath (each refresh is one per expiry, so few). */
+const ROTATION_ATTEMPTS = 5;
+
 export class CredentialService {
   constructor(
     private readonly vaults: VaultStore,
@@ -79,17 +82,24 @@ export class CredentialService {
     return credential;
   }
 
-  /** Display fields, and secrets rotated; an archived credential is read-only. */
+  /**
+   * Display fields, and secrets rotated; an archived credential is read-only. A rotation merges with the
+   * secrets as stored: when a refresh replaced them between the read and the write, it is merged again
+   * with the refreshed ones rather than writing back a refresh token already spent.
+   */
   async update(orgId: string, vaultId: string, id: string, body: CredentialUpdateBody): Promise<CredentialDoc> {
-    const credential = await this.get(orgId, vaultId, id);
-    if (credential.archivedAt) throw invalidState("the credential is archived and cannot be changed");
-    const change: CredentialChange = {};
-    if (body.displayName !== undefined) change.displayName = body.displayName;
-    if (body.metadata !== undefined) change.metadata = body.metadata;
-    const rotated = body.auth && (await this.rotated(credential, body.auth, change));
-    const updated = await this.credentials.update(credential, change, rotated);
-    if (!updated) throw notFound("credential");
-    return updated;
+    for (let attempt = 0; attempt < ROTATION_ATTEMPTS; attempt++) {
+      const credential = await this.get(orgId, vaultId, id);
+      if (credential.archivedAt) throw invalidState("the credential is archived and cannot be changed");
+      const change: CredentialChange = {};
+      if (body.displayName !== undefined) change.displayName = body.displayName;
+      if (body.metadata !== undefined) change.metadata = body.metadata;
+      const rotated = body.auth && (await this.rotated(credential, body.auth, change));
+      const updated = await this.credentials.update(credential, change, rotated);
+      if (!updated) throw notFound("credential");
+      if (updated !== "stale") return updated;
+    }
+    throw new AppError("busy", "the credential's secrets kept changing during this update; retry");
   }
 
   /** The secrets after a rotation; `auth.type` must be the credential's own. */

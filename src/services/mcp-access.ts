@@ -12,6 +12,7 @@ import { matchCredential, type McpServerRef } from "../domain/mcp-connection-sta
 import { mcpToolOf, offeredMcpTools, readToolOf } from "../domain/mcp-tools.js";
 import type { McpOffer } from "../domain/turn-prompt.js";
 import { AppError, conflict, unavailable } from "../errors.js";
+import { activeCredentialsIn } from "./active-credentials.js";
 import type { Logger } from "../log.js";
 import { Lru } from "../lru.js";
 import type { Locks } from "../redis/locks.js";
@@ -19,7 +20,7 @@ import type { AgentVaultStore } from "../store/agent-vaults.js";
 import type { CredentialDoc, CredentialSecrets, CredentialStore } from "../store/vault-credentials.js";
 import type { VaultStore } from "../store/vaults.js";
 import type { McpCallOutcome, McpConnections, McpEndpoint, McpToolInfo, McpTransport } from "../tools/mcp-connections.js";
-import { RefreshFailed, refreshAccessToken } from "../tools/oauth-refresh.js";
+import { RefreshFailed, refreshAccessToken, type RefreshedTokens } from "../tools/oauth-refresh.js";
 
 export interface McpOwner {
   orgId: string;
@@ -57,8 +58,19 @@ const CACHED_RESOLUTIONS = 1000;
 const RESOLUTION_TTL_MS = 30_000;
 
 const isOAuth = (doc: CredentialDoc) => doc.auth.type === "mcp_oauth";
-const expiresSoon = (doc: CredentialDoc) => doc.auth.type === "mcp_oauth" && doc.auth.expiresAt.getTime() - EXPIRY_MARGIN_MS <= Date.now();
-const keyOf = (doc: CredentialDoc) => `${doc._id}:${doc.updatedAt.getTime()}`;
+/**
+ * Whether an OAuth token is to be refreshed before it is sent: within the margin of its expiry, or
+ * within half its lifetime (as stored: since the last write) when that is shorter, so a token endpoint
+ * issuing one-minute tokens is not asked at every request.
+ */
+function expiresSoon(doc: CredentialDoc): boolean {
+  if (doc.auth.type !== "mcp_oauth") return false;
+  const expiresAt = doc.auth.expiresAt.getTime();
+  const margin = Math.min(EXPIRY_MARGIN_MS, Math.max(0, (expiresAt - doc.updatedAt.getTime()) / 2));
+  return expiresAt - margin <= Date.now();
+}
+const secretsOf = (doc: CredentialDoc) => doc.secretsVersion ?? 0;
+const keyOf = (doc: CredentialDoc) => `${doc._id}:${secretsOf(doc)}`;
 const upstream = (message: string) => new AppError("upstream_failed", message);
 
 export class McpAccess {
@@ -78,7 +90,7 @@ export class McpAccess {
       toolsets.map(async (toolset) => {
         try {
           const server = this.serverOf(servers, toolset);
-          const offered = offeredMcpTools(toolset, await this.listTools(owner, server, signal));
+          const offered = offeredMcpTools(toolset, await this.listTools(owner, server, signal), toolsets);
           if (offered.skipped.length > 0) this.deps.logger.warn("MCP tools left out for their names", { server: server.name, tools: offered.skipped.slice(0, 20) });
           return { specs: offered.specs, unavailable: [] };
         } catch (err) {
@@ -164,11 +176,13 @@ export class McpAccess {
     if (fresh && !refused) return { ...cached.resolved, endpoint: { ...cached.resolved.endpoint, name: server.name } };
     const resolved = await this.resolveNow(owner, server, refused);
     this.resolutions.set(key, { epoch, at: Date.now(), resolved });
+    // Connections made with secrets replaced since (rotated, refreshed, archived) keep no token alive.
+    this.deps.pool.retireOthers(resolved.endpoint);
     return resolved;
   }
 
   private async resolveNow(owner: McpOwner, server: McpServerRef, refused?: CredentialDoc | null): Promise<Resolved> {
-    const endpoint: McpEndpoint = { name: server.name, url: server.url };
+    const endpoint: McpEndpoint = { name: server.name, url: server.url, owner: owner.orgId };
     const credential = await this.matching(owner, server);
     if (!credential) return { endpoint, credential: null };
     if (!credential.readable) throw unavailable(`the credential ${credential.doc._id} for the MCP server ${server.name} cannot be decrypted with the keys this service holds`);
@@ -182,10 +196,9 @@ export class McpAccess {
   /** The one active credential of the agent's active attached vaults that matches the server, if any. */
   private async matching(owner: McpOwner, server: McpServerRef) {
     const attached = await this.deps.attachments.attached(owner.orgId, owner.agentId);
-    if (!attached || attached.vaultIds.length === 0) return null;
-    const [vaults, states] = await Promise.all([this.deps.vaults.getMany(owner.orgId, attached.vaultIds), this.deps.credentials.activeIn(attached.vaultIds)]);
-    const active = new Set(vaults.filter((v) => !v.archivedAt).map((v) => v._id));
-    const candidates = states.filter((s) => active.has(s.doc.vaultId)).map((s) => ({ ...s, id: s.doc._id, mcpServerUrl: s.doc.auth.mcpServerUrl }));
+    if (!attached) return null;
+    const states = await activeCredentialsIn(this.deps.vaults, this.deps.credentials, owner.orgId, attached.vaultIds);
+    const candidates = states.map((s) => ({ ...s, id: s.doc._id, mcpServerUrl: s.doc.auth.mcpServerUrl }));
     const match = matchCredential(server.url, candidates);
     if (match.kind === "many") throw conflict(`several credentials of the agent's vaults match the MCP server ${server.name} (${match.ids.join(", ")}); keep one`);
     return match.kind === "one" ? match.credential : null;
@@ -194,35 +207,40 @@ export class McpAccess {
   /**
    * The credential with a fresh access token. Under the credential's refresh lock, and read again once
    * held: a process that waited for another's refresh finds the new token and does not spend the
-   * (rotating) refresh token a second time.
+   * (rotating) refresh token a second time. `refused`: the credential as it was when a server refused
+   * its token; secrets replaced since then are taken as the answer.
    */
   private async refreshed(server: McpServerRef, seen: CredentialDoc, refused: CredentialDoc | null): Promise<{ doc: CredentialDoc; secrets: CredentialSecrets }> {
     const needsAuthorizing = `the credential ${seen._id} for the MCP server ${server.name} needs to be authorized again`;
+    const gone = () => upstream(`the credential ${seen._id} for the MCP server ${server.name} was removed or archived`);
     if (seen.auth.type !== "mcp_oauth") throw upstream(`the MCP server ${server.name} refused the credential ${seen._id}`);
     if (seen.refusedAt) throw upstream(`${needsAuthorizing}: its last refresh was refused`);
     return this.deps.locks.withCredentialRefresh(seen._id, async () => {
       const now = await this.deps.credentials.open(seen._id);
-      if (!now || now.doc.auth.type !== "mcp_oauth" || now.secrets.type !== "mcp_oauth") throw upstream(`the credential for the MCP server ${server.name} was removed`);
-      const replaced = refused ? now.doc.updatedAt.getTime() !== refused.updatedAt.getTime() : !expiresSoon(now.doc);
+      if (!now || now.doc.archivedAt || now.doc.auth.type !== "mcp_oauth" || now.secrets.type !== "mcp_oauth") throw gone();
+      const replaced = refused ? secretsOf(now.doc) !== secretsOf(refused) : !expiresSoon(now.doc);
       if (replaced) return now;
       if (now.doc.refusedAt) throw upstream(`${needsAuthorizing}: its last refresh was refused`);
       const refresh = now.doc.auth.refresh;
       if (!refresh || !now.secrets.refreshToken) throw upstream(`${needsAuthorizing}: its access token ${refused ? "was refused" : "expired"} and it has no refresh token`);
+      let tokens: RefreshedTokens;
       try {
-        const tokens = await refreshAccessToken(
-          { tokenEndpoint: refresh.tokenEndpoint, clientId: refresh.clientId, clientSecret: now.secrets.clientSecret, authType: refresh.tokenEndpointAuth.type, refreshToken: now.secrets.refreshToken },
+        tokens = await refreshAccessToken(
+          { tokenEndpoint: refresh.tokenEndpoint, clientId: refresh.clientId, clientSecret: now.secrets.clientSecret, authType: refresh.tokenEndpointAuth.type, refreshToken: now.secrets.refreshToken, resource: server.url },
           this.deps.fetch,
         );
-        const secrets: CredentialSecrets = { ...now.secrets, accessToken: tokens.accessToken, refreshToken: tokens.refreshToken };
-        const doc = await this.deps.credentials.update(now.doc, { expiresAt: tokens.expiresAt }, secrets);
-        if (!doc) throw upstream(`the credential for the MCP server ${server.name} was removed`);
-        return { doc, secrets };
       } catch (err) {
         if (!(err instanceof RefreshFailed)) throw err;
         if (err.refused) await this.deps.credentials.markRefused(now.doc);
         this.deps.logger.warn("OAuth refresh failed", { credentialId: now.doc._id, server: server.name, refused: err.refused, reason: err.message });
         throw upstream(`the credential ${now.doc._id} for the MCP server ${server.name} could not be refreshed: ${err.message}`);
       }
+      const secrets: CredentialSecrets = { ...now.secrets, accessToken: tokens.accessToken, refreshToken: tokens.refreshToken };
+      const doc = await this.deps.credentials.update(now.doc, { expiresAt: tokens.expiresAt }, secrets);
+      if (doc === null) throw gone();
+      // A rotation landed while the endpoint answered: the person's new secrets win over these.
+      if (doc === "stale") return (await this.deps.credentials.open(seen._id)) ?? Promise.reject(gone());
+      return { doc, secrets };
     });
   }
 }

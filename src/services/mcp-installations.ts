@@ -19,11 +19,11 @@ import {
   credentialVerdict,
   installationConfig,
   installedServer,
-  matchingCredentials,
   newVaultName,
   type McpInstallationBody,
   type MatchingCredential,
 } from "../domain/mcp-installation.js";
+import { credentialsMatching } from "../domain/mcp-connection-status.js";
 import { normalizeServerUrl } from "../domain/mcp-server-url.js";
 import { AppError, conflict, invalidState, notFound, unavailable, validationError } from "../errors.js";
 import { newId } from "../ids.js";
@@ -32,6 +32,7 @@ import { configOf, type AgentDoc, type AgentStore } from "../store/agents.js";
 import type { InstallationAnswer, InstallationPlan, McpInstallationStore } from "../store/mcp-installations.js";
 import type { CredentialStore } from "../store/vault-credentials.js";
 import type { VaultStore } from "../store/vaults.js";
+import { activeCredentialsIn } from "./active-credentials.js";
 
 export type { McpInstallationBody } from "../domain/mcp-installation.js";
 
@@ -157,9 +158,9 @@ export class McpInstallationService {
 
   /** The active credentials of the active vaults among `vaultIds` that match `url`, `exclude` left out. */
   private async matches(orgId: string, url: string, vaultIds: string[], exclude: string | null): Promise<MatchingCredential[]> {
-    const active = (await this.vaults.getMany(orgId, vaultIds)).filter((v) => !v.archivedAt).map((v) => v._id);
-    const candidates = (await this.credentials.activeIn(active)).map(({ doc }) => ({ id: doc._id, vaultId: doc.vaultId, mcpServerUrl: doc.auth.mcpServerUrl }));
-    return matchingCredentials(url, candidates)
+    const states = await activeCredentialsIn(this.vaults, this.credentials, orgId, vaultIds);
+    const candidates = states.map(({ doc }) => ({ id: doc._id, vaultId: doc.vaultId, mcpServerUrl: doc.auth.mcpServerUrl }));
+    return credentialsMatching(url, candidates)
       .filter((m) => m.id !== exclude)
       .map(({ id, vaultId }) => ({ id, vaultId }));
   }

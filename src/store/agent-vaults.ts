@@ -5,8 +5,9 @@
  * take a token, on MongoDB and on FerretDB alike (whose conditional updates are read, modify, write,
  * so two guarded updates could both succeed). The agent's `updatedAt` then moves strictly forward.
  */
-import { MongoServerError, type Collection, type Db } from "mongodb";
-import { NO_CHANGES, type VaultChanges } from "./vault-changes.js";
+import type { Collection, Db } from "mongodb";
+import { isDuplicateKey } from "./mongo.js";
+import type { VaultChanges } from "./vault-changes.js";
 
 interface AgentVaults {
   _id: string;
@@ -20,7 +21,6 @@ export interface Attachments {
   updatedAt: Date;
 }
 
-const isDuplicateKey = (err: unknown) => err instanceof MongoServerError && err.code === 11000;
 
 export class AgentVaultStore {
   private readonly agents: Collection<AgentVaults>;
@@ -28,7 +28,7 @@ export class AgentVaultStore {
 
   constructor(
     db: Db,
-    private readonly changes: VaultChanges = NO_CHANGES,
+    private readonly changes: VaultChanges,
   ) {
     this.agents = db.collection<AgentVaults>("agents");
     this.claims = db.collection("agent_vault_claims");

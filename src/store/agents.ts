@@ -14,7 +14,8 @@
  * agent and number. Checking the organization before a write is safe: it never changes, and ids are
  * never reused.
  */
-import { MongoServerError, type Collection, type Db } from "mongodb";
+import type { Collection, Db } from "mongodb";
+import { isDuplicateKey } from "./mongo.js";
 import type { agentsListQuerySchema } from "../../schemas/agents-list-query.js";
 import type { FromSchemas } from "../../schemas/index.js";
 import type { AgentConfig, Metadata, RateLimits, ToolConfig } from "../domain/agent-config.js";
@@ -86,10 +87,6 @@ function loadVersion(v: VersionDoc): VersionDoc {
 
 function loadAgent(a: AgentDoc | null): AgentDoc | null {
   return a && { ...a, current: loadVersion(a.current) };
-}
-
-function isDuplicateKey(err: unknown): boolean {
-  return err instanceof MongoServerError && err.code === 11000;
 }
 
 /** A version's id, known from its agent and number (versions published before this rule have random ids). */

@@ -10,7 +10,8 @@
  * The answer holds ids, numbers and dates, nothing the caller wrote freely, so it is stored as it is.
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { MongoServerError, type Collection, type Db } from "mongodb";
+import type { Collection, Db } from "mongodb";
+import { isDuplicateKey } from "./mongo.js";
 import type { McpServer, RateLimits } from "../domain/agent-config.js";
 import type { InstallationAuthType } from "../domain/mcp-installation.js";
 import type { AgentStatus } from "./agents.js";
@@ -46,7 +47,6 @@ interface InstallationRecord {
 
 export type Claim = { kind: "claimed"; recordId: string; plan: InstallationPlan; answer: InstallationAnswer | null } | { kind: "mismatch" };
 
-const isDuplicateKey = (err: unknown) => err instanceof MongoServerError && err.code === 11000;
 
 /** JSON with every object's keys sorted: one text per request, whatever order its fields came in. */
 function canonical(value: unknown): string {
@@ -61,13 +61,27 @@ function canonical(value: unknown): string {
   return JSON.stringify(value);
 }
 
-const hashOf = (salt: string, request: unknown) => createHmac("sha256", Buffer.from(salt, "base64")).update(canonical(request)).digest("base64");
 
 export class McpInstallationStore {
   private readonly records: Collection<InstallationRecord>;
 
-  constructor(db: Db) {
+  /**
+   * `pepper`: a key of the service's (derived from the vault key), so that the stored hash of a request
+   * holding a token cannot be checked against a guessed token by someone who can only read the
+   * database. Without it (no vault key, so no token can be installed) the record's salt alone keys it.
+   */
+  constructor(
+    db: Db,
+    private readonly pepper: Buffer | undefined,
+  ) {
     this.records = db.collection<InstallationRecord>("mcp_installations");
+  }
+
+  private hashOf(salt: string, request: unknown): string {
+    return createHmac("sha256", this.pepper ?? Buffer.from(salt, "base64"))
+      .update(salt)
+      .update(canonical(request))
+      .digest("base64");
   }
 
   /**
@@ -79,7 +93,7 @@ export class McpInstallationStore {
     // The key is the caller's text: hashed, it has a fixed length and never becomes part of an id as written.
     const recordId = `${orgId}/${agentId}/${createHash("sha256").update(key).digest("hex")}`;
     const salt = randomBytes(32).toString("base64");
-    const record: InstallationRecord = { _id: recordId, orgId, agentId, salt, requestHash: hashOf(salt, request), plan: newPlan(), answer: null, createdAt: new Date() };
+    const record: InstallationRecord = { _id: recordId, orgId, agentId, salt, requestHash: this.hashOf(salt, request), plan: newPlan(), answer: null, createdAt: new Date() };
     try {
       await this.records.insertOne(record);
       return { kind: "claimed", recordId, plan: record.plan, answer: null };
@@ -89,7 +103,7 @@ export class McpInstallationStore {
     const found = await this.records.findOne({ _id: recordId });
     // Removed by expiry in between: a later retry claims the key afresh.
     if (!found) return this.claim(orgId, agentId, key, request, newPlan);
-    const same = timingSafeEqual(Buffer.from(hashOf(found.salt, request), "base64"), Buffer.from(found.requestHash, "base64"));
+    const same = timingSafeEqual(Buffer.from(this.hashOf(found.salt, request), "base64"), Buffer.from(found.requestHash, "base64"));
     return same ? { kind: "claimed", recordId, plan: found.plan, answer: found.answer } : { kind: "mismatch" };
   }
 

@@ -1,5 +1,5 @@
 /** MongoDB connection and the indexes every collection relies on. */
-import { MongoClient, type Db } from "mongodb";
+import { MongoClient, MongoServerError, type Db } from "mongodb";
 
 export interface Mongo {
   client: MongoClient;
@@ -45,4 +45,9 @@ export async function ensureIndexes(db: Db): Promise<void> {
 
 export async function pingMongo(db: Db): Promise<void> {
   await db.command({ ping: 1 });
+}
+
+/** A write refused by a unique index: how the stores' commit points (claims, ids chosen beforehand) tell a second writer. */
+export function isDuplicateKey(err: unknown): boolean {
+  return err instanceof MongoServerError && err.code === 11000;
 }

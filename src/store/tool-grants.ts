@@ -3,7 +3,8 @@
  * for every later session and version of that agent with that subject. (Scope `session` lives in the
  * session's runtime state.)
  */
-import { MongoServerError, type Collection, type Db } from "mongodb";
+import type { Collection, Db } from "mongodb";
+import { isDuplicateKey } from "./mongo.js";
 
 interface GrantDoc {
   _id: string;
@@ -37,7 +38,7 @@ export class ToolGrantStore {
     try {
       await this.grants.insertOne({ _id: JSON.stringify([scope.orgId, scope.agentId, scope.subjectId, tool]), ...scope, tool, createdAt: new Date() });
     } catch (err) {
-      if (!(err instanceof MongoServerError && err.code === 11000)) throw err;
+      if (!isDuplicateKey(err)) throw err;
     }
   }
 }

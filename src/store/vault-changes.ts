@@ -2,6 +2,3 @@
 export interface VaultChanges {
   changed(orgId: string): Promise<void>;
 }
-
-/** For a process that keeps no such cache and tells no one (a tool, a migration). */
-export const NO_CHANGES: VaultChanges = { changed: async () => undefined };

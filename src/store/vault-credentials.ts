@@ -4,14 +4,15 @@
  * and for the MCP request that needs them): every other read projects them away, so a presenter can
  * never show them. Lookups name one credential by `_id` and check its organization and vault in code.
  */
-import { MongoServerError, type Collection, type Db } from "mongodb";
+import type { Collection, Db } from "mongodb";
+import { isDuplicateKey } from "./mongo.js";
 import type { Metadata } from "../domain/agent-config.js";
 import { unavailable } from "../errors.js";
 import { newId } from "../ids.js";
 import type { Page } from "./agents.js";
 import { decode, encode } from "./caller-json.js";
 import type { Sealed, SecretBox } from "./secret-box.js";
-import { NO_CHANGES, type VaultChanges } from "./vault-changes.js";
+import type { VaultChanges } from "./vault-changes.js";
 
 export type TokenEndpointAuthType = "none" | "client_secret_basic" | "client_secret_post";
 
@@ -44,6 +45,8 @@ export interface CredentialDoc {
   updatedAt: Date;
   /** When the token endpoint last refused to refresh it; cleared when its secrets change. Absent on older records. */
   refusedAt?: Date | null;
+  /** Counts the secrets' replacements (1 at creation; absent, 0, on older records): what their writers compare and set. */
+  secretsVersion?: number;
 }
 
 interface StoredCredential extends CredentialDoc {
@@ -61,6 +64,9 @@ export type CredentialChange = Partial<Pick<CredentialDoc, "displayName" | "meta
 const WITHOUT_SECRETS = { projection: { sealed: 0 } } as const;
 const context = (d: Pick<CredentialDoc, "_id" | "orgId" | "vaultId">) => `${d.orgId}/${d.vaultId}/${d._id}`;
 
+/** The filter of a record whose secrets are still those of `doc` (older records have no version: 0). */
+const sameSecrets = (doc: CredentialDoc) => (doc.secretsVersion ? { secretsVersion: doc.secretsVersion } : { secretsVersion: { $exists: false } });
+
 const loaded = (d: CredentialDoc): CredentialDoc => ({ ...d, metadata: d.metadata === null ? null : (decode(d.metadata) as Metadata) });
 const storedMetadata = (m: Metadata | null) => (m === null ? null : (encode(m) as unknown as Metadata));
 
@@ -70,7 +76,7 @@ export class CredentialStore {
   constructor(
     db: Db,
     private readonly box: SecretBox | undefined,
-    private readonly changes: VaultChanges = NO_CHANGES,
+    private readonly changes: VaultChanges,
   ) {
     this.credentials = db.collection<StoredCredential>("vault_credentials");
   }
@@ -87,7 +93,7 @@ export class CredentialStore {
 
   async create(fields: Omit<CredentialDoc, "_id" | "archivedAt" | "createdAt" | "updatedAt">, secrets: CredentialSecrets, id = newId("vcr")): Promise<CredentialDoc> {
     const now = new Date();
-    const doc: CredentialDoc = { _id: id, ...fields, archivedAt: null, createdAt: now, updatedAt: now };
+    const doc: CredentialDoc = { _id: id, ...fields, archivedAt: null, createdAt: now, updatedAt: now, secretsVersion: 1 };
     await this.credentials.insertOne({ ...doc, metadata: storedMetadata(doc.metadata), sealed: this.sealer().seal(secrets, context(doc)) });
     await this.changes.changed(doc.orgId);
     return doc;
@@ -98,7 +104,7 @@ export class CredentialStore {
     try {
       return await this.create(fields, secrets, id);
     } catch (err) {
-      if (!(err instanceof MongoServerError && err.code === 11000)) throw err;
+      if (!isDuplicateKey(err)) throw err;
       return this.get(fields.orgId, fields.vaultId, id);
     }
   }
@@ -134,9 +140,12 @@ export class CredentialStore {
     return { doc: loaded(doc), secrets: this.sealer().open<CredentialSecrets>(sealed, context(doc)) };
   }
 
-  /** Records that the token endpoint refused a refresh: the credential needs reauthorizing (status `reconnect`). */
+  /**
+   * Records that the token endpoint refused a refresh of the secrets `doc` holds: the credential needs
+   * reauthorizing (status `reconnect`). Secrets replaced since (a person reauthorized) are not marked.
+   */
   async markRefused(doc: CredentialDoc): Promise<void> {
-    await this.credentials.updateOne({ _id: doc._id }, { $set: { refusedAt: new Date() } });
+    await this.credentials.updateOne({ _id: doc._id, ...sameSecrets(doc) }, { $set: { refusedAt: new Date() } });
     await this.changes.changed(doc.orgId);
   }
 
@@ -147,8 +156,13 @@ export class CredentialStore {
     return this.sealer().open<CredentialSecrets>(stored.sealed, context(doc));
   }
 
-  /** Display fields and expiry changed, and the secrets replaced when given (sealed anew, under the current key). */
-  async update(doc: CredentialDoc, change: CredentialChange, secrets?: CredentialSecrets): Promise<CredentialDoc | null> {
+  /**
+   * Display fields and expiry changed, and the secrets replaced when given (sealed anew, under the
+   * current key) if they are still those `doc` was read with: "stale" when another writer (a rotation,
+   * a refresh) replaced them since, so neither overwrites the other's tokens with older ones. Null when
+   * the credential is gone.
+   */
+  async update(doc: CredentialDoc, change: CredentialChange, secrets?: CredentialSecrets): Promise<CredentialDoc | "stale" | null> {
     const { expiresAt, ...display } = change;
     const set: Record<string, unknown> = { ...display, updatedAt: new Date() };
     if (display.metadata !== undefined) set.metadata = storedMetadata(display.metadata);
@@ -156,17 +170,21 @@ export class CredentialStore {
     if (secrets) {
       set.sealed = this.sealer().seal(secrets, context(doc));
       set.refusedAt = null;
+      set.secretsVersion = (doc.secretsVersion ?? 0) + 1;
     }
-    const updated = await this.credentials.findOneAndUpdate({ _id: doc._id }, { $set: set }, { returnDocument: "after" });
+    const updated = await this.credentials.findOneAndUpdate({ _id: doc._id, ...(secrets ? sameSecrets(doc) : {}) }, { $set: set }, { returnDocument: "after" });
     await this.changes.changed(doc.orgId);
-    if (!updated) return null;
+    if (!updated) return secrets && (await this.credentials.findOne({ _id: doc._id }, { projection: { _id: 1 } })) ? "stale" : null;
     const { sealed: _, ...rest } = updated;
     return loaded(rest);
   }
 
-  /** Idempotent: an archived credential keeps its first archive time. */
+  /** Idempotent: an archived credential keeps its first archive time (a repeat still tells the caches, should the first have failed to). */
   async archive(doc: CredentialDoc): Promise<CredentialDoc | null> {
-    if (doc.archivedAt) return doc;
+    if (doc.archivedAt) {
+      await this.changes.changed(doc.orgId);
+      return doc;
+    }
     const now = new Date();
     await this.credentials.updateOne({ _id: doc._id, archivedAt: null }, { $set: { archivedAt: now, updatedAt: now } });
     await this.changes.changed(doc.orgId);

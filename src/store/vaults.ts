@@ -3,12 +3,13 @@
  * organization in code (the store's rule, docs/decisions.md issue 8): another organization's vault
  * reads as absent.
  */
-import { MongoServerError, type Collection, type Db } from "mongodb";
+import type { Collection, Db } from "mongodb";
+import { isDuplicateKey } from "./mongo.js";
 import type { Metadata } from "../domain/agent-config.js";
 import { newId } from "../ids.js";
 import type { Page } from "./agents.js";
 import { decode, encode } from "./caller-json.js";
-import { NO_CHANGES, type VaultChanges } from "./vault-changes.js";
+import type { VaultChanges } from "./vault-changes.js";
 
 export interface VaultDoc {
   _id: string;
@@ -29,7 +30,7 @@ export class VaultStore {
 
   constructor(
     db: Db,
-    private readonly changes: VaultChanges = NO_CHANGES,
+    private readonly changes: VaultChanges,
   ) {
     this.vaults = db.collection<VaultDoc>("vaults");
   }
@@ -46,7 +47,7 @@ export class VaultStore {
     try {
       return await this.create(orgId, displayName, metadata, id);
     } catch (err) {
-      if (!(err instanceof MongoServerError && err.code === 11000)) throw err;
+      if (!isDuplicateKey(err)) throw err;
       return this.get(orgId, id);
     }
   }
@@ -72,7 +73,12 @@ export class VaultStore {
   /** Idempotent: an archived vault keeps its first archive time. */
   async archive(orgId: string, id: string): Promise<VaultDoc | null> {
     const doc = await this.get(orgId, id);
-    if (!doc || doc.archivedAt) return doc;
+    if (!doc) return doc;
+    if (doc.archivedAt) {
+      // A repeat still tells the caches, should the first archive have failed to.
+      await this.changes.changed(orgId);
+      return doc;
+    }
     const now = new Date();
     await this.vaults.updateOne({ _id: id, archivedAt: null }, { $set: { archivedAt: now, updatedAt: now } });
     await this.changes.changed(orgId);

@@ -2,6 +2,8 @@
  * What an MCP server answers, as the text a model reads: tool results' content blocks, resources and
  * prompts. Binary content is named, not inlined (a model given base64 reads noise).
  */
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { McpReadTool } from "../domain/mcp-tools.js";
 
 interface Block {
   type: string;
@@ -32,4 +34,29 @@ export function promptText(description: string | undefined, messages: readonly {
   const lines = description ? [description] : [];
   for (const m of messages) lines.push(`${m.role}: ${contentText(m.content)}`);
   return lines.join("\n");
+}
+
+/** A read tool's request (`list_resources`, `read_resource`, `list_prompts`, `get_prompt`), answered as text. */
+export async function readAsText(client: Client, what: McpReadTool, input: Record<string, unknown>, options: { signal?: AbortSignal; timeout: number }): Promise<string> {
+  const cursor = typeof input.cursor === "string" ? { cursor: input.cursor } : {};
+  switch (what) {
+    case "list_resources": {
+      const page = await client.listResources(cursor, options);
+      const resources = page.resources.map((r) => ({ uri: r.uri, name: r.name, description: r.description, mimeType: r.mimeType }));
+      return JSON.stringify({ resources, nextCursor: page.nextCursor });
+    }
+    case "read_resource":
+      return resourceText((await client.readResource({ uri: String(input.uri ?? "") }, options)).contents);
+    case "list_prompts": {
+      const page = await client.listPrompts(cursor, options);
+      const prompts = page.prompts.map((p) => ({ name: p.name, description: p.description, arguments: p.arguments }));
+      return JSON.stringify({ prompts, nextCursor: page.nextCursor });
+    }
+    case "get_prompt": {
+      const given = typeof input.arguments === "object" && input.arguments !== null ? input.arguments : {};
+      const args = Object.fromEntries(Object.entries(given).map(([k, v]) => [k, String(v)]));
+      const prompt = await client.getPrompt({ name: String(input.name ?? ""), arguments: args }, options);
+      return promptText(prompt.description, prompt.messages);
+    }
+  }
 }

@@ -8,7 +8,7 @@
 import { refreshAuthorization } from "@modelcontextprotocol/sdk/client/auth.js";
 import { InvalidClientError, InvalidGrantError, OAuthError, UnauthorizedClientError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import type { TokenEndpointAuthType } from "../store/vault-credentials.js";
-import { isOutboundRefused } from "./outbound.js";
+import { outboundRefusal } from "./outbound.js";
 
 export interface RefreshRequest {
   tokenEndpoint: string;
@@ -16,6 +16,8 @@ export interface RefreshRequest {
   clientSecret: string | null;
   authType: TokenEndpointAuthType;
   refreshToken: string;
+  /** The MCP server the token is for: the `resource` of RFC 8707, which the MCP authorization spec requires on token requests. */
+  resource: string;
 }
 
 export interface RefreshedTokens {
@@ -59,6 +61,7 @@ export async function refreshAccessToken(request: RefreshRequest, fetchFn: typeo
       },
       clientInformation: { client_id: request.clientId, ...(needsSecret ? { client_secret: request.clientSecret! } : {}) },
       refreshToken: request.refreshToken,
+      resource: new URL(request.resource),
       fetchFn: timed,
     });
     const lifetime = tokens.expires_in === undefined ? ASSUMED_LIFETIME_MS : tokens.expires_in * 1000;
@@ -68,7 +71,7 @@ export async function refreshAccessToken(request: RefreshRequest, fetchFn: typeo
       throw new RefreshFailed(`the token endpoint refused the refresh (${err.errorCode}); the credential needs to be authorized again`, true);
     }
     if (err instanceof OAuthError) throw new RefreshFailed(`the token endpoint failed the refresh (${err.errorCode})`, false);
-    const refused = [err, (err as { cause?: unknown } | null)?.cause].find(isOutboundRefused);
+    const refused = outboundRefusal(err);
     if (refused) throw new RefreshFailed(`the token endpoint is not reachable from this service: ${refused.message}`, false);
     const timedOut = err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError");
     throw new RefreshFailed(timedOut ? "the token endpoint did not answer in time" : "the token endpoint could not be reached", false);

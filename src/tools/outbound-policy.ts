@@ -21,7 +21,9 @@ export type Resolve = (hostname: string) => Promise<ResolvedAddress[]>;
 
 /**
  * A destination the policy refuses. The message names the host and the reason only: never the URL's
- * path or query, nor any header, since those may carry secrets.
+ * path or query, nor any header, since those may carry secrets, and never the address a name resolved
+ * to (the message reaches callers, who must not learn the internal network's addresses by probing it;
+ * `address` keeps it for the log).
  */
 export class OutboundRefused extends Error {
   override readonly name = "OutboundRefused";
@@ -29,6 +31,7 @@ export class OutboundRefused extends Error {
   constructor(
     readonly host: string,
     readonly reason: string,
+    readonly address?: string,
   ) {
     super(`refused: ${host} ${reason}`);
   }
@@ -145,7 +148,7 @@ export class OutboundPolicy {
     if (addresses.length === 0) throw new OutboundRefused(literal, "has no address");
     for (const { address } of addresses) {
       const problem = this.addressProblem(address);
-      if (problem !== undefined) throw new OutboundRefused(`${literal} (${address})`, problem);
+      if (problem !== undefined) throw new OutboundRefused(literal, problem.replace(/^is /, "resolves to "), address);
     }
     return addresses;
   }

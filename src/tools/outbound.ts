@@ -11,7 +11,7 @@
 import type { LookupAddress, LookupOptions } from "node:dns";
 import type { LookupFunction } from "node:net";
 import { Agent, fetch as undiciFetch } from "undici";
-import { isOutboundRefused, OutboundPolicy, type ResolvedAddress } from "./outbound-policy.js";
+import { isOutboundRefused, OutboundPolicy, type OutboundRefused, type ResolvedAddress } from "./outbound-policy.js";
 
 export { isOutboundRefused, OutboundPolicy, OutboundRefused, type Resolve, type ResolvedAddress } from "./outbound-policy.js";
 
@@ -57,12 +57,15 @@ function checkedLookup(policy: OutboundPolicy): LookupFunction {
   };
 }
 
-/** undici reports a failed connection as TypeError("fetch failed") with the reason as its cause. */
-function refusalWithin(err: unknown): unknown {
+/**
+ * The guard's refusal behind an error, if it is one: undici reports a failed connection as
+ * TypeError("fetch failed") with the reason as its cause, and a caller may wrap it again.
+ */
+export function outboundRefusal(err: unknown): OutboundRefused | undefined {
   for (let e: unknown = err, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
     if (isOutboundRefused(e)) return e;
   }
-  return err;
+  return undefined;
 }
 
 /** The URL to check; a parse failure is reported without the text (URL's own error carries it as `input`). */
@@ -134,7 +137,7 @@ export function guardedFetch(policy: OutboundPolicy): GuardedFetch {
         dispatcher: agent,
       });
     } catch (err) {
-      throw refusalWithin(err);
+      throw outboundRefusal(err) ?? err;
     }
   };
 

@@ -4,7 +4,8 @@ import type { Server } from "node:http";
 import { loadConfig } from "../../src/config.js";
 import { createApp } from "../../src/http/app.js";
 import { createHttpServer } from "../../src/http/server.js";
-import { createLogger } from "../../src/log.js";
+import type { LogLevel } from "../../src/config.js";
+import { createLogger, printedAt, type LogSink } from "../../src/log.js";
 import { createRuntime, type Components } from "../../src/runtime.js";
 import type { MongoOptions } from "../../src/store/mongo.js";
 import { checkResponse } from "./contract.js";
@@ -25,10 +26,21 @@ let orgCounter = 0;
 /** The suite's MCP servers and token endpoints listen on 127.0.0.1: the outbound guard lets the service reach them only when told. */
 export const LOOPBACK = "127.0.0.1/32";
 
+/**
+ * Every line the server logs, at every level, is scanned for the suite's secrets; only those at
+ * LOG_LEVEL and above are printed (to stdout, where tests that read the log find them).
+ */
+function scannedLog(printed: LogLevel): LogSink {
+  return (line, level) => {
+    if (holdsSecret(line)) leaked(`a ${level} line the server logged`);
+    if (printedAt(level, printed)) process.stdout.write(line + "\n");
+  };
+}
+
 /** Starts the API and the roles ROLE names (default all) in this process, as `main.ts` does; `mongo`: options of its MongoDB client. */
 export async function startServer(extraEnv: Record<string, string> = {}, mongo: MongoOptions = {}): Promise<TestServer> {
   const config = loadConfig({ MONGO_URL: env.mongoUrl, REDIS_URL: env.redisUrl, REDIS_KEY_PREFIX: env.redisKeyPrefix, PORT: "0", LOG_LEVEL: "error", VAULT_ENCRYPTION_KEY: env.vaultKey, OUTBOUND_ALLOWED_NETWORKS: LOOPBACK, ...extraEnv });
-  const runtime = await createRuntime(config, createLogger(config.logLevel), { mongo });
+  const runtime = await createRuntime(config, createLogger("debug", {}, scannedLog(config.logLevel)), { mongo });
   const services = runtime.components;
   if (config.role !== "api") await runtime.startWorker(config.role !== "scheduler");
   const server: Server = createHttpServer(createApp(services)).listen(0, "127.0.0.1");
