@@ -88,6 +88,22 @@ describe("MCP connections", () => {
     expect(pool.size, "idle connections closed").to.equal(0);
   });
 
+  it("the legacy SSE transport sends the credential on the stream's GET and on every POST", async () => {
+    pool = new McpConnections({ fetch: guarded });
+    const sse = await startSseOnlyServer({ token });
+    try {
+      const legacy = { name: "legacy", url: sse.url, owner: "org-a", authorization: `Bearer ${token}` };
+      expect(await pool.callTool(legacy, "echo", { text: "with a token" })).to.deep.equal({ ok: true, text: "with a token" });
+      expect(sse.auth.refused).to.equal(0);
+      expect(sse.auth.accepted, "the GET and the POSTs").to.be.at.least(3);
+      const refused = await pool.callTool({ ...legacy, authorization: `Bearer ${secret()}`, credentialKey: "wrong" }, "echo", { text: "x" });
+      expect(refused).to.deep.equal({ ok: false, text: "the MCP server legacy could not be used (HTTP 401)", unauthorized: true });
+    } finally {
+      await pool.close();
+      await sse.close();
+    }
+  });
+
   it("connections are per owner, a server's error answer keeps the connection, and secrets replaced retire the old one", async () => {
     pool = new McpConnections({ fetch: guarded });
     await pool.listTools(endpoint());

@@ -69,6 +69,19 @@ describe("testing an agent's MCP server", () => {
     expect(oauth.refreshCalls).to.equal(1);
   });
 
+  it("an OAuth token the server refuses before its recorded expiry is refreshed, and the test retried", async () => {
+    const pair = oauth.issue();
+    const before = oauth.refreshCalls;
+    const agentId = await mcpAgent(api, [{ name: "tools", url: oauth.url }]);
+    const refresh = { tokenEndpoint: oauth.tokenUrl, clientId: "c", refreshToken: pair.refreshToken, tokenEndpointAuth: { type: "none" } };
+    const { vaultId } = await vaultWith(api, { type: "mcp_oauth", mcpServerUrl: oauth.url, accessToken: pair.accessToken, expiresAt: new Date(Date.now() + 3_600_000).toISOString(), refresh });
+    await attach(api, agentId, vaultId);
+    oauth.expireAccessTokens();
+    const res = await test(agentId, "tools");
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    expect(oauth.refreshCalls - before).to.equal(1);
+  });
+
   it("502 when the server refuses the credential or cannot be reached; 409 when several credentials match", async () => {
     const gone = await startBearerServer({ token });
     const goneUrl = gone.url;

@@ -68,6 +68,25 @@ describe("MCP tools in turns", () => {
     expect(tools.auth.headers.at(-1), "no credential matches: the server is called as public").to.equal(undefined);
   });
 
+  it("archiving the vault, or detaching it, stops its credential at the next call", async () => {
+    const agentId = await mcpAgent(api, [{ name: "tools", url: tools.url }]);
+    const { vaultId } = await vaultWith(api, bearer());
+    await attach(api, agentId, vaultId);
+    const sessionId = await sessionOf(api, agentId);
+    const call = async (turns: number) => {
+      await sendText(api, sessionId, '/tool mcp__tools__echo {"text":"x"}');
+      await settle(api, sessionId, turns);
+      return tools.auth.headers.at(-1);
+    };
+    expect(await call(1)).to.equal(`Bearer ${token}`);
+    await attach(api, agentId);
+    expect(await call(2), "detached").to.equal(undefined);
+    await attach(api, agentId, vaultId);
+    expect(await call(3)).to.equal(`Bearer ${token}`);
+    expect((await api.post(`/v1/vaults/${vaultId}/archive`, {})).status).to.equal(200);
+    expect(await call(4), "archived").to.equal(undefined);
+  });
+
   it("always_ask: an approval request with tool_type mcp; allowed, the call runs; denied, it never reaches the server", async () => {
     const sessionId = await toolsSession(mcpToolset("tools", askAll));
     await sendText(api, sessionId, '/tool mcp__tools__echo {"text":"approved"}');

@@ -144,12 +144,18 @@ export async function startOAuthServer(options: OAuthServerOptions): Promise<OAu
  * The test tools on the legacy HTTP+SSE transport only (protocol 2024-11-05, the SDK's deprecated
  * `SSEServerTransport`): `GET /sse` opens a session's stream, whose first event names
  * `/messages?sessionId=…` for the client's POSTs. A POST to `/sse` (a Streamable HTTP attempt) is 405,
- * as an old server answers, so a client's fallback from Streamable HTTP to SSE can be tested.
+ * as an old server answers, so a client's fallback from Streamable HTTP to SSE can be tested. With
+ * `token`, the stream's GET and every POST need `Authorization: Bearer <token>`.
  */
-export async function startSseOnlyServer(): Promise<McpTestServer> {
+export async function startSseOnlyServer(options: { token?: string } = {}): Promise<BearerServer> {
   const sessions = new Map<string, { transport: SSEServerTransport; server: McpServer }>();
+  const auth = newAuthRecord();
   const http = await listenLoopback(async (req, res) => {
     const path = pathOf(req);
+    const { token } = options;
+    // The stream and the messages need the token; a POST to /sse is refused as an old server does, before any check.
+    const guarded = (path === "/sse" && req.method === "GET") || path === "/messages";
+    if (token !== undefined && guarded && !checkBearer(req, res, auth, (t) => (t === token ? "valid" : "unknown"))) return;
     if (path === "/sse" && req.method === "GET") {
       const transport = new SSEServerTransport("/messages", res);
       const server = createToolServer();
@@ -176,6 +182,7 @@ export async function startSseOnlyServer(): Promise<McpTestServer> {
   });
   return {
     url: `${http.origin}/sse`,
+    auth,
     async close() {
       await Promise.all([...sessions.values()].map(({ server }) => server.close()));
       await http.close();
