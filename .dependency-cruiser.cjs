@@ -7,7 +7,8 @@
  *                     ▼                │
  *   actors ──▶ src/store, src/redis, src/models, src/tools
  *
- * Shared by all: src/errors.ts, src/ids.ts, src/log.ts, src/config.ts, src/paths.ts, src/lru.ts.
+ * Shared by all: src/errors.ts, src/ids.ts, src/log.ts, src/config.ts, src/paths.ts, src/lru.ts,
+ * src/schema-validation.ts (Ajv and its messages, for request bodies and tool inputs alike).
  */
 const LOWER = "^src/(store|redis|models|tools)/";
 

@@ -45,6 +45,8 @@ export interface TurnDeps {
   ending: TurnEnding;
   transcripts: Transcripts;
   mcp: McpAccess;
+  /** Built-in tools this deployment cannot run, left out of every turn's tools. */
+  missingTools: ReadonlySet<string>;
   logger: Logger;
 }
 
@@ -93,7 +95,7 @@ export class TurnRunner {
       const governing = governingTools(version, session.role);
       // MCP tools are listed once per turn (the pool caches lists briefly): a turn offers one stable set.
       const mcp = await this.deps.mcp.offer({ orgId: session.orgId, agentId: session.agentId }, version.mcpServers, governing, abort.signal);
-      const prompt = turnPrompt(version, governing, mcp);
+      const prompt = turnPrompt(version, governing, mcp, this.deps.missingTools);
 
       for (;;) {
         const state = await log.state(session._id);

@@ -38,6 +38,8 @@ export interface Config {
    * while a rotation re-encrypts). Absent: credentials can be neither stored nor used.
    */
   vaultKeys: { current: Buffer; older: Buffer[] } | undefined;
+  /** The backend of the `web_search` tool; absent, the tool is left out of the model's tools. */
+  webSearch: { provider: "searxng"; url: string } | undefined;
   /** How long one request to an MCP server (connect, list, call) may take before it is an error result. */
   mcpTimeoutMs: number;
   /**
@@ -122,6 +124,16 @@ function networks(env: Env, name: string): string[] {
   return entries;
 }
 
+function webSearch(env: Env): Config["webSearch"] {
+  const provider = oneOf(env, "WEB_SEARCH_PROVIDER", ["none", "searxng"] as const, "none");
+  if (provider === "none") {
+    if (env.WEB_SEARCH_URL) throw new ConfigError("WEB_SEARCH_URL needs WEB_SEARCH_PROVIDER beside it (searxng)");
+    return undefined;
+  }
+  if (!env.WEB_SEARCH_URL) throw new ConfigError("WEB_SEARCH_PROVIDER=searxng needs WEB_SEARCH_URL, the instance's base URL");
+  return { provider, url: url(env, "WEB_SEARCH_URL", "", ["http", "https"]) };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const config: Config = {
     port: integer(env, "PORT", 8080, 0, 65535),
@@ -145,6 +157,7 @@ export function loadConfig(env: Env = process.env): Config {
     workspaceRoot: env.WORKSPACE_ROOT || join(tmpdir(), "agent-sessions-workspaces"),
     vaultKeys: vaultKeys(env),
     mcpTimeoutMs: integer(env, "MCP_TIMEOUT_MS", 30_000, 100, 600_000),
+    webSearch: webSearch(env),
     outboundAllowedNetworks: networks(env, "OUTBOUND_ALLOWED_NETWORKS"),
     redisKeyPrefix: pattern(env, "REDIS_KEY_PREFIX", "as", /^[a-z0-9_-]{1,32}$/, "1-32 lowercase letters, digits, _ or -"),
   };

@@ -60,6 +60,7 @@ import { ToolGrantStore } from "./store/tool-grants.js";
 import { BuiltinTools } from "./tools/builtin.js";
 import { McpConnections } from "./tools/mcp-connections.js";
 import { guardedFetch, OutboundPolicy } from "./tools/outbound.js";
+import { WebTools } from "./tools/web.js";
 
 /** The installation store's hashing key, derived from the vault key (a key of its own: the vault key is never used for two jobs). */
 const hkdfPepper = (vaultKey: Buffer) => Buffer.from(hkdfSync("sha256", vaultKey, Buffer.alloc(0), "mcp-installation-requests", 32));
@@ -162,10 +163,11 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
       const grants = new ToolGrantStore(mongo.db);
       const records = new SessionRecords(sessionStore);
       const versions = new AgentVersions(agentStore);
+      const tools = new BuiltinTools(new MemoryStore(mongo.db), new TodoStore(mongo.db), new WebTools(outbound, config.webSearch));
       const ending = new TurnEnding({ log: eventLog, transitions, sessions: sessionStore, records, versions });
       const settler = new ToolSettler({
         transitions,
-        tools: new BuiltinTools(new MemoryStore(mongo.db), new TodoStore(mongo.db)),
+        tools,
         grants,
         past: new PastConversations(sessionStore, eventLog),
         workspaceRoot: config.workspaceRoot,
@@ -184,6 +186,7 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
         ending,
         transcripts: new Transcripts(eventLog, new TranscriptCache({ sessions: config.transcriptCacheSessions, bytes: config.transcriptCacheMb * 2 ** 20 })),
         mcp,
+        missingTools: new Set(tools.web.canSearch ? [] : ["web_search"]),
         logger: log,
       });
       const actor = new SessionActor({

@@ -166,11 +166,15 @@ describe("tools: permissions, approvals, custom tools and clarify", () => {
       expect(agentTexts(await settle(api, sessionId, 1))).to.deep.equal(["tool skills_list result: - refunds\ntool skill_view result: # Refunds\nWithin 30 days."]);
     });
 
-    it("web tools report that this deployment has no outbound network", async () => {
+    it("web_search without a configured backend is a clear tool error", async () => {
       const { sessionId } = await createSession(api, open);
       await sendText(api, sessionId, '/tool web_search {"query":"x"}');
       const done = await settle(api, sessionId, 1);
-      expect(done.find((e) => e.type === "agent.tool_result").payload).to.include({ status: "failed", is_error: true });
+      expect(done.find((e) => e.type === "agent.tool_result").payload).to.deep.include({
+        status: "failed",
+        is_error: true,
+        content: [{ type: "text", text: "web_search is not available: no search backend is configured (WEB_SEARCH_PROVIDER)" }],
+      });
     });
   });
 });

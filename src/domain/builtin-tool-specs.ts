@@ -9,8 +9,24 @@ export const BUILTIN_SPECS: Record<string, { description: string; input_schema: 
   memory: { description: "Remember facts about this subject across sessions: add, list or remove.", input_schema: { type: "object", properties: { action: { enum: ["add", "list", "remove"] }, content: { type: "string" }, id: { type: "string" } } } },
   session_search: { description: "Search this subject's earlier conversations with the agent.", input_schema: { type: "object", properties: { query: { type: "string" } }, required: ["query"] } },
   execute_code: { description: "Run Python or JavaScript in the session's workspace.", input_schema: { type: "object", properties: { language: { enum: ["python", "javascript"] }, code: { type: "string" } }, required: ["code"] } },
-  web_search: { description: "Search the web.", input_schema: { type: "object", properties: { query: { type: "string" } }, required: ["query"] } },
-  web_extract: { description: "Read a web page.", input_schema: { type: "object", properties: { url: { type: "string" } }, required: ["url"] } },
+  web_search: {
+    description: "Search the web. Answers up to `limit` results, each with its title, URL and a snippet.",
+    input_schema: {
+      type: "object",
+      properties: { query: { type: "string", minLength: 1, maxLength: 500 }, limit: { type: "integer", minimum: 1, maximum: 20, default: 5 } },
+      required: ["query"],
+      additionalProperties: false,
+    },
+  },
+  web_extract: {
+    description: "Read web pages (at most 5) as plain text, each under its URL.",
+    input_schema: {
+      type: "object",
+      properties: { urls: { type: "array", minItems: 1, maxItems: 5, items: { type: "string", minLength: 1, maxLength: 2048 } } },
+      required: ["urls"],
+      additionalProperties: false,
+    },
+  },
   terminal: { description: "Run a shell command in the session's workspace.", input_schema: { type: "object", properties: { command: { type: "string" } }, required: ["command"] } },
   process: { description: "List background processes.", input_schema: { type: "object", properties: {} } },
   read_file: { description: "Read a file of the workspace.", input_schema: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } },

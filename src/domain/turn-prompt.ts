@@ -44,8 +44,14 @@ export interface McpOffer {
  * A server that could not be listed is named in the system prompt, so the model can tell the user why
  * its tools are missing rather than act as if they never existed.
  */
-export function turnPrompt(version: Pick<AgentConfig, "systemPrompt" | "skills">, governing: ToolConfig[], mcp: McpOffer = { specs: [], unavailable: [] }): { system: string; tools: ToolSpec[] } {
-  const visible = visibleBuiltinTools(governing);
+export function turnPrompt(
+  version: Pick<AgentConfig, "systemPrompt" | "skills">,
+  governing: ToolConfig[],
+  mcp: McpOffer = { specs: [], unavailable: [] },
+  /** Built-in tools this deployment cannot run (e.g. `web_search` without a backend): never offered. */
+  missing: ReadonlySet<string> = new Set(),
+): { system: string; tools: ToolSpec[] } {
+  const visible = visibleBuiltinTools(governing).filter((name) => !missing.has(name));
   const all: ToolSpec[] = [
     ...visible.map((name) => ({ name, ...BUILTIN_SPECS[name]! })),
     ...mcp.specs,

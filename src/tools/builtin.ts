@@ -6,6 +6,8 @@ import type { MemoryStore } from "../store/memories.js";
 import type { PastConversation } from "../store/past-conversations.js";
 import type { TodoStore } from "../store/todos.js";
 import { prepareWorkspace, runInSandbox, type SandboxUser } from "./sandbox.js";
+import { inputProblem } from "./tool-input.js";
+import { MAX_URLS, type WebTools } from "./web.js";
 
 export interface ToolOutcome {
   ok: boolean;
@@ -29,6 +31,7 @@ export interface ToolContext {
 const MAX_READ_BYTES = 256 * 1024;
 const MAX_WRITE_BYTES = 1024 * 1024;
 const MAX_MEMORIES = 200;
+const DEFAULT_SEARCH_RESULTS = 5;
 
 type Input = Record<string, unknown>;
 const str = (input: Input, key: string): string | undefined => (typeof input[key] === "string" ? (input[key] as string) : undefined);
@@ -75,9 +78,12 @@ export class BuiltinTools {
   constructor(
     private readonly memories: MemoryStore,
     private readonly todos: TodoStore,
+    readonly web: WebTools,
   ) {}
 
   async run(name: string, rawInput: unknown, ctx: ToolContext): Promise<ToolOutcome> {
+    const problem = inputProblem(name, rawInput ?? {});
+    if (problem) return fail(problem);
     const input: Input = rawInput && typeof rawInput === "object" && !Array.isArray(rawInput) ? (rawInput as Input) : {};
     await prepareWorkspace(ctx.workspace, ctx.user);
     switch (name) {
@@ -116,8 +122,9 @@ export class BuiltinTools {
       case "session_search":
         return this.search(input, ctx);
       case "web_search":
+        return this.web.webSearch(String(input.query), typeof input.limit === "number" ? input.limit : DEFAULT_SEARCH_RESULTS, ctx.signal);
       case "web_extract":
-        return fail("web access is not available in this deployment: it has no outbound network");
+        return this.web.webExtract((input.urls as string[]).slice(0, MAX_URLS), ctx.signal);
       case "vision_analyze":
         return fail("vision_analyze is not available; images attached to a user.message reach the model directly");
       case "clarify":

@@ -53,7 +53,8 @@ export const mochaHooks = {
       const redis = new Redis(env.redisUrl);
       let cursor = "0";
       do {
-        const [next, found] = await redis.scan(cursor, "MATCH", `${env.redisKeyPrefix}:*`, "COUNT", 1000);
+        // Also the namespaces of second deployments a test starts (`<prefix>-<name>`: `otherDeployment`).
+        const [next, found] = await redis.scan(cursor, "MATCH", `${env.redisKeyPrefix}*`, "COUNT", 1000);
         if (found.length > 0) await redis.del(...found);
         cursor = next;
       } while (cursor !== "0");

@@ -37,6 +37,12 @@ function scannedLog(printed: LogLevel): LogSink {
   };
 }
 
+/**
+ * The Redis namespace of a second deployment a test runs beside the suite's service (one with other
+ * settings): its workers must not take the suite's work, nor the suite's its own. Removed with the suite's.
+ */
+export const otherDeployment = (name: string) => `${env.redisKeyPrefix}-${name}`;
+
 /** Starts the API and the roles ROLE names (default all) in this process, as `main.ts` does; `mongo`: options of its MongoDB client. */
 export async function startServer(extraEnv: Record<string, string> = {}, mongo: MongoOptions = {}): Promise<TestServer> {
   const config = loadConfig({ MONGO_URL: env.mongoUrl, REDIS_URL: env.redisUrl, REDIS_KEY_PREFIX: env.redisKeyPrefix, PORT: "0", LOG_LEVEL: "error", VAULT_ENCRYPTION_KEY: env.vaultKey, OUTBOUND_ALLOWED_NETWORKS: LOOPBACK, ...extraEnv });

@@ -73,6 +73,12 @@ describe("MCP tools offered to the model (pure)", () => {
     ]);
   });
 
+  it("a built-in tool the deployment cannot run (web_search without a backend) is not offered", () => {
+    const web = { type: "agent_toolset" as const, defaultConfig: { enabled: false, permissionPolicy: { type: "always_allow" as const } }, configs: [{ name: "web" as const, enabled: true }] };
+    expect(turnPrompt({ systemPrompt: "", skills: [] }, [web]).tools.map((t) => t.name)).to.deep.equal(["web_search", "web_extract"]);
+    expect(turnPrompt({ systemPrompt: "", skills: [] }, [web], undefined, new Set(["web_search"])).tools.map((t) => t.name)).to.deep.equal(["web_extract"]);
+  });
+
   it("the turn prompt lists MCP specs after built-in ones and names the servers that could not be listed", () => {
     const spec = { name: "mcp__gh__search", description: "search", input_schema: { type: "object" } };
     const prompt = turnPrompt({ systemPrompt: "You help.", skills: [] }, [], { specs: [spec], unavailable: ["the tools of the MCP server crm are unavailable: down"] });
