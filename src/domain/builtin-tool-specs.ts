@@ -32,5 +32,21 @@ export const BUILTIN_SPECS: Record<string, { description: string; input_schema: 
   read_file: { description: "Read a file of the workspace.", input_schema: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } },
   write_file: { description: "Write a file of the workspace.", input_schema: { type: "object", properties: { path: { type: "string" }, content: { type: "string" } }, required: ["path", "content"] } },
   patch: { description: "Replace one exact occurrence of text in a file.", input_schema: { type: "object", properties: { path: { type: "string" }, old_string: { type: "string" }, new_string: { type: "string" } }, required: ["path", "old_string", "new_string"] } },
-  search_files: { description: "Find files of the workspace by name.", input_schema: { type: "object", properties: { pattern: { type: "string" }, path: { type: "string" } } } },
+  search_files: {
+    description:
+      "Search the workspace. target content (default): lines matching `pattern`, an extended regular expression, as path:line:text, in files matching `file_glob` if given. target files: files whose name matches the glob `pattern`. Sorted; page with limit and offset.",
+    input_schema: {
+      type: "object",
+      properties: {
+        pattern: { type: "string", minLength: 1, maxLength: 500 },
+        target: { type: "string", enum: ["content", "files"], default: "content" },
+        path: { type: "string", maxLength: 1000, default: "." },
+        file_glob: { type: "string", minLength: 1, maxLength: 200 },
+        limit: { type: "integer", minimum: 1, maximum: 200, default: 50 },
+        offset: { type: "integer", minimum: 0, maximum: 100000, default: 0 },
+      },
+      required: ["pattern"],
+      additionalProperties: false,
+    },
+  },
 };

@@ -1,11 +1,12 @@
 /** The built-in tools, run by a worker for a session. Each returns text for the model and success. */
-import { lchown, lstat, mkdir, readFile, readdir, realpath, stat, writeFile } from "node:fs/promises";
-import { dirname, join, relative, resolve, sep } from "node:path";
+import { lchown, lstat, mkdir, readFile, realpath, stat, writeFile } from "node:fs/promises";
+import { dirname, relative, resolve, sep } from "node:path";
 import type { Skill } from "../domain/agent-config.js";
 import type { MemoryStore } from "../store/memories.js";
 import type { PastConversation } from "../store/past-conversations.js";
 import type { TodoStore } from "../store/todos.js";
 import { prepareWorkspace, runInSandbox, type SandboxUser } from "./sandbox.js";
+import { searchFiles } from "./search-files.js";
 import { inputProblem } from "./tool-input.js";
 import { MAX_URLS, type WebTools } from "./web.js";
 
@@ -193,18 +194,9 @@ export class BuiltinTools {
           return ok(`Patched ${relative(ctx.workspace, path)}.`);
         }
         default: {
-          const pattern = str(input, "pattern") ?? "";
-          const found: string[] = [];
-          const walk = async (dir: string): Promise<void> => {
-            for (const entry of await readdir(dir, { withFileTypes: true })) {
-              if (found.length >= 200) return;
-              const full = join(dir, entry.name);
-              if (entry.isDirectory()) await walk(full);
-              else if (entry.name.includes(pattern)) found.push(relative(ctx.workspace, full));
-            }
-          };
-          await walk(path);
-          return ok(found.length === 0 ? "No files match." : found.join("\n"));
+          const target = input.target === "files" ? "files" : "content";
+          const search = { pattern: String(input.pattern), target, path: relative(ctx.workspace, path) || ".", limit: Number(input.limit ?? 50), offset: Number(input.offset ?? 0) } as const;
+          return searchFiles(typeof input.file_glob === "string" ? { ...search, fileGlob: input.file_glob } : search, ctx.workspace, ctx.user, ctx.signal);
         }
       }
     } catch (err) {
