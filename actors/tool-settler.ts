@@ -20,6 +20,7 @@ import type { PastConversations } from "../src/store/past-conversations.js";
 import type { ToolGrantStore } from "../src/store/tool-grants.js";
 import type { BuiltinTools, ToolOutcome } from "../src/tools/builtin.js";
 import { sandboxUser } from "../src/tools/sandbox.js";
+import type { KickoffTimer } from "./kickoff-timer.js";
 import type { SessionFacts } from "./session-records.js";
 
 export interface ToolSettlerDeps {
@@ -29,6 +30,7 @@ export interface ToolSettlerDeps {
   past: PastConversations;
   workspaceRoot: string;
   mcp: McpAccess;
+  kickoff: KickoffTimer;
   logger: Logger;
 }
 
@@ -55,6 +57,7 @@ export class ToolSettler {
         if (call.scope === "always") await this.deps.grants.grant({ orgId: session.orgId, agentId: session.agentId, subjectId: session.subjectId }, call.name);
         const started = useEvents(at(), call);
         call = started.call;
+        await this.deps.kickoff.expect(session._id, [call]);
         await save(call, started.drafts);
       }
       if (call.state === "executing") {

@@ -26,6 +26,7 @@ import type { VersionDoc } from "../src/store/agents.js";
 import type { SessionStore } from "../src/store/sessions.js";
 import type { ToolGrantStore } from "../src/store/tool-grants.js";
 import type { AgentVersions } from "./agent-versions.js";
+import type { KickoffTimer } from "./kickoff-timer.js";
 import { LiveDeltas } from "./live-deltas.js";
 import type { SessionFacts } from "./session-records.js";
 import type { ToolSettler } from "./tool-settler.js";
@@ -45,6 +46,7 @@ export interface TurnDeps {
   ending: TurnEnding;
   transcripts: Transcripts;
   mcp: McpAccess;
+  kickoff: KickoffTimer;
   /** Built-in tools this deployment cannot run, left out of every turn's tools. */
   missingTools: ReadonlySet<string>;
   logger: Logger;
@@ -178,6 +180,7 @@ export class TurnRunner {
     const yolo = asks && ((await this.deps.sessions.byId(session._id))?.yoloMode ?? false);
     const always = asks && !yolo ? await this.deps.grants.always({ orgId: session.orgId, agentId: session.agentId, subjectId: session.subjectId }) : new Set<string>();
     const { drafts, calls } = decideCalls(ctx, governing, uses, yolo, { session: granted, always }, output);
+    await this.deps.kickoff.expect(session._id, calls);
     await this.deps.transitions.run(session._id, (s) => change(planStep(s, drafts, calls, spent), null), { fence });
   }
 

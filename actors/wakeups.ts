@@ -11,6 +11,7 @@ import type { Logger } from "../src/log.js";
 import type { Intents } from "../src/redis/intents.js";
 import type { Wakeup, Wakeups } from "../src/redis/wakeups.js";
 import type { SessionTransitions } from "../src/services/session-transitions.js";
+import type { KickoffTimer } from "./kickoff-timer.js";
 import type { SessionActor } from "./session-actor.js";
 
 export interface WakeupOptions {
@@ -39,6 +40,7 @@ export class WakeupConsumer {
     private readonly intents: Intents,
     private readonly transitions: SessionTransitions,
     private readonly actor: SessionActor,
+    private readonly kickoff: KickoffTimer,
     private readonly logger: Logger,
     private readonly opts: WakeupOptions,
   ) {}
@@ -117,6 +119,7 @@ export class WakeupConsumer {
       for (const member of await this.intents.dueProjections(Date.now() - this.opts.sweepIntervalMs, SWEEP_BATCH)) {
         await this.transitions.repairProjection(member);
       }
+      await this.kickoff.expire(SWEEP_BATCH);
     } catch (err) {
       this.logger.warn("wake-up sweep failed", { err });
     }

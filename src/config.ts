@@ -40,6 +40,8 @@ export interface Config {
   vaultKeys: { current: Buffer; older: Buffer[] } | undefined;
   /** The backend of the `web_search` tool; absent, the tool is left out of the model's tools. */
   webSearch: { provider: "searxng"; url: string } | undefined;
+  /** How long a custom tool call may wait for its first result (even `running`) before it fails. */
+  customToolKickoffMs: number;
   /** How long one request to an MCP server (connect, list, call) may take before it is an error result. */
   mcpTimeoutMs: number;
   /**
@@ -157,6 +159,7 @@ export function loadConfig(env: Env = process.env): Config {
     workspaceRoot: env.WORKSPACE_ROOT || join(tmpdir(), "agent-sessions-workspaces"),
     vaultKeys: vaultKeys(env),
     mcpTimeoutMs: integer(env, "MCP_TIMEOUT_MS", 30_000, 100, 600_000),
+    customToolKickoffMs: integer(env, "CUSTOM_TOOL_KICKOFF_MS", 300_000, 100, 86_400_000),
     webSearch: webSearch(env),
     outboundAllowedNetworks: networks(env, "OUTBOUND_ALLOWED_NETWORKS"),
     redisKeyPrefix: pattern(env, "REDIS_KEY_PREFIX", "as", /^[a-z0-9_-]{1,32}$/, "1-32 lowercase letters, digits, _ or -"),

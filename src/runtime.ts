@@ -9,6 +9,7 @@ import { TurnEnding } from "../actors/turn-end.js";
 import { TranscriptCache } from "../actors/transcript-cache.js";
 import { Transcripts } from "../actors/transcripts.js";
 import { TurnRunner } from "../actors/turn.js";
+import { KickoffTimer } from "../actors/kickoff-timer.js";
 import { WakeupConsumer } from "../actors/wakeups.js";
 import type { Config } from "./config.js";
 import type { Services } from "./http/context.js";
@@ -23,6 +24,7 @@ import { EventAppender } from "./redis/event-appender.js";
 import { EventLog } from "./redis/event-log.js";
 import { Intents } from "./redis/intents.js";
 import { Keys } from "./redis/keys.js";
+import { Kickoffs } from "./redis/kickoffs.js";
 import { LiveStream } from "./redis/live-stream.js";
 import { Locks } from "./redis/locks.js";
 import { RateLimitCache } from "./redis/rate-limit-cache.js";
@@ -164,6 +166,7 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
       const records = new SessionRecords(sessionStore);
       const versions = new AgentVersions(agentStore);
       const tools = new BuiltinTools(new MemoryStore(mongo.db), new TodoStore(mongo.db), new WebTools(outbound, config.webSearch));
+      const kickoff = new KickoffTimer(new Kickoffs(redis, components.keys), transitions, config.customToolKickoffMs, log);
       const ending = new TurnEnding({ log: eventLog, transitions, sessions: sessionStore, records, versions });
       const settler = new ToolSettler({
         transitions,
@@ -172,6 +175,7 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
         past: new PastConversations(sessionStore, eventLog),
         workspaceRoot: config.workspaceRoot,
         mcp,
+        kickoff,
         logger: log,
       });
       const turns = new TurnRunner({
@@ -186,6 +190,7 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
         ending,
         transcripts: new Transcripts(eventLog, new TranscriptCache({ sessions: config.transcriptCacheSessions, bytes: config.transcriptCacheMb * 2 ** 20 })),
         mcp,
+        kickoff,
         missingTools: new Set(tools.web.canSearch ? [] : ["web_search"]),
         logger: log,
       });
@@ -201,7 +206,7 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
         lockTtlMs: config.lockTtlMs,
         shutdown: shutdown.signal,
       });
-      worker = new WakeupConsumer(createRedis(config.redisUrl, "agent-sessions-worker"), wakeups, intents, transitions, actor, log, {
+      worker = new WakeupConsumer(createRedis(config.redisUrl, "agent-sessions-worker"), wakeups, intents, transitions, actor, kickoff, log, {
         consumer: `${hostname()}-${process.pid}-${newId("wrk")}`,
         concurrency: config.workerConcurrency,
         claimIdleMs: config.claimIdleMs,

@@ -2,9 +2,9 @@
 import { newId } from "../ids.js";
 import { draft, type Draft, type InboundEvent, type Payload } from "./events.js";
 import {
-  blockingEventIds,
   newTurn,
   reject,
+  resumedTurn,
   WAITING,
   type ActiveTurn,
   type PlanResult,
@@ -137,12 +137,11 @@ export function planInbound(
     }
   }
 
-  // A paused turn whose last question is answered resumes. The worker that paused it finished its
-  // run cleanly, so the attempt count starts again: only workers that die mid-run count against it.
-  if (status === "waiting_on_human" && turn && blockingEventIds(turn).length === 0) {
+  const resumed = resumedTurn(status, turn, sessionId, now);
+  if (resumed) {
     status = "running";
-    turn.attempts = 0;
-    drafts.push(draft(sessionId, newId("evt"), { type: "session.status_running" }, { turnId: turn.id, status: "complete", now }));
+    turn = resumed.turn;
+    drafts.push(resumed.running);
     wake = true;
   }
 

@@ -29,6 +29,8 @@ export interface ToolCall {
   kind: ToolKind | "clarify";
   state: CallState;
   approvalId?: string;
+  /** When a custom call began waiting for its first result: the kickoff deadline counts from here. */
+  customSince?: string;
   scope?: "once" | "session" | "always";
   reason?: string;
 }
@@ -120,6 +122,16 @@ export function startsTurn(e: InboundEvent): boolean {
 /** The events a paused turn waits on, in the order the model asked. */
 export function blockingEventIds(turn: ActiveTurn): string[] {
   return turn.calls.filter((c) => WAITING.has(c.state)).map((c) => (c.state === "ask" ? c.approvalId! : c.id));
+}
+
+/**
+ * A paused turn whose last question is answered resumes (as `running`, woken for a worker). The worker
+ * that paused it finished its run cleanly, so the attempt count starts again: only workers that die
+ * mid-run count against it. Null when the turn still waits on something, or is not paused.
+ */
+export function resumedTurn(status: RuntimeState["status"], turn: ActiveTurn | null, sessionId: string, now: string): { turn: ActiveTurn; running: Draft } | null {
+  if (status !== "waiting_on_human" || !turn || blockingEventIds(turn).length > 0) return null;
+  return { turn: { ...turn, attempts: 0 }, running: draft(sessionId, newId("evt"), { type: "session.status_running" }, { turnId: turn.id, status: "complete", now }) };
 }
 
 export function newTurn(sessionId: string, events: string[], now: string): { turn: ActiveTurn; running: Draft } {

@@ -47,7 +47,7 @@ export function useEvents(ctx: TurnContext, call: ToolCall): { call: ToolCall; d
     return { call: { ...call, state: "clarify" }, drafts: [draft(ctx.sessionId, call.id, { type: "agent.clarify_request", request_id: call.id, question: String(question ?? ""), choices: list }, at)] };
   }
   if (call.kind === "custom") {
-    return { call: { ...call, state: "custom" }, drafts: [draft(ctx.sessionId, call.id, { type: "agent.custom_tool_use", id: call.id, tool: call.name, input: call.input }, at)] };
+    return { call: { ...call, state: "custom", customSince: ctx.now }, drafts: [draft(ctx.sessionId, call.id, { type: "agent.custom_tool_use", id: call.id, tool: call.name, input: call.input }, at)] };
   }
   const type = call.kind === "mcp" ? "agent.mcp_tool_use" : "agent.tool_use";
   return {

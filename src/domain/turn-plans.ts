@@ -2,7 +2,8 @@
 import { newId } from "../ids.js";
 import { draft, type Draft, type StopReason, type Usage } from "./events.js";
 import { addedUp } from "./usage-total.js";
-import { blockingEventIds, newTurn, type Plan, type RuntimeState, type Spent, type StatusChange, type ToolCall } from "./session-state.js";
+import { resultDraft } from "./tool-calls.js";
+import { blockingEventIds, newTurn, resumedTurn, type Plan, type RuntimeState, type Spent, type StatusChange, type ToolCall } from "./session-state.js";
 
 /** At a turn end with prompts waiting: the oldest starts its own turn. */
 export function planNextQueued(state: RuntimeState, sessionId: string, now: string): Plan | null {
@@ -74,4 +75,25 @@ export function planTurnEnd(state: RuntimeState, sessionId: string, end: TurnEnd
     statuses,
     wake: state.queue.length > 0,
   };
+}
+
+/**
+ * Custom tool calls that got no result (not even `running`) within the kickoff time fail with a tool
+ * error, so the turn goes on without them; a turn paused only for them resumes. Null when none is due.
+ */
+export function planKickoffExpired(state: RuntimeState, sessionId: string, now: string, kickoffMs: number): Plan | null {
+  const turn = state.turn;
+  const due = (c: ToolCall) => c.state === "custom" && c.customSince !== undefined && Date.parse(c.customSince) + kickoffMs <= Date.parse(now);
+  if (!turn || !turn.calls.some(due)) return null;
+  const ctx = { sessionId, turnId: turn.id, now };
+  const drafts: Draft[] = [];
+  const calls = turn.calls.map((c) => {
+    if (!due(c)) return c;
+    const seconds = Math.round(kickoffMs / 1000);
+    drafts.push(resultDraft(ctx, c, false, `The custom tool ${c.name} reported no result (not even running) within ${seconds} s; the turn goes on without it.`));
+    return { ...c, state: "done" as const };
+  });
+  const resumed = resumedTurn(state.status, { ...turn, calls }, sessionId, now);
+  if (!resumed) return { drafts, state: { turn: { ...turn, calls } }, statuses: [], wake: false };
+  return { drafts: [...drafts, resumed.running], state: { status: "running", turn: resumed.turn }, statuses: [], wake: true };
 }

@@ -53,6 +53,10 @@ export class Keys {
   pending(): string {
     return `${this.prefix}:pending`;
   }
+  /** Custom tool calls waiting for their first result, scored by their kickoff deadline (`kickoffs.ts`). */
+  kickoffs(): string {
+    return `${this.prefix}:kickoffs`;
+  }
   /** Writers changing a session's MongoDB record, scored by when: the recovery sweep's outbox. */
   projections(): string {
     return `${this.prefix}:projections`;
