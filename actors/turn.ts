@@ -9,7 +9,7 @@
 import { draft, type Draft } from "../src/domain/events.js";
 import type { TokenUsage, ToolUse } from "../src/domain/model-types.js";
 import { blockingEventIds, WAITING, type RuntimeState, type Spent } from "../src/domain/session-state.js";
-import { decideCalls, messageDraft, type TurnContext } from "../src/domain/tool-calls.js";
+import { decideCalls, messageDraft, streamingUseDraft, type TurnContext } from "../src/domain/tool-calls.js";
 import { governingTools, wouldAsk } from "../src/domain/tool-permissions.js";
 import { turnPrompt } from "../src/domain/turn-prompt.js";
 import { planPause, planSteersConsumed, planStep } from "../src/domain/turn-plans.js";
@@ -127,9 +127,18 @@ export class TurnRunner {
                 streamed += text;
                 await deltas.send(draft(session._id, newId("evt"), { type: "agent.message", content: [{ type: "text", text }], delta: true }, { turnId, now: at().now }));
               },
-              onThinking: async (text) => {
+              onThinkingDelta: async (text) => {
+                await deltas.send(draft(session._id, newId("evt"), { type: "agent.thinking", content: [{ type: "text", text }], delta: true }, { turnId, now: at().now }));
+              },
+              onToolUseStreaming: async (use) => {
+                const frame = streamingUseDraft(at(), governing, use);
+                if (frame) await deltas.send(frame);
+              },
+              onThinking: async (text, signature) => {
                 await deltas.flush();
-                const thinking = draft(session._id, newId("evt"), { type: "agent.thinking", content: [{ type: "text", text }], delta: false }, { turnId, status: "complete", now: at().now });
+                // The signature lets the model's reasoning go back to it within the turn's tool loop.
+                const payload = { type: "agent.thinking", content: [{ type: "text", text }], delta: false, ...(signature ? { signature } : {}) };
+                const thinking = draft(session._id, newId("evt"), payload, { turnId, status: "complete", now: at().now });
                 await transitions.run(session._id, () => change({ drafts: [thinking], state: {}, statuses: [], wake: false }, null), { fence });
               },
             },

@@ -18,6 +18,8 @@ export interface Config {
   anthropicBaseUrl: string | undefined;
   /** First backoff of the Anthropic provider's retries of transient errors; doubles per attempt. */
   anthropicRetryBaseMs: number;
+  /** Extended thinking's budget for models that support it (0: never requested). */
+  anthropicThinkingBudget: number;
   /** Turn lock lifetime; the holder extends it while it works, a dead holder's lapses after this. */
   lockTtlMs: number;
   /** A wake-up unacknowledged (or a session hint unserved) this long is taken over by another worker. */
@@ -148,6 +150,7 @@ export function loadConfig(env: Env = process.env): Config {
     anthropicApiKey: env.ANTHROPIC_API_KEY || undefined,
     anthropicBaseUrl: env.ANTHROPIC_BASE_URL ? url(env, "ANTHROPIC_BASE_URL", "", ["http", "https"]) : undefined,
     anthropicRetryBaseMs: integer(env, "ANTHROPIC_RETRY_BASE_MS", 500, 0, 60_000),
+    anthropicThinkingBudget: integer(env, "ANTHROPIC_THINKING_BUDGET_TOKENS", 4_096, 0, 32_000),
     lockTtlMs: integer(env, "LOCK_TTL_MS", 30_000, 500, 3_600_000),
     claimIdleMs: integer(env, "CLAIM_IDLE_MS", 60_000, 500, 86_400_000),
     sweepIntervalMs: integer(env, "SWEEP_INTERVAL_MS", 5_000, 100, 3_600_000),
@@ -164,6 +167,8 @@ export function loadConfig(env: Env = process.env): Config {
     outboundAllowedNetworks: networks(env, "OUTBOUND_ALLOWED_NETWORKS"),
     redisKeyPrefix: pattern(env, "REDIS_KEY_PREFIX", "as", /^[a-z0-9_-]{1,32}$/, "1-32 lowercase letters, digits, _ or -"),
   };
+  // The API's smallest thinking budget is 1,024 tokens.
+  if (config.anthropicThinkingBudget > 0 && config.anthropicThinkingBudget < 1_024) throw new ConfigError("ANTHROPIC_THINKING_BUDGET_TOKENS must be 0 (off) or 1024..32000");
   // A live worker extends its lock well within this; claiming sooner would take turns from live workers.
   if (config.claimIdleMs <= config.lockTtlMs) throw new ConfigError("CLAIM_IDLE_MS must be greater than LOCK_TTL_MS");
   return config;

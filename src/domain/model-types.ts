@@ -4,6 +4,8 @@ import type { Attachment } from "./events.js";
 /** What a message holds, in the provider-neutral form the turn engine rebuilds from the log. */
 export type ModelBlock =
   | { type: "text"; text: string }
+  /** The model's reasoning, with the provider's signature that lets it be sent back (unsigned ones never are). */
+  | { type: "thinking"; thinking: string; signature: string }
   | { type: "attachment"; attachment: Attachment }
   | { type: "tool_use"; id: string; name: string; input: unknown }
   | { type: "tool_result"; tool_use_id: string; content: string; is_error: boolean };

@@ -9,6 +9,7 @@ import { draft, type Draft } from "./events.js";
 import type { ToolUse } from "./model-types.js";
 import type { ToolCall } from "./session-state.js";
 import { decide, looksLikeMcpTool, resolveTool, type Grants } from "./tool-permissions.js";
+import { toolPreview } from "./tool-preview.js";
 
 export interface TurnContext {
   sessionId: string;
@@ -50,10 +51,25 @@ export function useEvents(ctx: TurnContext, call: ToolCall): { call: ToolCall; d
     return { call: { ...call, state: "custom", customSince: ctx.now }, drafts: [draft(ctx.sessionId, call.id, { type: "agent.custom_tool_use", id: call.id, tool: call.name, input: call.input }, at)] };
   }
   const type = call.kind === "mcp" ? "agent.mcp_tool_use" : "agent.tool_use";
+  const preview = call.kind === "builtin" ? toolPreview(call.name, call.input) : undefined;
   return {
     call: { ...call, state: "executing" },
-    drafts: [draft(ctx.sessionId, call.id, { type, id: call.id, tool: call.name, input: call.input, status: "running" }, { ...at, status: "running" })],
+    drafts: [draft(ctx.sessionId, call.id, { type, id: call.id, tool: call.name, input: call.input, status: "running", ...(preview ? { preview } : {}) }, { ...at, status: "running" })],
   };
+}
+
+/**
+ * The live-only frame of a call the model is still writing (`status: streaming`): the tool-use event
+ * type its tool would get, the provider's id and the input so far (`{}` until it is complete). Neither
+ * is authoritative, the call is decided when the answer ends; a clarification has no tool-use event.
+ */
+export function streamingUseDraft(ctx: TurnContext, governing: ToolConfig[], use: { id: string; name: string; input?: unknown }): Draft | null {
+  const resolved = resolveTool(governing, use.name);
+  if (use.name === "clarify" && resolved) return null;
+  const kind = resolved?.kind ?? (looksLikeMcpTool(use.name) ? "mcp" : "builtin");
+  const type = kind === "mcp" ? "agent.mcp_tool_use" : kind === "custom" ? "agent.custom_tool_use" : "agent.tool_use";
+  const payload = { type, id: use.id, tool: use.name, input: use.input ?? {}, status: "streaming" };
+  return { ...draft(ctx.sessionId, newId("evt"), payload, { turnId: ctx.turnId, status: "streaming", now: ctx.now }), liveOnly: true };
 }
 
 /**

@@ -138,6 +138,14 @@ export function fold(state: TranscriptFold, events: readonly Envelope[]): Transc
       pendingText = [];
       continue;
     }
+    if (e.type === "agent.thinking") {
+      // Only signed reasoning can go back to the model (see anthropic-request.ts); it opens its answer.
+      const p = payloadOf<{ delta: boolean; signature?: string; content: TextBlock[] }>(e);
+      if (p.delta !== false || !p.signature) continue;
+      if (results.length > 0) flush();
+      assistant.push({ type: "thinking", thinking: textOf(p.content), signature: p.signature });
+      continue;
+    }
     if (e.type === "agent.message" && payloadOf<{ delta: boolean }>(e).delta === false) {
       if (results.length > 0) flush();
       assistant.push({ type: "text", text: textOf(payloadOf<{ content: TextBlock[] }>(e).content) });

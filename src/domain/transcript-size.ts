@@ -11,6 +11,8 @@ function blockBytes(b: ModelBlock): number {
   switch (b.type) {
     case "text":
       return PER_OBJECT + 2 * b.text.length;
+    case "thinking":
+      return PER_OBJECT + 2 * (b.thinking.length + b.signature.length);
     case "attachment":
       return 2 * PER_OBJECT + 2 * (b.attachment.filename.length + b.attachment.source.dataUrl.length);
     case "tool_use":

@@ -8,6 +8,7 @@ import type {
   MessageCreateParamsStreaming,
   MessageParam,
   TextBlockParam,
+  ThinkingBlockParam,
   Tool,
   ToolResultBlockParam,
   ToolUseBlockParam,
@@ -20,10 +21,35 @@ const EPHEMERAL = { type: "ephemeral" } as const;
 const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
 const TEXT_DOCUMENT_TYPES = new Set(["text/plain", "text/markdown", "text/x-markdown", "text/csv", "application/csv"]);
 
-/** The request body; the model name comes without its `anthropic/` prefix. */
-export function messageParams(request: ModelRequest, maxTokens: number): MessageCreateParamsStreaming {
+/** Models that take extended thinking: Claude 3.7 Sonnet and every Sonnet, Opus and Haiku from 4 on. */
+const THINKING_MODELS = /^claude-(3-7-sonnet|(sonnet|opus|haiku)-([4-9]|\d{2,}))/;
+
+/**
+ * Whether a call may ask for extended thinking: the model takes it, and, in a tool loop, the answer
+ * whose calls are being answered began with a signed thinking block (the API requires it back then,
+ * and an answer written without thinking cannot be continued with it).
+ */
+function thinks(model: string, budget: number, messages: readonly ModelMessage[]): boolean {
+  if (budget <= 0 || !THINKING_MODELS.test(model)) return false;
+  const last = messages[messages.length - 1];
+  if (!last || last.role !== "user" || !last.content.some((b) => b.type === "tool_result")) return true;
+  return messages.findLast((m) => m.role === "assistant")?.content[0]?.type === "thinking";
+}
+
+/**
+ * The request body; the model name comes without its `anthropic/` prefix. With thinking, its budget
+ * comes on top of `maxTokens`, so thinking never shortens the answer.
+ */
+export function messageParams(request: ModelRequest, maxTokens: number, thinkingBudget = 0): MessageCreateParamsStreaming {
   const model = request.model.startsWith("anthropic/") ? request.model.slice("anthropic/".length) : request.model;
-  const params: MessageCreateParamsStreaming = { model, max_tokens: maxTokens, messages: toMessages(request.messages, request.steers), stream: true };
+  const thinking = thinks(model, thinkingBudget, request.messages);
+  const params: MessageCreateParamsStreaming = {
+    model,
+    max_tokens: thinking ? maxTokens + thinkingBudget : maxTokens,
+    messages: toMessages(request.messages, request.steers, thinking),
+    stream: true,
+  };
+  if (thinking) params.thinking = { type: "enabled", budget_tokens: thinkingBudget };
   // The system prompt (with the skills) and the tool list are the large stable prefix of every call:
   // a cache breakpoint on each makes later calls read them at a tenth of the input price.
   if (request.system) params.system = [{ type: "text", text: request.system, cache_control: EPHEMERAL }];
@@ -41,17 +67,17 @@ function toTools(tools: ToolSpec[]): Tool[] {
 }
 
 /** The blocks this provider sends; every one of them may carry a cache breakpoint. */
-type Block = TextBlockParam | ImageBlockParam | DocumentBlockParam | ToolUseBlockParam | ToolResultBlockParam;
+type Block = TextBlockParam | ThinkingBlockParam | ImageBlockParam | DocumentBlockParam | ToolUseBlockParam | ToolResultBlockParam;
 
 /**
  * The conversation as the API wants it: empty blocks dropped, consecutive messages of one role merged
  * (roles must alternate), tool results first in a user message (the API requires it), and the user's
- * steers appended to the last user message.
+ * steers appended to the last user message. Signed thinking blocks go back only to a call that thinks.
  */
-export function toMessages(messages: readonly ModelMessage[], steers: string[]): MessageParam[] {
+export function toMessages(messages: readonly ModelMessage[], steers: string[], thinking = false): MessageParam[] {
   const out: { role: "user" | "assistant"; content: Block[] }[] = [];
   for (const m of messages) {
-    const content = m.content.flatMap(toBlocks);
+    const content = m.content.flatMap((b) => (b.type === "thinking" ? (thinking ? [thinkingBlock(b)] : []) : toBlocks(b)));
     if (content.length === 0) continue;
     const last = out[out.length - 1];
     if (last && last.role === m.role) last.content.push(...content);
@@ -64,7 +90,7 @@ export function toMessages(messages: readonly ModelMessage[], steers: string[]):
   // turn within the cache's lifetime, reads everything so far from the cache. The steers come after
   // it because later calls do not repeat them.
   const lastBlock = out[out.length - 1]?.content.at(-1);
-  if (lastBlock) lastBlock.cache_control = EPHEMERAL;
+  if (lastBlock && lastBlock.type !== "thinking") lastBlock.cache_control = EPHEMERAL;
   const guidance = steers.filter((s) => s.trim() !== "");
   if (guidance.length > 0) {
     const block: TextBlockParam = { type: "text", text: `Guidance from the user since your last step:\n${guidance.map((s) => `- ${s}`).join("\n")}` };
@@ -75,7 +101,11 @@ export function toMessages(messages: readonly ModelMessage[], steers: string[]):
   return out;
 }
 
-function toBlocks(block: ModelBlock): Block[] {
+function thinkingBlock(b: Extract<ModelBlock, { type: "thinking" }>): ThinkingBlockParam {
+  return { type: "thinking", thinking: b.thinking, signature: b.signature };
+}
+
+function toBlocks(block: Exclude<ModelBlock, { type: "thinking" }>): Block[] {
   switch (block.type) {
     case "text":
       return block.text === "" ? [] : [{ type: "text", text: block.text }];

@@ -25,6 +25,8 @@ export interface AnthropicOptions {
   maxTokens?: number;
   /** Longest wait for the response headers, and then for each next stream event. */
   timeoutMs?: number;
+  /** Extended thinking's token budget for models that support it; 0 turns it off (see anthropic-request.ts). */
+  thinkingBudget?: number;
 }
 
 /** A failure found by the provider itself inside an attempt. */
@@ -57,8 +59,10 @@ export class AnthropicProvider implements ModelProvider {
   private readonly retryBaseMs: number;
   private readonly maxTokens: number;
   private readonly timeoutMs: number;
+  private readonly thinkingBudget: number;
 
-  constructor({ apiKey, baseURL, maxAttempts = 4, retryBaseMs = 500, maxTokens = 8192, timeoutMs = 600_000 }: AnthropicOptions) {
+  constructor({ apiKey, baseURL, maxAttempts = 4, retryBaseMs = 500, maxTokens = 8192, timeoutMs = 600_000, thinkingBudget = 0 }: AnthropicOptions) {
+    this.thinkingBudget = thinkingBudget;
     this.apiKey = apiKey || undefined;
     this.maxAttempts = Math.max(1, maxAttempts);
     this.retryBaseMs = retryBaseMs;
@@ -81,7 +85,7 @@ export class AnthropicProvider implements ModelProvider {
   async call(request: ModelRequest, handlers: StreamHandlers): Promise<ModelResult> {
     const usage = emptyUsage();
     if (!this.client) return { ok: false, error: "ANTHROPIC_API_KEY is not set", usage, contextMax: CONTEXT_MAX };
-    const params = messageParams(request, this.maxTokens);
+    const params = messageParams(request, this.maxTokens, this.thinkingBudget);
     // Anything delivered to the handlers makes a retry impossible (see the header comment).
     const progress = { emitted: false };
 
@@ -135,7 +139,7 @@ export class AnthropicProvider implements ModelProvider {
       }
     };
 
-    const blocks = new Map<number, { type: string; text: string; id: string; name: string }>();
+    const blocks = new Map<number, { type: string; text: string; id: string; name: string; signature: string }>();
     const toolUses: ToolUse[] = [];
     let text = "";
     let thinkingChars = 0;
@@ -159,7 +163,8 @@ export class AnthropicProvider implements ModelProvider {
           }
           case "content_block_start": {
             const b = event.content_block;
-            blocks.set(event.index, { type: b.type, text: "", id: b.type === "tool_use" ? b.id : "", name: b.type === "tool_use" ? b.name : "" });
+            blocks.set(event.index, { type: b.type, text: "", id: b.type === "tool_use" ? b.id : "", name: b.type === "tool_use" ? b.name : "", signature: "" });
+            if (b.type === "tool_use" && handlers.onToolUseStreaming) await emit(() => handlers.onToolUseStreaming!({ id: b.id, name: b.name }));
             break;
           }
           case "content_block_delta": {
@@ -170,6 +175,9 @@ export class AnthropicProvider implements ModelProvider {
               await emit(() => handlers.onTextDelta(d.text));
             } else if (d.type === "thinking_delta" && block) {
               block.text += d.thinking;
+              if (handlers.onThinkingDelta) await emit(() => handlers.onThinkingDelta!(d.thinking));
+            } else if (d.type === "signature_delta" && block) {
+              block.signature += d.signature;
             } else if (d.type === "input_json_delta" && block) {
               block.text += d.partial_json;
             }
@@ -179,9 +187,11 @@ export class AnthropicProvider implements ModelProvider {
             const block = blocks.get(event.index);
             if (block?.type === "thinking" && block.text) {
               thinkingChars += block.text.length;
-              await emit(() => handlers.onThinking(block.text));
+              await emit(() => handlers.onThinking(block.text, block.signature || undefined));
             } else if (block?.type === "tool_use") {
-              toolUses.push({ id: block.id, name: block.name, input: parseInput(block) });
+              const input = parseInput(block);
+              toolUses.push({ id: block.id, name: block.name, input });
+              if (input !== undefined && handlers.onToolUseStreaming) await emit(() => handlers.onToolUseStreaming!({ id: block.id, name: block.name, input }));
             }
             break;
           }

@@ -3,8 +3,9 @@
  *   plain text                     → replies `echo: <text>`, streamed in several deltas
  *   /slow <ms> <text>              → waits <ms> (an interrupt stops it), then echoes <text>
  *   /error <text>                  → the turn ends with stop_reason {type: error, message: <text>}
- *   /think <text>                  → emits agent.thinking, then echoes <text>
- *   /tool <name> <json-input>      → calls the tool; with its result replies `tool <name> result: <text>`,
+ *   /think <text>                  → streams agent.thinking deltas, then the whole (unsigned) thought,
+ *                                    then echoes <text>
+ *   /tool <name> <json-input>      → calls the tool (first streaming it: its name, then its input); with its result replies `tool <name> result: <text>`,
  *                                    or `tool <name> denied: <reason>` when the call was denied; several
  *                                    `/tool` lines make several calls at once, answered line by line
  *   /clarify <question> | <choice> | … → asks with the clarify tool; then replies `answer: <answer>`
@@ -27,6 +28,8 @@ function blockChars(b: ModelBlock): number {
   switch (b.type) {
     case "text":
       return b.text.length;
+    case "thinking":
+      return b.thinking.length;
     case "attachment":
       return b.attachment.source.dataUrl.length;
     case "tool_use":
@@ -133,6 +136,10 @@ export class MockProvider implements ModelProvider {
       const invalid = commands.find((c): c is string => typeof c === "string");
       if (invalid) return stream(invalid);
       const toolUses = commands as ToolUse[];
+      for (const use of toolUses) {
+        await handlers.onToolUseStreaming?.({ id: use.id, name: use.name });
+        await handlers.onToolUseStreaming?.(use);
+      }
       usage.output = tokens(JSON.stringify(toolUses));
       return { ok: true, text: "", toolUses, usage, contextMax: CONTEXT_MAX };
     }
@@ -141,6 +148,7 @@ export class MockProvider implements ModelProvider {
       text = think[1]!;
       const thought = `thinking about: ${text}`;
       usage.reasoning = tokens(thought);
+      for (const part of chunks(thought)) await handlers.onThinkingDelta?.(part);
       await handlers.onThinking(thought);
     }
     return stream(`echo: ${text}`);

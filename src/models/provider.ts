@@ -17,7 +17,15 @@ export interface ModelRequest {
 
 export interface StreamHandlers {
   onTextDelta(text: string): Promise<void>;
-  onThinking(text: string): Promise<void>;
+  /** A reasoning block, whole, once it ends; `signature` when the provider signs it for sending back. */
+  onThinking(text: string, signature?: string): Promise<void>;
+  /** A chunk of reasoning as it streams (a caller that shows only whole blocks leaves it out). */
+  onThinkingDelta?(text: string): Promise<void>;
+  /**
+   * The model is writing a tool call: once when it starts (`input` undefined) and once when its input is
+   * complete. Provisional: the call is decided only when the answer ends.
+   */
+  onToolUseStreaming?(use: { id: string; name: string; input?: unknown }): Promise<void>;
 }
 
 export type ModelResult =

@@ -9,10 +9,10 @@ import type { ModelProvider } from "./provider.js";
 export class ProviderRegistry {
   private readonly providers: Map<string, ModelProvider>;
 
-  constructor(config: Pick<Config, "anthropicApiKey" | "anthropicBaseUrl" | "anthropicRetryBaseMs">) {
+  constructor(config: Pick<Config, "anthropicApiKey" | "anthropicBaseUrl" | "anthropicRetryBaseMs" | "anthropicThinkingBudget">) {
     this.providers = new Map<string, ModelProvider>([
       ["mock", new MockProvider()],
-      ["anthropic", new AnthropicProvider({ apiKey: config.anthropicApiKey, baseURL: config.anthropicBaseUrl, retryBaseMs: config.anthropicRetryBaseMs })],
+      ["anthropic", new AnthropicProvider({ apiKey: config.anthropicApiKey, baseURL: config.anthropicBaseUrl, retryBaseMs: config.anthropicRetryBaseMs, thinkingBudget: config.anthropicThinkingBudget })],
     ]);
   }
 
