@@ -9,8 +9,7 @@
 import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError } from "@anthropic-ai/sdk";
 import type { MessageCreateParamsStreaming } from "@anthropic-ai/sdk/resources/messages";
 import { messageParams } from "./anthropic-request.js";
-import type { ModelProvider, ModelRequest, ModelResult, StreamHandlers, TokenUsage, ToolUse } from "./provider.js";
-import { isAbort, sleep } from "./provider.js";
+import { isAbort, sleep, type ModelProvider, type ModelRequest, type ModelResult, type StreamHandlers, type TokenUsage, type ToolUse } from "./provider.js";
 
 const CONTEXT_MAX = 200_000;
 const MAX_BACKOFF_MS = 30_000;
