@@ -85,6 +85,8 @@ export interface RuntimeState {
    * Absent in a session created before the total was kept here: its record holds it until a turn ends.
    */
   usage?: Usage | null;
+  /** A compaction the caller asked for, not yet done (`compaction.ts`). */
+  compact?: boolean;
 }
 
 export const INITIAL_STATE: RuntimeState = { v: 0, status: "idle", turn: null, queue: [], interrupt: null, grants: [], longRunning: {}, usage: null };
