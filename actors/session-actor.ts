@@ -1,6 +1,6 @@
 /**
- * The session actor: under the session's lock it drains the mailbox in order (the active turn, then
- * queued prompts one turn each), and after releasing the lock looks once more, so a wake-up that
+ * The session actor: under the session's lock it drains the mailbox in order (the active turn, a
+ * compaction asked for between turns, then queued prompts one turn each), and after releasing the lock looks once more, so a wake-up that
  * arrived meanwhile is never lost. A turn found already started was begun by a worker that died:
  * it is run again from the log, or ended with an error once it has failed to finish too often.
  */
@@ -12,6 +12,7 @@ import type { EventLog } from "../src/redis/event-log.js";
 import type { Intents } from "../src/redis/intents.js";
 import type { Locks } from "../src/redis/locks.js";
 import { change, unchanged, type SessionTransitions } from "../src/services/session-transitions.js";
+import type { Compactor } from "./compactor.js";
 import type { SessionRecords } from "./session-records.js";
 import type { TurnRunner } from "./turn.js";
 import type { TurnEnding } from "./turn-end.js";
@@ -26,6 +27,7 @@ export interface ActorDeps {
   intents: Intents;
   locks: Locks;
   turns: TurnRunner;
+  compactor: Compactor;
   ending: TurnEnding;
   logger: Logger;
   lockTtlMs: number;
@@ -36,7 +38,7 @@ export interface ActorDeps {
 export function hasWork(state: RuntimeState): boolean {
   if (state.status === "running" && state.turn !== null) return true;
   if (state.status === "waiting_on_human" && state.turn !== null && state.interrupt === state.turn.id) return true;
-  return state.status === "idle" && state.queue.length > 0;
+  return state.status === "idle" && (state.queue.length > 0 || state.compact === true);
 }
 
 export class SessionActor {
@@ -88,6 +90,8 @@ export class SessionActor {
           }
           if (taken.turn!.attempts > 1) logger.info("resuming a turn a stopped worker began", { sessionId, turnId: taken.turn!.id });
           await turns.run(session, taken, fence, lost);
+        } else if (state.status === "idle" && state.compact) {
+          await this.deps.compactor.compactIdle(session, state, fence, lost);
         } else if (state.status === "idle" && state.queue.length > 0) {
           await transitions.run(sessionId, (s) => {
             const next = planNextQueued(s, sessionId, new Date().toISOString());

@@ -17,6 +17,8 @@ export interface CallInput {
   /** Shares its messages with the cached fold: providers read them and never change them. */
   messages: readonly ModelMessage[];
   steers: { id: string; text: string }[];
+  /** How many of `messages` come before the turn started last (what a compaction during it summarizes). */
+  beforeTurn: number;
 }
 
 export class Transcripts {
@@ -35,6 +37,6 @@ export class Transcripts {
       if (page.length < PAGE) break;
     }
     this.cache.set(sessionId, state);
-    return { messages: transcript(state), steers: pendingSteers(state) };
+    return { messages: transcript(state), steers: pendingSteers(state), beforeTurn: state.turnStart };
   }
 }

@@ -17,6 +17,7 @@ import { AppError, isAppError, unavailable } from "../src/errors.js";
 import { newId } from "../src/ids.js";
 import type { Logger } from "../src/log.js";
 import { isAbort } from "../src/models/provider.js";
+import { contextTokens } from "../src/models/usage.js";
 import type { ProviderRegistry } from "../src/models/registry.js";
 import type { EventLog } from "../src/redis/event-log.js";
 import type { LiveStream } from "../src/redis/live-stream.js";
@@ -26,6 +27,7 @@ import type { VersionDoc } from "../src/store/agents.js";
 import type { SessionStore } from "../src/store/sessions.js";
 import type { ToolGrantStore } from "../src/store/tool-grants.js";
 import type { AgentVersions } from "./agent-versions.js";
+import type { Compactor } from "./compactor.js";
 import type { KickoffTimer } from "./kickoff-timer.js";
 import { LiveDeltas } from "./live-deltas.js";
 import type { SessionFacts } from "./session-records.js";
@@ -45,6 +47,7 @@ export interface TurnDeps {
   settler: ToolSettler;
   ending: TurnEnding;
   transcripts: Transcripts;
+  compactor: Compactor;
   mcp: McpAccess;
   kickoff: KickoffTimer;
   /** Built-in tools this deployment cannot run, left out of every turn's tools. */
@@ -84,7 +87,10 @@ export class TurnRunner {
     const tokens = { ...spent.tokens };
     let calls = spent.calls;
     let lastCall = spent.last;
-    let contextMax = spent.contextMax;
+    let contextMax = spent.contextMax || (initial.usage?.context_max ?? 0);
+    // The context the next call starts from: the last call's, or at a turn's start the previous turn's.
+    let contextUsed = spent.calls > 0 ? contextTokens(spent.last) : (initial.usage?.context_used ?? 0);
+    let autoCompaction = true;
     let modelName = "unknown";
     const usage = () => spentUsage(modelName, { tokens, calls, last: lastCall, contextMax }, initial.turn!.startedAt);
     const at = (): TurnContext => ({ sessionId: session._id, turnId, now: new Date().toISOString() });
@@ -113,6 +119,18 @@ export class TurnRunner {
         }
         if (calls >= MAX_MODEL_CALLS) return await end([], { type: "error", message: `the turn made ${MAX_MODEL_CALLS} model calls without finishing` });
 
+        if (state.compact || (autoCompaction && this.deps.compactor.due(contextUsed, contextMax))) {
+          const request = { trigger: state.compact ? ("manual" as const) : ("auto" as const), keptTurn: turnId, contextBefore: contextUsed, contextMax };
+          const done = await this.deps.compactor.compact(session, version.modelName, request, fence, abort.signal);
+          if (done.tokens) {
+            calls++;
+            for (const k of Object.keys(tokens) as (keyof TokenUsage)[]) tokens[k] += done.tokens[k];
+          }
+          // A compaction that left nothing smaller is not tried again in this turn.
+          autoCompaction = done.compacted;
+          contextUsed = 0;
+          continue;
+        }
         const { provider, model } = this.deps.providers.resolve(version.modelName);
         const { messages, steers } = await this.deps.transcripts.forCall(session._id);
         streamed = "";
@@ -151,6 +169,7 @@ export class TurnRunner {
         calls++;
         for (const k of Object.keys(tokens) as (keyof TokenUsage)[]) tokens[k] += result.usage[k];
         lastCall = result.usage;
+        contextUsed = contextTokens(result.usage);
         contextMax = result.contextMax;
         if (!result.ok) return await end([], { type: "error", message: result.error });
 

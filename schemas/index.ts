@@ -54,6 +54,7 @@ import { rateLimitsSchema } from "./rate-limits.js";
 import { roleSchema } from "./role.js";
 import { sandboxWarmSchema } from "./sandbox-warm.js";
 import { sandboxWarmResultSchema } from "./sandbox-warm-result.js";
+import { sessionCompactionSchema } from "./session-compaction.js";
 import { sessionSchema } from "./session.js";
 import { sessionCreateSchema } from "./session-create.js";
 import { sessionListSchema } from "./session-list.js";
@@ -154,6 +155,7 @@ export const RESPONSE_SCHEMAS = [
   offsetPaginationSchema,
   openapiDocumentSchema,
   sandboxWarmResultSchema,
+  sessionCompactionSchema,
   sessionSchema,
   sessionListSchema,
   timestampSchema,

@@ -44,6 +44,8 @@ export interface Config {
   webSearch: { provider: "searxng"; url: string } | undefined;
   /** How long a custom tool call may wait for its first result (even `running`) before it fails. */
   customToolKickoffMs: number;
+  /** Share of the model's window (percent) past which a turn compacts its older conversation; 0: only on request. */
+  compactionThresholdPercent: number;
   /** How long one request to an MCP server (connect, list, call) may take before it is an error result. */
   mcpTimeoutMs: number;
   /**
@@ -163,6 +165,7 @@ export function loadConfig(env: Env = process.env): Config {
     vaultKeys: vaultKeys(env),
     mcpTimeoutMs: integer(env, "MCP_TIMEOUT_MS", 30_000, 100, 600_000),
     customToolKickoffMs: integer(env, "CUSTOM_TOOL_KICKOFF_MS", 300_000, 100, 86_400_000),
+    compactionThresholdPercent: integer(env, "COMPACTION_THRESHOLD_PERCENT", 80, 0, 99),
     webSearch: webSearch(env),
     outboundAllowedNetworks: networks(env, "OUTBOUND_ALLOWED_NETWORKS"),
     redisKeyPrefix: pattern(env, "REDIS_KEY_PREFIX", "as", /^[a-z0-9_-]{1,32}$/, "1-32 lowercase letters, digits, _ or -"),

@@ -2,6 +2,7 @@
 import { hkdfSync } from "node:crypto";
 import { hostname } from "node:os";
 import { AgentVersions } from "../actors/agent-versions.js";
+import { Compactor } from "../actors/compactor.js";
 import { SessionActor } from "../actors/session-actor.js";
 import { SessionRecords } from "../actors/session-records.js";
 import { ToolSettler } from "../actors/tool-settler.js";
@@ -178,6 +179,9 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
         kickoff,
         logger: log,
       });
+      const providers = new ProviderRegistry(config);
+      const transcripts = new Transcripts(eventLog, new TranscriptCache({ sessions: config.transcriptCacheSessions, bytes: config.transcriptCacheMb * 2 ** 20 }));
+      const compactor = new Compactor({ transcripts, providers, versions, transitions, logger: log, thresholdPercent: config.compactionThresholdPercent });
       const turns = new TurnRunner({
         log: eventLog,
         live,
@@ -185,10 +189,11 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
         sessions: sessionStore,
         versions,
         grants,
-        providers: new ProviderRegistry(config),
+        providers,
         settler,
         ending,
-        transcripts: new Transcripts(eventLog, new TranscriptCache({ sessions: config.transcriptCacheSessions, bytes: config.transcriptCacheMb * 2 ** 20 })),
+        transcripts,
+        compactor,
         mcp,
         kickoff,
         missingTools: new Set(tools.web.canSearch ? [] : ["web_search"]),
@@ -201,6 +206,7 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
         intents,
         locks,
         turns,
+        compactor,
         ending,
         logger: log,
         lockTtlMs: config.lockTtlMs,

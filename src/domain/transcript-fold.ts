@@ -16,10 +16,14 @@
  *   - a long-running custom tool's running result gets its final payload in place;
  *   - a steer becomes processed once a model call answered with it (pending steers are part of the call).
  * The fold holds nothing else of the events it read: its size follows the transcript's.
+ *
+ * `session.compacted` replaces the messages before the turn it kept (all of them, when it kept none)
+ * with its summary (`compaction.ts`), so later calls start from the summary while the log stays whole.
  */
 import type { ModelBlock, ModelMessage } from "./model-types.js";
 import { textOf, type Envelope, type TextBlock } from "./events.js";
 import { FINAL_RESULT_ARRIVED, NO_RESULT, payloadOf, promptBlocks, resultText, toolUse } from "./conversation.js";
+import { summaryMessage } from "./compaction.js";
 import { messageBytes } from "./transcript-size.js";
 
 /** A running result of a long-running tool, and where its tool result block stands. */
@@ -49,6 +53,8 @@ export interface TranscriptFold {
   readonly prompts: ReadonlyMap<string, readonly Envelope[]>;
   /** The turn started last: its `session.status_running` again is the turn resuming after a pause. */
   readonly turn: string | null;
+  /** Where that turn's messages begin in `messages`: a compaction during it keeps them. */
+  readonly turnStart: number;
   /** Held: prompts waiting in the queue (no turn yet), steers no model call has answered, running results. */
   readonly queued: readonly Envelope[];
   readonly steers: readonly Envelope[];
@@ -67,6 +73,7 @@ export const EMPTY_FOLD: TranscriptFold = {
   pendingText: [],
   prompts: new Map(),
   turn: null,
+  turnStart: 0,
   queued: [],
   steers: [],
   running: [],
@@ -96,6 +103,7 @@ export function fold(state: TranscriptFold, events: readonly Envelope[]): Transc
   let pendingText = [...state.pendingText];
   const prompts = new Map(state.prompts);
   let turn = state.turn;
+  let turnStart = state.turnStart;
   const queued = [...state.queued];
   const steers = [...state.steers];
   let running = state.running.map((r) => ({ ...r }));
@@ -134,8 +142,21 @@ export function fold(state: TranscriptFold, events: readonly Envelope[]): Transc
       const opening = [...pendingText, ...(prompts.get(turnId) ?? []).flatMap(promptBlocks)];
       prompts.delete(turnId);
       flush();
+      turnStart = messages.length;
       push({ role: "user", content: opening.length > 0 ? opening : [{ type: "text", text: FINAL_RESULT_ARRIVED }] });
       pendingText = [];
+      continue;
+    }
+    if (e.type === "session.compacted") {
+      // The summary replaces everything before the turn it kept (all of it, when none was running).
+      const p = payloadOf<{ summary: string; kept_turn: string | null }>(e);
+      flush();
+      const from = p.kept_turn !== null && p.kept_turn === turn ? turnStart : messages.length;
+      const kept = messages.splice(0, messages.length, summaryMessage(p.summary)).slice(from);
+      messages.push(...kept);
+      bytes = messages.reduce((n, m) => n + messageBytes(m), 0);
+      running = running.flatMap((r) => (r.at === null ? [r] : r.at >= from ? [{ ...r, at: r.at - from + 1 }] : []));
+      turnStart = 1;
       continue;
     }
     if (e.type === "agent.thinking") {
@@ -182,7 +203,7 @@ export function fold(state: TranscriptFold, events: readonly Envelope[]): Transc
     }
   }
   const sequence = fresh[fresh.length - 1]!.sequence;
-  return { sequence, messages, bytes, assistant, results, used, answered, deniedCall, pendingText, prompts, turn, queued, steers, running };
+  return { sequence, messages, bytes, assistant, results, used, answered, deniedCall, pendingText, prompts, turn, turnStart, queued, steers, running };
 }
 
 /** The events whose overlay may since have changed what the fold made of them: read them again and `revise`. */

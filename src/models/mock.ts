@@ -10,9 +10,13 @@
  *                                    `/tool` lines make several calls at once, answered line by line
  *   /clarify <question> | <choice> | … → asks with the clarify tool; then replies `answer: <answer>`
  *                                    (`answer: (skipped)` for an empty answer)
+ *   /context                       → replies `context: <n> messages; first: <start of the first message>`
+ * A compaction's summary request is answered `summary: <what the user said> | …`. The context window is
+ * 200,000 tokens, or <n> for a model named `mock/window-<n>`; a token is counted as four characters.
  * Steers received since the previous call are appended to the reply as ` [steer: <text>]`.
  */
 import { randomBytes } from "node:crypto";
+import { COMPACTION_REQUEST } from "../domain/compaction.js";
 import { DENIED_PREFIX, SKIPPED_ANSWER } from "../domain/conversation.js";
 import type { ModelBlock, ModelMessage, ModelProvider, ModelRequest, ModelResult, StreamHandlers, TokenUsage, ToolUse } from "./provider.js";
 import { sleep, textOfBlocks } from "./provider.js";
@@ -40,14 +44,20 @@ function blockChars(b: ModelBlock): number {
 }
 
 /**
- * Characters of the conversation up to and including each message already measured. A worker hands
- * the same message objects to every call of a session (it keeps the transcript between calls), so a
- * call measures only the messages after the last one it recognises, not the whole transcript. A
- * result replaced in place leaves the counts after it off by the difference: this is an estimate.
+ * Characters of the conversation up to and including each message already measured, per conversation
+ * (keyed by its first message: a compacted transcript starts with a new one, and its kept messages are
+ * counted afresh). A worker hands the same message objects to every call of a session (it keeps the
+ * transcript between calls), so a call measures only the messages after the last one it recognises,
+ * not the whole transcript. A result replaced in place leaves the counts after it off by the
+ * difference: this is an estimate.
  */
-const measured = new WeakMap<ModelMessage, number>();
+const measuredBy = new WeakMap<ModelMessage, WeakMap<ModelMessage, number>>();
 
 function conversationChars(messages: readonly ModelMessage[]): number {
+  const first = messages[0];
+  if (!first) return 0;
+  const measured = measuredBy.get(first) ?? new WeakMap<ModelMessage, number>();
+  measuredBy.set(first, measured);
   let from = messages.length;
   while (from > 0 && !measured.has(messages[from - 1]!)) from--;
   let chars = from > 0 ? measured.get(messages[from - 1]!)! : 0;
@@ -56,6 +66,24 @@ function conversationChars(messages: readonly ModelMessage[]): number {
     measured.set(m, chars);
   }
   return chars;
+}
+
+/** `mock/window-<tokens>` has a context window that small (compaction is tested with one). */
+function windowOf(model: string): number {
+  const window = /(?:^|-)window-(\d+)$/.exec(model);
+  return window ? Math.max(1, Number(window[1])) : CONTEXT_MAX;
+}
+
+/** A summary made of what the user said, in order: deterministic, so tests can read it. */
+function summaryOf(conversation: string): string {
+  const said = [...conversation.matchAll(/^User: (.*)$/gm)].map((m) => m[1]!.slice(0, 60));
+  return `summary: ${said.join(" | ")}`;
+}
+
+/** What the call was given: its message count and how it starts (tests see where the transcript begins). */
+function contextReport(messages: readonly ModelMessage[]): string {
+  const first = messages[0] ? textOfBlocks(messages[0].content).slice(0, 120) : "";
+  return `context: ${messages.length} messages; first: ${first}`;
 }
 
 function promptTokens(request: ModelRequest): number {
@@ -109,6 +137,7 @@ function toolCommand(text: string): ToolUse | string | null {
 export class MockProvider implements ModelProvider {
   async call(request: ModelRequest, handlers: StreamHandlers): Promise<ModelResult> {
     const usage: TokenUsage = { input: promptTokens(request), output: 0, cache_read: 0, cache_write: 0, reasoning: 0 };
+    const contextMax = windowOf(request.model);
     const stream = async (reply: string): Promise<ModelResult> => {
       const full = reply + request.steers.map((s) => ` [steer: ${s}]`).join("");
       for (const part of chunks(full)) {
@@ -116,21 +145,22 @@ export class MockProvider implements ModelProvider {
         await handlers.onTextDelta(part);
       }
       usage.output = tokens(full) + usage.reasoning;
-      return { ok: true, text: full, toolUses: [], usage, contextMax: CONTEXT_MAX };
+      return { ok: true, text: full, toolUses: [], usage, contextMax };
     };
-
-    const afterTools = replyToResults(request.messages);
-    if (afterTools !== null) return stream(afterTools);
 
     const last = request.messages.findLast((m) => m.role === "user");
     let text = last ? textOfBlocks(last.content).trim() : "";
+    if (text.endsWith(COMPACTION_REQUEST)) return stream(summaryOf(text));
+    const afterTools = replyToResults(request.messages);
+    if (afterTools !== null) return stream(afterTools);
+
     const slow = /^\/slow\s+(\d+)\s*([\s\S]*)$/.exec(text);
     if (slow) {
       await sleep(Math.min(Number(slow[1]), MAX_SLOW_MS), request.signal);
       text = slow[2]!;
     }
     const error = /^\/error\s*([\s\S]*)$/.exec(text);
-    if (error) return { ok: false, error: error[1] || "mock error", usage, contextMax: CONTEXT_MAX };
+    if (error) return { ok: false, error: error[1] || "mock error", usage, contextMax };
     const commands = text.split("\n").map((line) => line.trim()).filter((line) => line).map(toolCommand);
     if (commands.length > 0 && commands.every((c) => c !== null)) {
       const invalid = commands.find((c): c is string => typeof c === "string");
@@ -141,8 +171,9 @@ export class MockProvider implements ModelProvider {
         await handlers.onToolUseStreaming?.(use);
       }
       usage.output = tokens(JSON.stringify(toolUses));
-      return { ok: true, text: "", toolUses, usage, contextMax: CONTEXT_MAX };
+      return { ok: true, text: "", toolUses, usage, contextMax };
     }
+    if (/^\/context\b/.test(text)) return stream(contextReport(request.messages));
     const think = /^\/think\s*([\s\S]*)$/.exec(text);
     if (think) {
       text = think[1]!;

@@ -10,14 +10,17 @@ export interface SnapshotOptions {
   included?: boolean;
 }
 
+/** What a call held in its window: everything it read, cached or not, plus what it wrote. */
+export function contextTokens(call: TokenUsage): number {
+  return call.input + call.cache_read + call.cache_write + call.output;
+}
+
 /**
  * `tokens` are the turn's calls summed. `model` may carry its `<provider>/` prefix; the price table is
  * keyed by the model alone. `cost_usd` is omitted when the model has no price (`cost_status: unknown`).
  */
 export function usageSnapshot(model: string, tokens: TokenUsage, calls: number, contextMax: number, latencyMs: number, opts: SnapshotOptions = {}): Usage {
-  const last = opts.lastCall ?? tokens;
-  // What the last call held in its window: everything it read, cached or not, plus what it wrote.
-  const contextUsed = last.input + last.cache_read + last.cache_write + last.output;
+  const contextUsed = contextTokens(opts.lastCall ?? tokens);
   const slash = model.indexOf("/");
   const cost = opts.included ? 0 : costOf(slash >= 0 ? model.slice(slash + 1) : model, tokens);
   return {

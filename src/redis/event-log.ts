@@ -29,6 +29,7 @@ export function parseState(hash: Record<string, string>): RuntimeState {
     grants: json("grants", []),
     longRunning: json("longRunning", {}),
     ...(hash.usage === undefined ? {} : { usage: json("usage", null) }),
+    ...(hash.compact === "true" ? { compact: true } : {}),
   };
 }
 

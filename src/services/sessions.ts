@@ -1,8 +1,9 @@
-/** Session use cases: create (with the conversation allowance), list, read, update, archive, delete. */
+/** Session use cases: create (with the conversation allowance), list, read, update, archive, compact, delete. */
 import type { FromSchemas } from "../../schemas/index.js";
 import type { sessionCreateSchema } from "../../schemas/session-create.js";
 import type { sessionUpdateSchema } from "../../schemas/session-update.js";
 import type { Usage } from "../domain/events.js";
+import { planCompactRequested } from "../domain/compaction.js";
 import { planArchive, planDelete, type SessionStatus } from "../domain/session-state.js";
 import { AppError, invalidState, isAppError, notFound, validationError, type RateLimitStanding } from "../errors.js";
 import { newId } from "../ids.js";
@@ -135,6 +136,12 @@ export class SessionService {
     if (!doc) throw notFound("session");
     const { state } = await this.transitions.run(id, (state) => decided(planArchive(state)));
     return { ...visible(doc, state), doc: { ...doc, status: "archived" }, status: "archived" };
+  }
+
+  /** Asks a worker to compact the conversation: now if idle, else before the running turn's next model call. */
+  async compact(orgId: string, id: string): Promise<void> {
+    if (!(await this.sessions.get(orgId, id))) throw notFound("session");
+    await this.transitions.run(id, (state) => decided(planCompactRequested(state)));
   }
 
   /** Deletes the record and the whole event log; refused while a turn runs or waits. */

@@ -2,6 +2,7 @@
 import { deletedSchema } from "../../../schemas/deleted.js";
 import { sandboxWarmSchema } from "../../../schemas/sandbox-warm.js";
 import { sandboxWarmResultSchema } from "../../../schemas/sandbox-warm-result.js";
+import { sessionCompactionSchema } from "../../../schemas/session-compaction.js";
 import { sessionSchema } from "../../../schemas/session.js";
 import { sessionCreateSchema } from "../../../schemas/session-create.js";
 import { sessionListSchema } from "../../../schemas/session-list.js";
@@ -86,6 +87,23 @@ export function sessionRoutes(routes: Routes, { sessions }: Services): void {
       errors: [409],
     },
     async ({ orgId, params }) => ({ body: presentSession(await sessions.archive(orgId, params.sessionId)) }),
+  );
+
+  routes.add(
+    {
+      method: "post",
+      path: "/v1/sessions/:sessionId/compact",
+      operationId: "compactSession",
+      summary: "Ask for the session's conversation context to be compacted (summarized) by a worker",
+      tag,
+      params: sessionPathSchema,
+      success: { status: 202, schema: sessionCompactionSchema },
+      errors: [409],
+    },
+    async ({ orgId, params }) => {
+      await sessions.compact(orgId, params.sessionId);
+      return { body: { object: "session.compaction", sessionId: params.sessionId, status: "requested" } };
+    },
   );
 
   routes.add(
