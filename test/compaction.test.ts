@@ -4,7 +4,8 @@
  * between turns or during one.
  */
 import { expect } from "chai";
-import { SUMMARY_PREFIX } from "../src/domain/compaction.js";
+import { COMPACTION_REQUEST, COMPACTION_SYSTEM, SUMMARY_PREFIX } from "../src/domain/compaction.js";
+import { useAnthropicService } from "./support/anthropic-service.js";
 import { client, startServer, type Client, type TestServer } from "./support/server.js";
 import { agentTexts, createSession, history, sendText, settle, until } from "./support/sessions.js";
 import { allow, lookup } from "./tools-cases.js";
@@ -103,5 +104,34 @@ describe("context compaction (mock model, small window)", () => {
     const refused = await compact(sessionId);
     expect(refused.status).to.equal(409);
     expect(refused.body.message).to.match(/archived/);
+  });
+});
+
+describe("context compaction (anthropic provider)", () => {
+  const svc = useAnthropicService({ ANTHROPIC_THINKING_BUDGET_TOKENS: "0" });
+
+  it("the summary is one request without tools, and the next turn's first message is the summary", async () => {
+    svc.fake.push({ text: "Hi Ann." }, { text: "Noted: blue." }, { text: "Ann likes blue." }, { text: "Blue, as you said." });
+    const { sessionId } = await createSession(svc.api, { agent: { modelName: "anthropic/claude-sonnet-4-6", systemPrompt: "Be kind." } });
+    await sendText(svc.api, sessionId, "I am Ann");
+    await sendText(svc.api, sessionId, "I like blue", "when_idle");
+    await settle(svc.api, sessionId, 2);
+    expect((await svc.api.post(`/v1/sessions/${sessionId}/compact`, {})).status).to.equal(202);
+    const [event] = compactions(await until(() => history(svc.api, sessionId), (e) => compactions(e).length > 0, 15_000, "session.compacted"));
+    expect(event.payload.summary).to.equal("Ann likes blue.");
+
+    const summarizing = svc.fake.requests[2]!.body;
+    expect(JSON.stringify(summarizing.system)).to.include(COMPACTION_SYSTEM.slice(0, 40));
+    expect(summarizing.tools ?? []).to.deep.equal([]);
+    expect(summarizing.messages).to.have.length(1);
+    const asked = JSON.stringify(summarizing.messages[0].content);
+    for (const line of ["User: I am Ann", "Assistant: Hi Ann.", "User: I like blue", "Assistant: Noted: blue.", COMPACTION_REQUEST]) expect(asked).to.include(line);
+
+    await sendText(svc.api, sessionId, "what colour?");
+    const events = await settle(svc.api, sessionId, 3);
+    expect(agentTexts(events).at(-1)).to.equal("Blue, as you said.");
+    const next = svc.fake.requests[3]!.body.messages;
+    expect(JSON.stringify(next[0].content)).to.include(JSON.stringify(SUMMARY_PREFIX + "Ann likes blue.").slice(1, -1));
+    expect(JSON.stringify(next)).not.to.include("I am Ann");
   });
 });
