@@ -21,6 +21,7 @@ import type { ToolGrantStore } from "../src/store/tool-grants.js";
 import type { BuiltinTools, ToolOutcome } from "../src/tools/builtin.js";
 import { sandboxUser } from "../src/tools/sandbox.js";
 import type { KickoffTimer } from "./kickoff-timer.js";
+import type { SubjectSkillCache } from "./subject-skills.js";
 import type { SessionFacts } from "./session-records.js";
 
 export interface ToolSettlerDeps {
@@ -31,6 +32,7 @@ export interface ToolSettlerDeps {
   workspaceRoot: string;
   mcp: McpAccess;
   kickoff: KickoffTimer;
+  subjectSkills: SubjectSkillCache;
   logger: Logger;
 }
 
@@ -83,6 +85,7 @@ export class ToolSettler {
         subjectId: session.subjectId,
         sessionId: session._id,
         skills: version.skills,
+        subjectSkills: () => this.deps.subjectSkills.of({ orgId: session.orgId, agentId: session.agentId, subjectId: session.subjectId }),
         workspace: join(this.deps.workspaceRoot, session._id),
         user: sandboxUser(session._id),
         signal,

@@ -11,7 +11,7 @@ import type { TokenUsage, ToolUse } from "../src/domain/model-types.js";
 import { blockingEventIds, WAITING, type RuntimeState, type Spent } from "../src/domain/session-state.js";
 import { decideCalls, messageDraft, streamingUseDraft, type TurnContext } from "../src/domain/tool-calls.js";
 import { governingTools, wouldAsk } from "../src/domain/tool-permissions.js";
-import { turnPrompt } from "../src/domain/turn-prompt.js";
+import { showsSubjectSkills, turnPrompt } from "../src/domain/turn-prompt.js";
 import { planPause, planSteersConsumed, planStep } from "../src/domain/turn-plans.js";
 import { AppError, isAppError, unavailable } from "../src/errors.js";
 import { newId } from "../src/ids.js";
@@ -31,6 +31,7 @@ import type { Compactor } from "./compactor.js";
 import type { KickoffTimer } from "./kickoff-timer.js";
 import { LiveDeltas } from "./live-deltas.js";
 import type { SessionFacts } from "./session-records.js";
+import type { SubjectSkillCache } from "./subject-skills.js";
 import type { ToolSettler } from "./tool-settler.js";
 import { UNSETTLED } from "./tool-settler.js";
 import type { Transcripts } from "./transcripts.js";
@@ -50,6 +51,7 @@ export interface TurnDeps {
   compactor: Compactor;
   mcp: McpAccess;
   kickoff: KickoffTimer;
+  subjectSkills: SubjectSkillCache;
   /** Built-in tools this deployment cannot run, left out of every turn's tools. */
   missingTools: ReadonlySet<string>;
   logger: Logger;
@@ -103,7 +105,9 @@ export class TurnRunner {
       const governing = governingTools(version, session.role);
       // MCP tools are listed once per turn (the pool caches lists briefly): a turn offers one stable set.
       const mcp = await this.deps.mcp.offer({ orgId: session.orgId, agentId: session.agentId }, version.mcpServers, governing, abort.signal);
-      const prompt = turnPrompt(version, governing, mcp, this.deps.missingTools);
+      // The subject's own skills as the turn starts: a change made during the turn shows from the next one.
+      const subjectSkills = showsSubjectSkills(governing) ? await this.deps.subjectSkills.of({ orgId: session.orgId, agentId: session.agentId, subjectId: session.subjectId }) : [];
+      const prompt = turnPrompt({ systemPrompt: version.systemPrompt, skills: version.skills, subjectSkills }, governing, mcp, this.deps.missingTools);
 
       for (;;) {
         const state = await log.state(session._id);

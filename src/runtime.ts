@@ -5,6 +5,7 @@ import { AgentVersions } from "../actors/agent-versions.js";
 import { Compactor } from "../actors/compactor.js";
 import { SessionActor } from "../actors/session-actor.js";
 import { SessionRecords } from "../actors/session-records.js";
+import { SubjectSkillCache } from "../actors/subject-skills.js";
 import { ToolSettler } from "../actors/tool-settler.js";
 import { TurnEnding } from "../actors/turn-end.js";
 import { TranscriptCache } from "../actors/transcript-cache.js";
@@ -29,6 +30,7 @@ import { Kickoffs } from "./redis/kickoffs.js";
 import { LiveStream } from "./redis/live-stream.js";
 import { Locks } from "./redis/locks.js";
 import { RateLimitCache } from "./redis/rate-limit-cache.js";
+import { SkillEpochs } from "./redis/skill-epochs.js";
 import { StreamReader } from "./redis/stream-reader.js";
 import { VaultEpochs } from "./redis/vault-epochs.js";
 import { Wakeups } from "./redis/wakeups.js";
@@ -58,10 +60,12 @@ import { connectMongo, ensureIndexes, type MongoOptions } from "./store/mongo.js
 import { OrganizationStore } from "./store/organizations.js";
 import { PastConversations } from "./store/past-conversations.js";
 import { SessionStore } from "./store/sessions.js";
+import { SubjectSkillStore } from "./store/subject-skills.js";
 import { TodoStore } from "./store/todos.js";
 import { ToolGrantStore } from "./store/tool-grants.js";
 import { BuiltinTools } from "./tools/builtin.js";
 import { McpConnections } from "./tools/mcp-connections.js";
+import { SkillTools } from "./tools/skills.js";
 import { guardedFetch, OutboundPolicy } from "./tools/outbound.js";
 import { WebTools } from "./tools/web.js";
 
@@ -166,7 +170,10 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
       const grants = new ToolGrantStore(mongo.db);
       const records = new SessionRecords(sessionStore);
       const versions = new AgentVersions(agentStore);
-      const tools = new BuiltinTools(new MemoryStore(mongo.db), new TodoStore(mongo.db), new WebTools(outbound, config.webSearch));
+      const skillEpochs = new SkillEpochs(redis, components.keys);
+      const skillStore = new SubjectSkillStore(mongo.db, skillEpochs);
+      const subjectSkills = new SubjectSkillCache(skillStore, skillEpochs);
+      const tools = new BuiltinTools(new MemoryStore(mongo.db), new TodoStore(mongo.db), new WebTools(outbound, config.webSearch), new SkillTools(skillStore));
       const kickoff = new KickoffTimer(new Kickoffs(redis, components.keys), transitions, config.customToolKickoffMs, log);
       const ending = new TurnEnding({ log: eventLog, transitions, sessions: sessionStore, records, versions });
       const settler = new ToolSettler({
@@ -177,6 +184,7 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
         workspaceRoot: config.workspaceRoot,
         mcp,
         kickoff,
+        subjectSkills,
         logger: log,
       });
       const providers = new ProviderRegistry(config);
@@ -196,6 +204,7 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
         compactor,
         mcp,
         kickoff,
+        subjectSkills,
         missingTools: new Set(tools.web.canSearch ? [] : ["web_search"]),
         logger: log,
       });

@@ -85,6 +85,7 @@ function constraint(err: ErrorObject, ajv: Ajv2020): string {
     case "required":
       return "is required";
     case "additionalProperties":
+    case "false schema": // a property one branch of an if/then/else forbids
       return "is not allowed";
     case "minLength":
       return p.limit === 1 ? "must not be empty" : `must be at least ${String(p.limit)} characters`;
@@ -134,6 +135,8 @@ export function formatErrors(errors: ErrorObject[], root: string, ajv: Ajv2020):
   const unions = errors.filter((e) => e.keyword === "anyOf" || e.keyword === "propertyNames").map((e) => e.schemaPath);
   const entries = new Set<string>();
   for (const err of errors) {
+    // "must match then schema" says nothing the failed branch's own errors do not.
+    if (err.keyword === "if") continue;
     if (unions.some((u) => err.schemaPath !== u && err.schemaPath.startsWith(u + "/"))) continue;
     const p = err.params as Record<string, unknown>;
     let path = renderPath(err.instancePath, root);

@@ -163,7 +163,9 @@ describe("tools: permissions, approvals, custom tools and clarify", () => {
     it("skills are listed and read in full with skill_view", async () => {
       const { sessionId } = await createSession(api, { agent: { ...open.agent, skills: [{ name: "refunds", content: "# Refunds\nWithin 30 days." }] } });
       await sendText(api, sessionId, '/tool skills_list {}\n/tool skill_view {"name":"refunds"}');
-      expect(agentTexts(await settle(api, sessionId, 1))).to.deep.equal(["tool skills_list result: - refunds\ntool skill_view result: # Refunds\nWithin 30 days."]);
+      expect(agentTexts(await settle(api, sessionId, 1))).to.deep.equal([
+        "tool skills_list result: Skills of the agent (read-only):\n- refunds: Refunds\ntool skill_view result: [skill refunds of the agent, read-only]\n# Refunds\nWithin 30 days.",
+      ]);
     });
 
     it("web_search without a configured backend is a clear tool error", async () => {

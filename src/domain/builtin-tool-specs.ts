@@ -1,10 +1,51 @@
 /** Short descriptions and input schemas of the built-in tools, as the model sees them. */
+import { MAX_SUBJECT_SKILLS, OWN_SKILL_NAME_MAX, OWN_SKILL_NAME_PATTERN, SKILL_CONTENT_MAX, SKILL_NAME_MAX } from "./skills.js";
+
+/** The Agents API's skill name bounds; no control characters, as a name is a line of later system prompts. */
+const SKILL_NAME = { type: "string", minLength: 1, maxLength: SKILL_NAME_MAX, pattern: "^[^\\u0000-\\u001f\\u007f]*$" };
+/** A name skill_manage takes: its own skills' form (a version skill named otherwise cannot be meant). */
+const OWN_SKILL_NAME = { type: "string", minLength: 1, maxLength: OWN_SKILL_NAME_MAX, pattern: OWN_SKILL_NAME_PATTERN };
+
 export const BUILTIN_SPECS: Record<string, { description: string; input_schema: Record<string, unknown> }> = {
   clarify: { description: "Ask the user a question and wait for the answer.", input_schema: { type: "object", properties: { question: { type: "string" }, choices: { type: "array", items: { type: "string" } } }, required: ["question"] } },
   vision_analyze: { description: "Analyze an image.", input_schema: { type: "object", properties: { image: { type: "string" } } } },
-  skills_list: { description: "List the agent's skills.", input_schema: { type: "object", properties: {} } },
-  skill_view: { description: "Read one skill's full Markdown.", input_schema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] } },
-  skill_manage: { description: "Create or change skills.", input_schema: { type: "object", properties: {} } },
+  skills_list: {
+    description: "List the skills: the agent's own (read-only) and those you wrote for this user, each with its summary line.",
+    input_schema: { type: "object", properties: {}, additionalProperties: false },
+  },
+  skill_view: {
+    description: "Read one skill's full Markdown, by name.",
+    input_schema: { type: "object", properties: { name: SKILL_NAME }, required: ["name"], additionalProperties: false },
+  },
+  skill_manage: {
+    description:
+      "Keep your own skills for this user: reusable instructions (Markdown) you wrote down, listed in later conversations with this user. " +
+      "create {name, content}: a new skill. patch {name, old_string, new_string}: replace the one occurrence of old_string (preferred for fixes). " +
+      `edit {name, content}: replace the whole content. delete {name}. At most ${MAX_SUBJECT_SKILLS} skills; the agent's own skills are read-only. ` +
+      "Content is a SKILL.md: YAML front matter with the skill's name and a one-line description (what it is for, when to use it; " +
+      "the line it is listed with), then the instructions: ---\\nname: <name>\\ndescription: Use when …\\n---\\n…",
+    input_schema: {
+      type: "object",
+      properties: {
+        action: { type: "string", enum: ["create", "patch", "edit", "delete"] },
+        name: { ...OWN_SKILL_NAME, description: "Lowercase letters, digits, ., _ and -." },
+        content: { type: "string", minLength: 1, maxLength: SKILL_CONTENT_MAX, description: "The whole skill, Markdown (create, edit)." },
+        old_string: { type: "string", minLength: 1, maxLength: SKILL_CONTENT_MAX, description: "Text that occurs exactly once in the skill (patch)." },
+        new_string: { type: "string", maxLength: SKILL_CONTENT_MAX, description: "What replaces it; may be empty (patch)." },
+      },
+      required: ["action", "name"],
+      additionalProperties: false,
+      // A chain of if/then/else, not oneOf: the model API refuses oneOf, anyOf and allOf at the top of an input schema.
+      if: { properties: { action: { enum: ["create", "edit"] } }, required: ["action"] },
+      // `true`: the property is checked above; naming it here is what Ajv's strictRequired asks of a `required`.
+      then: { required: ["content"], properties: { content: true, old_string: false, new_string: false } },
+      else: {
+        if: { properties: { action: { const: "patch" } }, required: ["action"] },
+        then: { required: ["old_string", "new_string"], properties: { content: false, old_string: true, new_string: true } },
+        else: { if: { properties: { action: { const: "delete" } }, required: ["action"] }, then: { properties: { content: false, old_string: false, new_string: false } } },
+      },
+    },
+  },
   todo: { description: "Read or replace the session's todo list.", input_schema: { type: "object", properties: { items: { type: "array", items: { type: "object", properties: { content: { type: "string" }, status: { enum: ["pending", "in_progress", "done"] } } } } } } },
   memory: { description: "Remember facts about this subject across sessions: add, list or remove.", input_schema: { type: "object", properties: { action: { enum: ["add", "list", "remove"] }, content: { type: "string" }, id: { type: "string" } } } },
   session_search: { description: "Search this subject's earlier conversations with the agent.", input_schema: { type: "object", properties: { query: { type: "string" } }, required: ["query"] } },

@@ -1,31 +1,45 @@
 /** What the model is given for a turn besides the conversation: the system prompt and the tools it may call. Pure. */
-import type { AgentConfig, Skill, ToolConfig } from "./agent-config.js";
+import type { AgentConfig, ToolConfig } from "./agent-config.js";
 import { BUILTIN_SPECS } from "./builtin-tool-specs.js";
 import type { ToolSpec } from "./model-types.js";
+import { ownSkillsShown, skillSummary, type SkillSummary } from "./skills.js";
 import { visibleBuiltinTools, visibleCustomTools } from "./tool-permissions.js";
 
 /** Skill contents put in the system prompt when the model cannot read them with skill_view. */
 const INLINE_SKILLS_BUDGET = 50_000;
 
-function firstLine(s: Skill): string {
-  return s.content.split("\n").map((l) => l.replace(/^#+\s*/, "").trim()).find((l) => l) ?? s.name;
+/** The version's prompt and skills, with the subject's own skills (`skill_manage`) when the turn shows them. */
+export type PromptSource = Pick<AgentConfig, "systemPrompt" | "skills"> & { subjectSkills?: readonly SkillSummary[] };
+
+/**
+ * Whether a turn under the governing tools shows the subject's own skills: only with the skills
+ * toolset, whose tools read and change them (so a turn without it need not read them at all).
+ */
+export function showsSubjectSkills(governing: ToolConfig[]): boolean {
+  return visibleBuiltinTools(governing).includes("skill_view");
 }
 
 /**
  * How skills reach the model: names in the system prompt, read in full with `skill_view` when the
- * skills toolset is visible; otherwise their contents inline, up to a budget.
+ * skills toolset is visible, the subject's own listed apart; otherwise the version's contents inline,
+ * up to a budget.
  */
-export function systemPrompt(version: Pick<AgentConfig, "systemPrompt" | "skills">, visible: string[]): string {
-  if (version.skills.length === 0) return version.systemPrompt;
+export function systemPrompt(version: PromptSource, visible: string[]): string {
   const canView = visible.includes("skill_view");
+  const own = canView ? ownSkillsShown(version.skills, version.subjectSkills ?? []) : [];
+  if (version.skills.length === 0 && own.length === 0) return version.systemPrompt;
   const lines = [version.systemPrompt, "", "## Skills"];
   if (canView) {
     lines.push("Read a skill's full instructions with the skill_view tool before relying on it.");
-    for (const s of version.skills) lines.push(`- ${s.name}: ${firstLine(s)}`);
+    for (const s of version.skills) lines.push(`- ${s.name}: ${skillSummary(s.name, s.content)}`);
+    if (own.length > 0) {
+      lines.push("", "### Your skills for this user", "Written by you in earlier conversations with this user; change them with skill_manage.");
+      for (const s of own) lines.push(`- ${s.name}: ${s.summary}`);
+    }
   } else {
     let budget = INLINE_SKILLS_BUDGET;
     for (const s of version.skills) {
-      const body = s.content.length <= budget ? s.content : `${firstLine(s)} (truncated)`;
+      const body = s.content.length <= budget ? s.content : `${skillSummary(s.name, s.content)} (truncated)`;
       budget -= body.length;
       lines.push(`### ${s.name}`, body);
     }
@@ -45,7 +59,7 @@ export interface McpOffer {
  * its tools are missing rather than act as if they never existed.
  */
 export function turnPrompt(
-  version: Pick<AgentConfig, "systemPrompt" | "skills">,
+  version: PromptSource,
   governing: ToolConfig[],
   mcp: McpOffer = { specs: [], unavailable: [] },
   /** Built-in tools this deployment cannot run (e.g. `web_search` without a backend): never offered. */

@@ -38,6 +38,10 @@ export class Keys {
   vaultEpoch(orgId: string): string {
     return `${this.prefix}:vaults:{${orgId}}:epoch`;
   }
+  /** Replaced by a fresh value on each change to a subject's own skills (`skill-epochs.ts`). */
+  skillEpoch(orgId: string, agentId: string, subjectId: string): string {
+    return `${this.prefix}:skills:{${orgId}:${agentId}:${subjectId}}:epoch`;
+  }
   /** Held while one process refreshes a credential's OAuth token, so two never spend one refresh token. */
   credentialRefresh(credentialId: string): string {
     return `${this.prefix}:cred:{${credentialId}}:refresh`;

@@ -2,11 +2,13 @@
 import { lchown, lstat, mkdir, readFile, realpath, stat, writeFile } from "node:fs/promises";
 import { dirname, relative, resolve, sep } from "node:path";
 import type { Skill } from "../domain/agent-config.js";
+import { replaceOnce, type SkillSummary } from "../domain/skills.js";
 import type { MemoryStore } from "../store/memories.js";
 import type { PastConversation } from "../store/past-conversations.js";
 import type { TodoStore } from "../store/todos.js";
 import { prepareWorkspace, runInSandbox, type SandboxUser } from "./sandbox.js";
 import { searchFiles } from "./search-files.js";
+import type { SkillManageInput, SkillTools } from "./skills.js";
 import { inputProblem } from "./tool-input.js";
 import { MAX_URLS, type WebTools } from "./web.js";
 
@@ -21,6 +23,8 @@ export interface ToolContext {
   subjectId: string;
   sessionId: string;
   skills: Skill[];
+  /** The subject's own skills (`skill_manage`), by name. */
+  subjectSkills(): Promise<SkillSummary[]>;
   workspace: string;
   /** The session's own user for tool processes and files, when the worker can switch users. */
   user: SandboxUser | null;
@@ -80,6 +84,7 @@ export class BuiltinTools {
     private readonly memories: MemoryStore,
     private readonly todos: TodoStore,
     readonly web: WebTools,
+    private readonly skills: SkillTools,
   ) {}
 
   async run(name: string, rawInput: unknown, ctx: ToolContext): Promise<ToolOutcome> {
@@ -89,13 +94,11 @@ export class BuiltinTools {
     await prepareWorkspace(ctx.workspace, ctx.user);
     switch (name) {
       case "skills_list":
-        return ok(ctx.skills.length === 0 ? "This agent has no skills." : ctx.skills.map((s) => `- ${s.name}`).join("\n"));
-      case "skill_view": {
-        const skill = ctx.skills.find((s) => s.name === str(input, "name"));
-        return skill ? ok(skill.content) : fail("no skill of that name; skills_list lists them");
-      }
+        return this.skills.list(ctx);
+      case "skill_view":
+        return this.skills.view(ctx, String(input.name));
       case "skill_manage":
-        return fail("skills are managed by the application through the Agents API, not by the agent");
+        return this.skills.manage(input as unknown as SkillManageInput, ctx);
       case "todo":
         return this.todo(input, ctx);
       case "memory":
@@ -186,10 +189,9 @@ export class BuiltinTools {
           const before = str(input, "old_string");
           const after = str(input, "new_string") ?? "";
           if (!before) return fail("input.old_string (string) is required");
-          const text = await readFile(path, "utf8");
-          const count = text.split(before).length - 1;
-          if (count !== 1) return fail(count === 0 ? "old_string was not found" : "old_string occurs more than once; give more context");
-          await writeFile(path, text.replace(before, after), "utf8");
+          const patched = replaceOnce(await readFile(path, "utf8"), before, after);
+          if (!patched.ok) return fail(patched.count === 0 ? "old_string was not found" : "old_string occurs more than once; give more context");
+          await writeFile(path, patched.text, "utf8");
           await handOver(ctx, path);
           return ok(`Patched ${relative(ctx.workspace, path)}.`);
         }
