@@ -125,6 +125,22 @@ describe("sessions on the anthropic provider", () => {
     expect(body.tools.map((t: { name: string }) => t.name)).to.include("skill_view");
   });
 
+  it("a skill written with skill_manage is in the system prompt from the next turn", async () => {
+    const content = "---\nname: greeting\ndescription: Use when greeting a returning customer.\n---\nSay their name.";
+    svc.fake.push({ text: "", toolUses: [{ id: "toolu_s", name: "skill_manage", input: { action: "create", name: "greeting", content } }], stopReason: "tool_use" }, { text: "Noted." }, { text: "Hi again." });
+    const allowAll = { type: "agent_toolset", defaultConfig: { enabled: true, permissionPolicy: { type: "always_allow" } }, configs: [] };
+    const { sessionId } = await createSession(svc.api, agent({ tools: [allowAll] }));
+    await sendText(svc.api, sessionId, "remember how to greet me");
+    await settle(svc.api, sessionId, 1);
+    await sendText(svc.api, sessionId, "hello");
+    await settle(svc.api, sessionId, 2);
+    const systems = svc.fake.requests.map((r) => JSON.stringify(r.body.system));
+    expect(systems).to.have.length(3);
+    // The turn that wrote it keeps the system prompt it started with.
+    expect(systems[1]).to.not.include("greeting");
+    expect(systems[2]).to.include("Your skills for this user").and.include("- greeting: Use when greeting a returning customer.").and.not.include("Say their name.");
+  });
+
   it("an unknown model provider is refused when the agent is created", async () => {
     const res = await svc.api.post("/v1/agents", { name: "x", modelName: "openai/gpt-x", systemPrompt: "", skills: [], tools: [] });
     expect(res.status).to.equal(400);
