@@ -35,6 +35,14 @@ export class SessionRecords {
     return facts;
   }
 
+  /**
+   * Facts known without a read: those of a session just created, from its preparation hint. Safe even
+   * for a session deleted since: deleting removes its runtime state, which then holds nothing to run.
+   */
+  remember(facts: SessionFacts, titled: boolean): void {
+    if (!this.entries.get(facts._id)) this.entries.set(facts._id, { facts, titled });
+  }
+
   /** A session found gone: its facts are no longer served. */
   forget(sessionId: string): void {
     this.entries.delete(sessionId);

@@ -3,6 +3,7 @@ import { hkdfSync } from "node:crypto";
 import { hostname } from "node:os";
 import { AgentVersions } from "../actors/agent-versions.js";
 import { Compactor } from "../actors/compactor.js";
+import { Preparer } from "../actors/preparation.js";
 import { SessionActor } from "../actors/session-actor.js";
 import { SessionRecords } from "../actors/session-records.js";
 import { SubjectSkillCache } from "../actors/subject-skills.js";
@@ -28,6 +29,7 @@ import { Intents } from "./redis/intents.js";
 import { Keys } from "./redis/keys.js";
 import { Kickoffs } from "./redis/kickoffs.js";
 import { LiveStream } from "./redis/live-stream.js";
+import { Preparations } from "./redis/preparations.js";
 import { Locks } from "./redis/locks.js";
 import { RateLimitCache } from "./redis/rate-limit-cache.js";
 import { SkillEpochs } from "./redis/skill-epochs.js";
@@ -43,6 +45,7 @@ import { SessionTransitions } from "./services/session-transitions.js";
 import { AgentVaultService } from "./services/agent-vaults.js";
 import { McpAccess } from "./services/mcp-access.js";
 import { McpServerTests } from "./services/mcp-server-tests.js";
+import { PreparationService } from "./services/preparation.js";
 import { CredentialService } from "./services/credentials.js";
 import { McpInstallationService } from "./services/mcp-installations.js";
 import { VaultService } from "./services/vaults.js";
@@ -111,6 +114,8 @@ async function buildComponents(config: Config, log: Logger, mongoOptions: MongoO
   // Every request to a URL a caller configured (MCP servers, token endpoints) goes through the outbound guard.
   const outbound = guardedFetch(new OutboundPolicy(config.outboundAllowedNetworks));
   const mcpPool = new McpConnections({ timeoutMs: config.mcpTimeoutMs, fetch: outbound });
+  const preparations = new Preparations(redis, keys);
+  const agentVaults = new AgentVaultService(agentStore, agentVaultStore, vaultStore, credentialStore);
   const mcp = new McpAccess({ epochs: vaultEpochs, attachments: agentVaultStore, vaults: vaultStore, credentials: credentialStore, locks, pool: mcpPool, fetch: outbound, logger: log });
   let reader: StreamReader | undefined;
   const streamReader = () => (reader ??= new StreamReader(createRedis(config.redisUrl, "agent-sessions-sse"), redis, log));
@@ -139,14 +144,15 @@ async function buildComponents(config: Config, log: Logger, mongoOptions: MongoO
     outbound,
     mcpPool,
     mcp,
+    preparations,
     access: new AccessService(organizations, allowances),
     health: new HealthService(mongo, redis),
     agents: new AgentService(agentStore, sessionStore, limitsCache),
-    sessions: new SessionService(sessionStore, agentStore, eventLog, transitions, intents, allowances),
+    sessions: new SessionService(sessionStore, agentStore, eventLog, transitions, intents, allowances, new PreparationService(agentStore, agentVaults, preparations, log)),
     events: new EventService(sessionStore, agentStore, eventLog, transitions, limitsCache),
     vaults: new VaultService(vaultStore, credentialStore, agentVaultStore),
     credentials: new CredentialService(vaultStore, credentialStore),
-    agentVaults: new AgentVaultService(agentStore, agentVaultStore, vaultStore, credentialStore),
+    agentVaults,
     mcpServerTests: new McpServerTests(agentStore, mcp),
     mcpInstallations: new McpInstallationService(agentStore, agentVaultStore, vaultStore, credentialStore, new McpInstallationStore(mongo.db, config.vaultKeys && hkdfPepper(config.vaultKeys.current))),
     streams: new EventStreams(eventLog, live, streamReader, encodeSseFrame),
@@ -159,8 +165,9 @@ async function buildComponents(config: Config, log: Logger, mongoOptions: MongoO
 /** `mongo`: options of the MongoDB client beyond the config (a benchmark watches its commands). */
 export async function createRuntime(config: Config, log: Logger, opts: { mongo?: MongoOptions } = {}): Promise<Runtime> {
   const components = await buildComponents(config, log, opts.mongo ?? {});
-  const { mongo, redis, eventLog, live, transitions, sessionStore, agentStore, intents, wakeups, locks, mcp, mcpPool, outbound } = components;
+  const { mongo, redis, eventLog, live, transitions, sessionStore, agentStore, intents, wakeups, locks, mcp, mcpPool, outbound, preparations } = components;
   let worker: WakeupConsumer | undefined;
+  let hints: ReturnType<typeof createRedis> | undefined;
   let stopExpiry: (() => void) | undefined;
   const shutdown = new AbortController();
 
@@ -229,11 +236,18 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
         consume,
       });
       await worker.start();
+      if (consume) {
+        // Every consuming worker hears every preparation hint: what it prepares is in its own memory.
+        const preparer = new Preparer({ versions, records, mcp, workspaceRoot: config.workspaceRoot, logger: log, shutdown: shutdown.signal });
+        hints = createRedis(config.redisUrl, "agent-sessions-prepare");
+        await preparations.listen(hints, (hint) => preparer.accept(hint));
+      }
       stopExpiry = components.mcpInstallations.expireEvery(3_600_000, (err) => log.warn("idempotency record expiry failed", { err }));
     },
     async close() {
       shutdown.abort();
       stopExpiry?.();
+      hints?.disconnect();
       await Promise.allSettled([worker?.stop(), components.stopReader()]);
       await mcpPool.close();
       await outbound.close();

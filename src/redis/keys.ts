@@ -50,6 +50,14 @@ export class Keys {
   wakeups(): string {
     return `${this.prefix}:wakeups`;
   }
+  /** The pub/sub channel of preparation hints, heard by every worker (`preparations.ts`). */
+  preparations(): string {
+    return `${this.prefix}:prepare`;
+  }
+  /** Held for a window after a prewarm of the (organization, agent, subject), so repeated ones publish nothing. */
+  warmHint(orgId: string, agentId: string, subjectId: string): string {
+    return `${this.prefix}:warm:{${orgId}:${agentId}:${subjectId}}`;
+  }
   agentLimits(agentId: string): string {
     return `${this.prefix}:agent:{${agentId}}:limits`;
   }

@@ -1,4 +1,4 @@
-/** Session use cases: create (with the conversation allowance), list, read, update, archive, compact, delete. */
+/** Session use cases: create (with the conversation allowance, then preparation), list, read, update, archive, compact, delete, prewarm. */
 import type { FromSchemas } from "../../schemas/index.js";
 import type { sessionCreateSchema } from "../../schemas/session-create.js";
 import type { sessionUpdateSchema } from "../../schemas/session-update.js";
@@ -12,6 +12,7 @@ import type { EventLog, StateSummary } from "../redis/event-log.js";
 import type { Intents } from "../redis/intents.js";
 import type { AgentStore, Page } from "../store/agents.js";
 import type { SessionDoc, SessionFilter, SessionStore } from "../store/sessions.js";
+import type { PreparationService } from "./preparation.js";
 import { decided, type SessionTransitions } from "./session-transitions.js";
 
 export type SessionCreateBody = FromSchemas<typeof sessionCreateSchema>;
@@ -48,6 +49,7 @@ export class SessionService {
     private readonly transitions: SessionTransitions,
     private readonly intents: Intents,
     private readonly allowances: Allowances,
+    private readonly preparation: PreparationService,
   ) {}
 
   async create(orgId: string, body: SessionCreateBody): Promise<{ view: SessionView; rateLimit: RateLimitStanding }> {
@@ -96,6 +98,7 @@ export class SessionService {
       await this.log.delete(doc._id);
       throw notFound("agent");
     }
+    this.preparation.sessionCreated(doc);
     return { view: { doc, status: "idle", usage: null }, rateLimit: granted.standing };
   }
 
@@ -162,10 +165,8 @@ export class SessionService {
     await this.sessions.delete(orgId, id);
   }
 
-  /** An idempotent hint: checks the agent and subject, creates nothing. */
-  async warm(orgId: string, agentId: string): Promise<void> {
-    const agent = await this.agents.get(orgId, agentId);
-    if (!agent) throw notFound("agent");
-    if (agent.status === "archived") throw invalidState("the agent is archived and accepts no new sessions");
+  /** An idempotent hint that a session is coming: prepares what it can, creates nothing; answers the prewarm's `reason`. */
+  async warm(orgId: string, agentId: string, subjectId: string): Promise<string | null> {
+    return this.preparation.warm(orgId, agentId, subjectId);
   }
 }

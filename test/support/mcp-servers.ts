@@ -5,6 +5,7 @@
  * transport only.
  */
 import { spawn } from "node:child_process";
+import { setTimeout as delay } from "node:timers/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { fileURLToPath } from "node:url";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -23,6 +24,11 @@ export interface McpTestServer {
 
 export interface BearerServer extends McpTestServer {
   auth: AuthRecord;
+}
+
+export interface RecordingServer extends BearerServer {
+  /** The JSON-RPC method of every message an accepted request posted, in order (`initialize`, `tools/list`…). */
+  methods: string[];
 }
 
 export interface OAuthServer extends McpTestServer {
@@ -101,15 +107,18 @@ export async function startEverythingServer(): Promise<McpTestServer> {
  * The test tools behind `Authorization: Bearer <token>`, on `/mcp`. Stateless (a server and transport per
  * request): the credential is checked on every request anyway, so a session would add only state to
  * clean up, and a stateless server is what a service must cope with when a session can't be counted on.
+ * `delayMs` holds each request that long before it is answered: a network round trip, for benchmarks.
  */
-export async function startBearerServer(options: { token: string }): Promise<BearerServer> {
+export async function startBearerServer(options: { token: string; delayMs?: number }): Promise<RecordingServer> {
   const auth = newAuthRecord();
+  const methods: string[] = [];
   const http = await listenLoopback(async (req, res) => {
+    if (options.delayMs) await delay(options.delayMs);
     if (pathOf(req) !== "/mcp") return notFound(res);
     if (!checkBearer(req, res, auth, (token) => (token === options.token ? "valid" : "unknown"))) return;
-    await serveStatelessMcp(req, res);
+    await serveStatelessMcp(req, res, methods);
   });
-  return { url: `${http.origin}/mcp`, auth, close: http.close };
+  return { url: `${http.origin}/mcp`, auth, methods, close: http.close };
 }
 
 /**

@@ -45,12 +45,24 @@ function json(res: ServerResponse, status: number, body: unknown, headers: Recor
   res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(body));
 }
 
+/** A request's body as JSON (undefined when it is not). */
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString("utf8"));
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Serves one Streamable HTTP request statelessly: a new server and transport per POST, as the SDK's
  * stateless mode requires. GET (the optional server-to-client stream) and DELETE (ending a session)
- * have no meaning without sessions: 405, which the SDK client takes as "no stream offered".
+ * have no meaning without sessions: 405, which the SDK client takes as "no stream offered". `methods`
+ * gets the JSON-RPC method of each message posted (`initialize`, `tools/list`…), in order.
  */
-export async function serveStatelessMcp(req: IncomingMessage, res: ServerResponse): Promise<void> {
+export async function serveStatelessMcp(req: IncomingMessage, res: ServerResponse, methods?: string[]): Promise<void> {
   if (req.method !== "POST") {
     json(res, 405, { jsonrpc: "2.0", error: { code: -32000, message: "Method not allowed" }, id: null }, { allow: "POST" });
     return;
@@ -62,7 +74,12 @@ export async function serveStatelessMcp(req: IncomingMessage, res: ServerRespons
     void server.close();
   });
   await server.connect(transport);
-  await transport.handleRequest(req, res);
+  if (!methods) return transport.handleRequest(req, res);
+  const body = await readJson(req);
+  for (const message of [body].flat()) {
+    if (typeof message === "object" && message !== null && "method" in message && typeof message.method === "string") methods.push(message.method);
+  }
+  await transport.handleRequest(req, res, body);
 }
 
 /** What an MCP endpoint saw of the credential, so tests can assert that the service sent it. */

@@ -135,8 +135,8 @@ export function sessionRoutes(routes: Routes, { sessions }: Services): void {
       errors: [404, 409],
     },
     async ({ orgId, body }) => {
-      await sessions.warm(orgId, body.agentId);
-      return { body: { object: "sandbox.warm", status: "warming", reason: null, agentId: body.agentId, subjectId: body.subjectId } };
+      const reason = await sessions.warm(orgId, body.agentId, body.subjectId);
+      return { body: { object: "sandbox.warm", status: "warming", reason, agentId: body.agentId, subjectId: body.subjectId } };
     },
   );
 }
