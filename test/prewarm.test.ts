@@ -71,6 +71,20 @@ describe("session preparation", () => {
     expect(missing.body.error).to.equal("not_found");
   });
 
+  it("a bad body is 400 naming each failing path as the schema says", async () => {
+    const { api, agentId } = await mcpTenant();
+    const cases: [unknown, string][] = [
+      [{}, "agentId: is required; subjectId: is required"],
+      [{ agentId, subjectId: "" }, "subjectId: must not be empty"],
+      [{ agentId: "a".repeat(101), subjectId: "s".repeat(201) }, "agentId: must be at most 100 characters; subjectId: must be at most 200 characters"],
+      [{ agentId, subjectId: 7, extra: true }, "extra: is not allowed; subjectId: must be string"],
+    ];
+    for (const [body, message] of cases) {
+      const res = await api.post("/v1/sandboxes/warm", body);
+      expect([res.status, res.body]).to.deep.equal([400, { error: "validation_error", message }]);
+    }
+  });
+
   it("a prewarm connects and lists the agent's MCP server before any session exists; the first turn then opens no connection", async () => {
     const { api, agentId } = await mcpTenant();
     const before = watch();
@@ -110,6 +124,24 @@ describe("session preparation", () => {
     const res = await warm(api, agentId);
     expect(res.status).to.equal(202);
     expect(res.body.reason).to.equal("the MCP server tools cannot be prepared: several credentials of the agent's vaults match it; keep one");
+  });
+
+  it("a preparation that fails (the server refuses the credential) changes neither the answer nor the first turn", async () => {
+    const api = await newTenant(server);
+    const agentId = await mcpAgent(api, [{ name: "tools", url: mcp.url }]);
+    const refused = secret();
+    await attach(api, agentId, (await vaultWith(api, { type: "static_bearer", mcpServerUrl: mcp.url, token: refused })).vaultId);
+    const res = await warm(api, agentId);
+    expect(res.status).to.equal(202);
+    expect(res.body.reason).to.equal(null);
+    await until(async () => mcp.auth.headers, (seen) => seen.includes(`Bearer ${refused}`), 15_000, "the preparation to reach the server");
+
+    const session = await api.post("/v1/sessions", { agentId, subjectId: newSubject() });
+    await sendText(api, session.body.id, '/tool mcp__tools__echo {"text":"x"}');
+    const events = await settle(api, session.body.id, 1);
+    const result = events.find((e) => e.type === "agent.mcp_tool_result")?.payload;
+    expect([result?.is_error, result?.content[0].text]).to.deep.equal([true, "the MCP server tools could not be used (HTTP 401)"]);
+    expect(events.filter((e) => e.type === "session.status_idle").at(-1).payload.stop_reason.type).to.equal("end_turn");
   });
 
   it("session creation prepares by itself: the server is listed and the workspace made before any message", async () => {

@@ -4,6 +4,7 @@
  * for their credential, and hints the workers at most once per (organization, agent, subject) per
  * window; a created session hints them at once. Neither creates a session, history or allowance use.
  */
+import type { McpServerRef } from "../domain/mcp-connection-status.js";
 import { serversToPrepare, unpreparedReason } from "../domain/preparation.js";
 import { invalidState, notFound } from "../errors.js";
 import type { Logger } from "../log.js";
@@ -23,18 +24,34 @@ export class PreparationService {
     private readonly log: Logger,
   ) {}
 
-  /** The prewarm's `reason` (null when nothing stands in the way). */
+  /**
+   * The prewarm's `reason` (null when nothing stands in the way). Only the agent's checks can fail the
+   * prewarm: a status that cannot be read or a hint that cannot be published is logged, not answered,
+   * since the prewarm is a hint and the first turn does without it.
+   */
   async warm(orgId: string, agentId: string, subjectId: string): Promise<string | null> {
     const agent = await this.agents.get(orgId, agentId);
     if (!agent) throw notFound("agent");
     if (agent.status === "archived") throw invalidState("the agent is archived and accepts no new sessions");
-    const servers = serversToPrepare(agent.current);
-    // Statuses cost a few reads of the vaults; an agent without MCP servers needs none.
-    const reason = servers.length === 0 ? null : unpreparedReason((await this.agentVaults.get(orgId, agentId)).servers, servers);
-    if (await this.preparations.firstHint(orgId, agentId, subjectId, WARM_WINDOW_MS)) {
-      await this.preparations.publish({ orgId, agentId, agentVersion: agent.version, subjectId, session: null });
-    }
+    const [reason] = await Promise.all([
+      this.reason(orgId, agentId, serversToPrepare(agent.current)).catch((err: unknown) => {
+        this.log.warn("the prewarm could not read the agent's MCP server statuses", { agentId, err });
+        return null;
+      }),
+      this.hint(orgId, agentId, agent.version, subjectId).catch((err: unknown) => this.log.warn("the prewarm hint could not be published", { agentId, err })),
+    ]);
     return reason;
+  }
+
+  private async reason(orgId: string, agentId: string, servers: McpServerRef[]): Promise<string | null> {
+    // Statuses cost a few reads of the vaults; an agent without MCP servers needs none.
+    return servers.length === 0 ? null : unpreparedReason((await this.agentVaults.get(orgId, agentId)).servers, servers);
+  }
+
+  private async hint(orgId: string, agentId: string, agentVersion: number, subjectId: string): Promise<void> {
+    if (await this.preparations.firstHint(orgId, agentId, subjectId, WARM_WINDOW_MS)) {
+      await this.preparations.publish({ orgId, agentId, agentVersion, subjectId, session: null });
+    }
   }
 
   /** Hints the workers of a session just created; not awaited by creation, and a hint lost costs only the head start. */
