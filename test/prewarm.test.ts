@@ -144,6 +144,15 @@ describe("session preparation", () => {
     expect(events.filter((e) => e.type === "session.status_idle").at(-1).payload.stop_reason.type).to.equal("end_turn");
   });
 
+  it("a first turn posted right after creation shares the preparation's listing: the server is listed once", async () => {
+    const { api, agentId } = await mcpTenant();
+    const turn = watch();
+    const session = await api.post("/v1/sessions", { agentId, subjectId: newSubject() });
+    await sendText(api, session.body.id, '/tool mcp__tools__echo {"text":"at once"}');
+    expect(agentTexts(await settle(api, session.body.id, 1))).to.deep.equal(["tool mcp__tools__echo result: at once"]);
+    expect(turn.since()).to.deep.equal(["initialize", "notifications/initialized", "tools/list", "tools/call"]);
+  });
+
   it("session creation prepares by itself: the server is listed and the workspace made before any message", async () => {
     const { api, agentId } = await mcpTenant([{ type: "agent_toolset" }]);
     const created = watch();

@@ -43,12 +43,34 @@ export interface McpConnectionOptions {
 interface Connection {
   client: Promise<Client>;
   tools?: { at: number; list: McpToolInfo[] };
+  /** The listing under way, if any. */
+  listing?: Promise<McpToolInfo[]>;
   idle?: NodeJS.Timeout;
 }
 
 /** Tools listed of one server at most, and pages read for them: a server paging without end is cut here. */
 const MAX_TOOLS = 1000;
 const MAX_PAGES = 100;
+
+/** `promise`, or the signal's reason as soon as it aborts (the work goes on for the others waiting on it). */
+function orAbort<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(err as Error);
+      },
+    );
+  });
+}
 
 const serverKey = (e: McpEndpoint) => `${e.owner}\u0000${e.url}\u0000`;
 const keyOf = (e: McpEndpoint) => `${serverKey(e)}${e.credentialKey ?? ""}`;
@@ -76,16 +98,35 @@ export class McpConnections {
     return this.open.size;
   }
 
-  /** The server's tools, from cache when listed within `toolsTtlMs`. Throws `upstream_failed`, or the signal's reason once aborted. */
+  /**
+   * The server's tools, from cache when listed within `toolsTtlMs`; a listing under way is shared, so a
+   * turn that starts while its session is being prepared waits for the preparation's list rather than
+   * asking again. Throws `upstream_failed`, or the signal's reason once aborted.
+   */
   async listTools(endpoint: McpEndpoint, signal?: AbortSignal): Promise<McpToolInfo[]> {
-    const cached = this.open.get(keyOf(endpoint))?.tools;
-    if (cached && Date.now() - cached.at < this.toolsTtlMs) return cached.list;
-    const list = await this.request(endpoint, signal, (client) => this.allTools(client, signal)).catch((err: unknown) => {
-      throw signal?.aborted ? signal.reason : err;
+    const key = keyOf(endpoint);
+    const open = this.open.get(key);
+    if (open?.tools && Date.now() - open.tools.at < this.toolsTtlMs) return open.tools.list;
+    return orAbort(open?.listing ?? this.startListing(endpoint, key), signal);
+  }
+
+  /** Lists the tools for every caller waiting; no caller's abort stops it (the request timeout bounds it). */
+  private startListing(endpoint: McpEndpoint, key: string): Promise<McpToolInfo[]> {
+    const listed = this.request(endpoint, undefined, (client) => this.allTools(client));
+    // `request` has put the connection in the map before its first await.
+    const connection = this.open.get(key);
+    const listing = listed.then((list) => {
+      if (connection && this.open.get(key) === connection) connection.tools = { at: Date.now(), list };
+      return list;
     });
-    const connection = this.open.get(keyOf(endpoint));
-    if (connection) connection.tools = { at: Date.now(), list };
-    return list;
+    if (connection) {
+      connection.listing = listing;
+      const done = () => {
+        if (connection.listing === listing) connection.listing = undefined;
+      };
+      listing.then(done, done);
+    }
+    return listing;
   }
 
   /**
