@@ -22,9 +22,9 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-export function summary(ms: number[]): { p50: number; p99: number } {
+export function summary(ms: number[]): { p50: number; p95: number; p99: number } {
   const sorted = [...ms].sort((a, b) => a - b);
-  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
+  return { p50: percentile(sorted, 50), p95: percentile(sorted, 95), p99: percentile(sorted, 99) };
 }
 
 export const fixed = (n: number, width = 8, digits = 2) => n.toFixed(digits).padStart(width);

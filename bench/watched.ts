@@ -31,13 +31,14 @@ export class WatchedSession {
     return watched;
   }
 
-  async turn(): Promise<TurnTiming> {
+  /** One turn prompted by `text` (by default "turn N"). */
+  async turn(text?: string): Promise<TurnTiming> {
     const idle = new Promise<void>((resolve) => (this.idle = resolve));
     const t0 = performance.now();
     const res = await fetch(`${this.service.base}/v1/sessions/${this.id}/events`, {
       method: "POST",
       headers: { "x-api-key": this.service.key, "content-type": "application/json" },
-      body: JSON.stringify({ events: [{ type: "user.message", content: [{ type: "text", text: `turn ${++this.count}` }] }] }),
+      body: JSON.stringify({ events: [{ type: "user.message", content: [{ type: "text", text: text ?? `turn ${++this.count}` }] }] }),
     });
     const answeredAt = performance.now();
     await res.arrayBuffer();

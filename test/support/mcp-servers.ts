@@ -10,7 +10,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { fileURLToPath } from "node:url";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
-import { checkBearer, createToolServer, listenLoopback, serveStatelessMcp, type AuthRecord } from "./mcp-tools.js";
+import { checkBearer, createToolServer, listenLoopback, serveStatelessMcp, type AuthRecord, type MethodRecord } from "./mcp-tools.js";
 import { TokenIssuer, type OAuthServerOptions, type TokenPair } from "./oauth-token-endpoint.js";
 
 export { FAIL_TEXT, type AuthRecord } from "./mcp-tools.js";
@@ -26,10 +26,8 @@ export interface BearerServer extends McpTestServer {
   auth: AuthRecord;
 }
 
-export interface RecordingServer extends BearerServer {
-  /** The JSON-RPC method of every message an accepted request posted, in order (`initialize`, `tools/list`…). */
-  methods: string[];
-}
+/** `methods`: the JSON-RPC method of every message an accepted request posted, in order (`initialize`, `tools/list`…); `answered`: the same once answered. */
+export interface RecordingServer extends BearerServer, MethodRecord {}
 
 export interface OAuthServer extends McpTestServer {
   /** What the MCP endpoint saw of the access tokens. */
@@ -111,14 +109,14 @@ export async function startEverythingServer(): Promise<McpTestServer> {
  */
 export async function startBearerServer(options: { token: string; delayMs?: number }): Promise<RecordingServer> {
   const auth = newAuthRecord();
-  const methods: string[] = [];
+  const record: MethodRecord = { methods: [], answered: [] };
   const http = await listenLoopback(async (req, res) => {
     if (options.delayMs) await delay(options.delayMs);
     if (pathOf(req) !== "/mcp") return notFound(res);
     if (!checkBearer(req, res, auth, (token) => (token === options.token ? "valid" : "unknown"))) return;
-    await serveStatelessMcp(req, res, methods);
+    await serveStatelessMcp(req, res, record);
   });
-  return { url: `${http.origin}/mcp`, auth, methods, close: http.close };
+  return { url: `${http.origin}/mcp`, auth, ...record, close: http.close };
 }
 
 /**

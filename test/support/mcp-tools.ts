@@ -45,6 +45,12 @@ function json(res: ServerResponse, status: number, body: unknown, headers: Recor
   res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(body));
 }
 
+/** The JSON-RPC methods an MCP endpoint was sent, and those it has answered. */
+export interface MethodRecord {
+  methods: string[];
+  answered: string[];
+}
+
 /** A request's body as JSON (undefined when it is not). */
 async function readJson(req: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
@@ -59,10 +65,11 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
 /**
  * Serves one Streamable HTTP request statelessly: a new server and transport per POST, as the SDK's
  * stateless mode requires. GET (the optional server-to-client stream) and DELETE (ending a session)
- * have no meaning without sessions: 405, which the SDK client takes as "no stream offered". `methods`
- * gets the JSON-RPC method of each message posted (`initialize`, `tools/list`…), in order.
+ * have no meaning without sessions: 405, which the SDK client takes as "no stream offered". `record`
+ * gets the JSON-RPC method of each message posted (`initialize`, `tools/list`…), in order, and again
+ * in `answered` once its answer is sent in full.
  */
-export async function serveStatelessMcp(req: IncomingMessage, res: ServerResponse, methods?: string[]): Promise<void> {
+export async function serveStatelessMcp(req: IncomingMessage, res: ServerResponse, record?: MethodRecord): Promise<void> {
   if (req.method !== "POST") {
     json(res, 405, { jsonrpc: "2.0", error: { code: -32000, message: "Method not allowed" }, id: null }, { allow: "POST" });
     return;
@@ -74,11 +81,11 @@ export async function serveStatelessMcp(req: IncomingMessage, res: ServerRespons
     void server.close();
   });
   await server.connect(transport);
-  if (!methods) return transport.handleRequest(req, res);
+  if (!record) return transport.handleRequest(req, res);
   const body = await readJson(req);
-  for (const message of [body].flat()) {
-    if (typeof message === "object" && message !== null && "method" in message && typeof message.method === "string") methods.push(message.method);
-  }
+  const methods = [body].flat().flatMap((m) => (typeof m === "object" && m !== null && "method" in m && typeof m.method === "string" ? [m.method] : []));
+  record.methods.push(...methods);
+  res.once("finish", () => record.answered.push(...methods));
   await transport.handleRequest(req, res, body);
 }
 
