@@ -149,7 +149,7 @@ describe("MCP tools in turns", () => {
     const seen = tools.auth.headers.length;
     await sendText(api, sessionId, '/tool mcp__tools__echo {"text":"x"}');
     const result = (await settle(api, sessionId, 1)).find((e) => e.type === "agent.mcp_tool_result");
-    expect(result.payload.content[0].text).to.equal(`several credentials of the agent's vaults match the MCP server tools (${credentialIds.join(", ")}); keep one`);
+    expect(result.payload.content[0].text).to.equal(`several credentials of the agent's vaults match the MCP server tools (${[...credentialIds].sort().join(", ")}); keep one`);
     expect(tools.auth.headers.length).to.equal(seen);
   });
 

@@ -57,12 +57,12 @@ export function credentialsMatching<C extends Pick<CredentialFacts, "mcpServerUr
   return server === null ? [] : credentials.filter((c) => normalizeServerUrl(c.mcpServerUrl) === server);
 }
 
-/** The credentials whose URL matches `serverUrl`; `many` lists their ids in the order given. */
+/** The credentials whose URL matches `serverUrl`; `many` lists their ids sorted, whatever order the store read them in. */
 export function matchCredential<C extends Pick<CredentialFacts, "id" | "mcpServerUrl">>(serverUrl: string, credentials: readonly C[]): CredentialMatch<C> {
   const matches = credentialsMatching(serverUrl, credentials);
   if (matches.length === 0) return { kind: "none" };
   if (matches.length === 1) return { kind: "one", credential: matches[0]! };
-  return { kind: "many", ids: matches.map((c) => c.id) };
+  return { kind: "many", ids: matches.map((c) => c.id).sort() };
 }
 
 /** Whether an OAuth access token is past its expiry at `now` (a token expiring exactly now is expired). */
