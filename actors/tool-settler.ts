@@ -5,11 +5,13 @@
  * was running is run again: execution is at least once).
  */
 import { join } from "node:path";
+import { findAttachment } from "../src/domain/attachments.js";
 import type { Draft } from "../src/domain/events.js";
+import type { TokenUsage } from "../src/domain/model-types.js";
 import type { RuntimeState, ToolCall } from "../src/domain/session-state.js";
 import { governingTools } from "../src/domain/tool-permissions.js";
 import { denialDraft, resultDraft, useEvents, type TurnContext } from "../src/domain/tool-calls.js";
-import { planStep } from "../src/domain/turn-plans.js";
+import { planStep, withToolTokens } from "../src/domain/turn-plans.js";
 import { AppError } from "../src/errors.js";
 import type { Logger } from "../src/log.js";
 import { isAbort } from "../src/models/provider.js";
@@ -23,6 +25,8 @@ import { sandboxUser } from "../src/tools/sandbox.js";
 import type { KickoffTimer } from "./kickoff-timer.js";
 import type { SubjectSkillCache } from "./subject-skills.js";
 import type { SessionFacts } from "./session-records.js";
+import type { Transcripts } from "./transcripts.js";
+import { zeroTokens } from "./turn-end.js";
 
 export interface ToolSettlerDeps {
   transitions: SessionTransitions;
@@ -33,6 +37,8 @@ export interface ToolSettlerDeps {
   mcp: McpAccess;
   kickoff: KickoffTimer;
   subjectSkills: SubjectSkillCache;
+  /** The conversation as the model sees it, where vision_analyze finds the attachments it names. */
+  transcripts: Transcripts;
   logger: Logger;
 }
 
@@ -42,12 +48,20 @@ export const UNSETTLED: ReadonlySet<ToolCall["state"]> = new Set(["approved", "d
 export class ToolSettler {
   constructor(private readonly deps: ToolSettlerDeps) {}
 
-  /** Throws `lock_lost` when the worker stops (shutdown or lost lock) while a tool runs: the call stays `executing`. */
-  async settle(session: SessionFacts, version: VersionDoc, state: RuntimeState, fence: string, signal: AbortSignal, lost: AbortSignal): Promise<void> {
+  /**
+   * Returns the tokens the tools' own model calls spent (already added to the turn's `spent`). Throws
+   * `lock_lost` when the worker stops (shutdown or lost lock) while a tool runs: the call stays `executing`.
+   */
+  async settle(session: SessionFacts, version: VersionDoc, state: RuntimeState, fence: string, signal: AbortSignal, lost: AbortSignal): Promise<TokenUsage> {
     const turnId = state.turn!.id;
+    const spent = zeroTokens();
     const at = (): TurnContext => ({ sessionId: session._id, turnId, now: new Date().toISOString() });
-    const save = (call: ToolCall, drafts: Draft[]) =>
-      this.deps.transitions.run(session._id, (s) => change(planStep(s, drafts, s.turn!.calls.map((c) => (c.id === call.id ? call : c))), null), { fence });
+    const save = (call: ToolCall, drafts: Draft[], usage?: TokenUsage) =>
+      this.deps.transitions.run(
+        session._id,
+        (s) => change(planStep(s, drafts, s.turn!.calls.map((c) => (c.id === call.id ? call : c)), usage && withToolTokens(s.turn!.spent, usage)), null),
+        { fence },
+      );
     for (const original of state.turn!.calls.filter((c) => UNSETTLED.has(c.state))) {
       let call: ToolCall = { ...original };
       if (call.state === "denied") {
@@ -68,9 +82,11 @@ export class ToolSettler {
         // call stays `executing`, and the worker that takes the turn over runs it again.
         if (lost.aborted) throw new AppError("lock_lost", "the worker stopped while a tool ran");
         call.state = "done";
-        await save(call, [resultDraft(at(), call, outcome.ok, outcome.text)]);
+        await save(call, [resultDraft(at(), call, outcome.ok, outcome.text)], outcome.usage);
+        for (const k of Object.keys(spent) as (keyof TokenUsage)[]) spent[k] += outcome.usage?.[k] ?? 0;
       }
     }
+    return spent;
   }
 
   private async execute(session: SessionFacts, version: VersionDoc, call: ToolCall, signal: AbortSignal): Promise<ToolOutcome> {
@@ -91,6 +107,8 @@ export class ToolSettler {
         signal,
         otherConversations: () =>
           this.deps.past.of({ orgId: session.orgId, agentId: session.agentId, subjectId: session.subjectId, exceptSessionId: session._id }),
+        modelName: version.modelName,
+        attachment: async (name) => findAttachment((await this.deps.transcripts.forCall(session._id)).messages, name),
       });
     } catch (err) {
       if (isAbort(err)) throw err;

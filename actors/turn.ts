@@ -114,7 +114,8 @@ export class TurnRunner {
         if (state.turn?.id !== turnId) return;
         if (state.interrupt === turnId) return await end([], { type: "end_turn" });
         if (state.turn.calls.some((c) => UNSETTLED.has(c.state))) {
-          await this.deps.settler.settle(session, version, state, fence, abort.signal, lost);
+          const used = await this.deps.settler.settle(session, version, state, fence, abort.signal, lost);
+          for (const k of Object.keys(tokens) as (keyof TokenUsage)[]) tokens[k] += used[k];
           continue;
         }
         if (state.turn.calls.some((c) => WAITING.has(c.state))) {

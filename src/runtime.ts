@@ -70,6 +70,7 @@ import { BuiltinTools } from "./tools/builtin.js";
 import { McpConnections } from "./tools/mcp-connections.js";
 import { SkillTools } from "./tools/skills.js";
 import { guardedFetch, OutboundPolicy } from "./tools/outbound.js";
+import { VisionTool } from "./tools/vision.js";
 import { WebTools } from "./tools/web.js";
 
 /** The installation store's hashing key, derived from the vault key (a key of its own: the vault key is never used for two jobs). */
@@ -177,10 +178,12 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
       const grants = new ToolGrantStore(mongo.db);
       const records = new SessionRecords(sessionStore);
       const versions = new AgentVersions(agentStore);
+      const providers = new ProviderRegistry(config);
+      const transcripts = new Transcripts(eventLog, new TranscriptCache({ sessions: config.transcriptCacheSessions, bytes: config.transcriptCacheMb * 2 ** 20 }));
       const skillEpochs = new SkillEpochs(redis, components.keys);
       const skillStore = new SubjectSkillStore(mongo.db, skillEpochs);
       const subjectSkills = new SubjectSkillCache(skillStore, skillEpochs);
-      const tools = new BuiltinTools(new MemoryStore(mongo.db), new TodoStore(mongo.db), new WebTools(outbound, config.webSearch), new SkillTools(skillStore));
+      const tools = new BuiltinTools(new MemoryStore(mongo.db), new TodoStore(mongo.db), new WebTools(outbound, config.webSearch), new SkillTools(skillStore), new VisionTool(outbound, providers));
       const kickoff = new KickoffTimer(new Kickoffs(redis, components.keys), transitions, config.customToolKickoffMs, log);
       const ending = new TurnEnding({ log: eventLog, transitions, sessions: sessionStore, records, versions });
       const settler = new ToolSettler({
@@ -192,10 +195,9 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
         mcp,
         kickoff,
         subjectSkills,
+        transcripts,
         logger: log,
       });
-      const providers = new ProviderRegistry(config);
-      const transcripts = new Transcripts(eventLog, new TranscriptCache({ sessions: config.transcriptCacheSessions, bytes: config.transcriptCacheMb * 2 ** 20 }));
       const compactor = new Compactor({ transcripts, providers, versions, transitions, logger: log, thresholdPercent: config.compactionThresholdPercent });
       const turns = new TurnRunner({
         log: eventLog,

@@ -1,6 +1,10 @@
-/** The attachment rules a schema cannot say: data URL type and size, declared size, PDF-only visual mode. */
+/**
+ * The attachment rules a schema cannot say (data URL type and size, declared size, PDF-only visual
+ * mode), and how the model names an attachment. Pure.
+ */
 import { attachmentSchema } from "../../schemas/attachment.js";
 import type { Attachment } from "./events.js";
+import type { ModelBlock, ModelMessage } from "./model-types.js";
 
 /** The largest attachment, a PDF: the schema's bound on a declared size. */
 export const MAX_PDF_BYTES = attachmentSchema.properties.sizeBytes.maximum;
@@ -38,4 +42,21 @@ export function attachmentProblems(a: Attachment, base: string): string[] {
 export function sanitizeFilename(name: string): string {
   const clean = name.replace(/[\p{Cc}\u202a-\u202e\u2066-\u2069/\\]/gu, "_").trim();
   return clean === "" ? "file" : clean;
+}
+
+/** How the model names an attachment: the event that carried it and its place there, shown next to it. */
+export const attachmentRef = (eventId: string, index: number): string => `${eventId}/${index}`;
+
+type AttachmentBlock = Extract<ModelBlock, { type: "attachment" }>;
+
+/** The line shown before an attachment, with the name vision_analyze takes. */
+export function attachmentLabel(ref: string, a: Attachment): string {
+  const visual = a.analysisMode === "visual" ? "; visual analysis of its pages asked" : "";
+  return `[attachment ${ref}: ${a.filename}, ${a.mediaType}${visual}]`;
+}
+
+/** The attachment `name` stands for in the transcript: by reference, else the latest with that filename. */
+export function findAttachment(messages: readonly ModelMessage[], name: string): Attachment | undefined {
+  const blocks = messages.flatMap((m) => m.content.filter((b): b is AttachmentBlock => b.type === "attachment"));
+  return (blocks.find((b) => b.ref === name) ?? blocks.findLast((b) => b.attachment.filename === name))?.attachment;
 }

@@ -8,7 +8,16 @@ const OWN_SKILL_NAME = { type: "string", minLength: 1, maxLength: OWN_SKILL_NAME
 
 export const BUILTIN_SPECS: Record<string, { description: string; input_schema: Record<string, unknown> }> = {
   clarify: { description: "Ask the user a question and wait for the answer.", input_schema: { type: "object", properties: { question: { type: "string" }, choices: { type: "array", items: { type: "string" } } }, required: ["question"] } },
-  vision_analyze: { description: "Analyze an image.", input_schema: { type: "object", properties: { image: { type: "string" } } } },
+  vision_analyze: {
+    description:
+      "Answer a question about an image: an attachment of this conversation, named by the reference in its [attachment …] line (or its filename), or an http(s) URL. PNG, JPEG, GIF or WebP, at most 5 MB.",
+    input_schema: {
+      type: "object",
+      properties: { image: { type: "string", minLength: 1, maxLength: 2048 }, question: { type: "string", minLength: 1, maxLength: 2000 } },
+      required: ["image", "question"],
+      additionalProperties: false,
+    },
+  },
   skills_list: {
     description: "List the skills: the agent's own (read-only) and those you wrote for this user, each with its summary line.",
     input_schema: { type: "object", properties: {}, additionalProperties: false },

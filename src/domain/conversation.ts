@@ -11,6 +11,7 @@
 import type { ModelBlock } from "./model-types.js";
 import type { Attachment, Envelope, TextBlock } from "./events.js";
 import { textOf } from "./events.js";
+import { attachmentRef } from "./attachments.js";
 
 export function payloadOf<T>(e: Envelope): T {
   return e.payload as unknown as T;
@@ -28,7 +29,7 @@ export function promptBlocks(e: Envelope): ModelBlock[] {
     return [{ type: "text", text: `The tool call ${p.tool_use_id} ${p.status === "failed" || p.is_error ? "failed" : "finished"}: ${textOf(p.content)}` }];
   }
   const p = payloadOf<{ content: TextBlock[]; attachments?: Attachment[] }>(e);
-  return [{ type: "text", text: textOf(p.content) }, ...(p.attachments ?? []).map((attachment) => ({ type: "attachment" as const, attachment }))];
+  return [{ type: "text", text: textOf(p.content) }, ...(p.attachments ?? []).map((attachment, i) => ({ type: "attachment" as const, attachment, ref: attachmentRef(e.id, i) }))];
 }
 
 export function resultText(e: Envelope): { id: string; text: string; isError: boolean } | null {

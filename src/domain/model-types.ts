@@ -6,7 +6,8 @@ export type ModelBlock =
   | { type: "text"; text: string }
   /** The model's reasoning, with the provider's signature that lets it be sent back (unsigned ones never are). */
   | { type: "thinking"; thinking: string; signature: string }
-  | { type: "attachment"; attachment: Attachment }
+  /** `ref` (`<event id>/<index>`) is how the model names the attachment (vision_analyze takes it); none for a one-off image question. */
+  | { type: "attachment"; attachment: Attachment; ref?: string }
   | { type: "tool_use"; id: string; name: string; input: unknown }
   | { type: "tool_result"; tool_use_id: string; content: string; is_error: boolean };
 

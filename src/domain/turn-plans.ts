@@ -1,6 +1,7 @@
 /** A worker's steps of a turn, as plans: take it up, record its output, pause it, end it, start the next queued prompt. Pure. */
 import { newId } from "../ids.js";
 import { draft, type Draft, type StopReason, type Usage } from "./events.js";
+import type { TokenUsage } from "./model-types.js";
 import { addedUp } from "./usage-total.js";
 import { resultDraft } from "./tool-calls.js";
 import { blockingEventIds, newTurn, resumedTurn, type Plan, type RuntimeState, type Spent, type StatusChange, type ToolCall } from "./session-state.js";
@@ -32,6 +33,14 @@ export function planSteersConsumed(consumed: string[], now: string): Plan {
 /** Output of a step of the turn, with the calls as they then stand (and what the turn has spent). */
 export function planStep(state: RuntimeState, output: Draft[], calls: ToolCall[], spent?: Spent): Plan {
   return { drafts: output, state: { turn: { ...state.turn!, calls, ...(spent ? { spent } : {}) } }, statuses: [], wake: false };
+}
+
+/** What the turn has spent, with the tokens of a tool's own model calls added (not counted as the turn's calls). */
+export function withToolTokens(spent: Spent | undefined, more: TokenUsage): Spent {
+  const base: Spent = spent ?? { tokens: { input: 0, output: 0, cache_read: 0, cache_write: 0, reasoning: 0 }, calls: 0, last: { input: 0, output: 0, cache_read: 0, cache_write: 0, reasoning: 0 }, contextMax: 0 };
+  const tokens = { ...base.tokens };
+  for (const k of Object.keys(tokens) as (keyof TokenUsage)[]) tokens[k] += more[k];
+  return { ...base, tokens };
 }
 
 /** The turn waits for the human: the request events are out; now `session.status_idle` with requires_action. */

@@ -1,6 +1,7 @@
 /**
  * A provider-neutral request in the Messages API's terms: tools and conversation blocks, attachments as
- * image and document blocks, and the prompt-cache breakpoints (the last tool, the last block).
+ * image and document blocks (each after a line naming it), and the prompt-cache breakpoints (the last
+ * tool, the last block).
  */
 import type {
   DocumentBlockParam,
@@ -13,13 +14,24 @@ import type {
   ToolResultBlockParam,
   ToolUseBlockParam,
 } from "@anthropic-ai/sdk/resources/messages";
+import { attachmentLabel } from "../domain/attachments.js";
 import type { Attachment } from "../domain/events.js";
 import type { ModelBlock, ModelMessage, ToolSpec } from "../domain/model-types.js";
-import type { ModelRequest } from "./provider.js";
+import { attachmentContents, type AttachmentContent } from "./attachment-content.js";
+import type { ModelInputs, ModelRequest } from "./provider.js";
 
 const EPHEMERAL = { type: "ephemeral" } as const;
-const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
-const TEXT_DOCUMENT_TYPES = new Set(["text/plain", "text/markdown", "text/x-markdown", "text/csv", "application/csv"]);
+
+/** What the Messages API reads natively: these images, and PDFs (as text and page images). */
+export const ANTHROPIC_READS: ModelInputs = { images: new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]), pdf: true };
+
+/** The request body (`messageParams`), with the attachments read first (documents as their text). */
+export async function requestBody(request: ModelRequest, maxTokens: number, thinkingBudget: number): Promise<MessageCreateParamsStreaming> {
+  return messageParams(request, maxTokens, await attachmentContents(request.messages, ANTHROPIC_READS, request.signal), thinkingBudget);
+}
+
+/** What the attachments of a request are given as (`attachmentContents`). */
+export type Contents = ReadonlyMap<Attachment, AttachmentContent>;
 
 /** Models that take extended thinking: Claude 3.7 Sonnet and every Sonnet, Opus and Haiku from 4 on. */
 const THINKING_MODELS = /^claude-(3-7-sonnet|(sonnet|opus|haiku)-([4-9]|\d{2,}))/;
@@ -40,13 +52,13 @@ function thinks(model: string, budget: number, messages: readonly ModelMessage[]
  * The request body; the model name comes without its `anthropic/` prefix. With thinking, its budget
  * comes on top of `maxTokens`, so thinking never shortens the answer.
  */
-export function messageParams(request: ModelRequest, maxTokens: number, thinkingBudget = 0): MessageCreateParamsStreaming {
+export function messageParams(request: ModelRequest, maxTokens: number, contents: Contents, thinkingBudget = 0): MessageCreateParamsStreaming {
   const model = request.model.startsWith("anthropic/") ? request.model.slice("anthropic/".length) : request.model;
   const thinking = thinks(model, thinkingBudget, request.messages);
   const params: MessageCreateParamsStreaming = {
     model,
     max_tokens: thinking ? maxTokens + thinkingBudget : maxTokens,
-    messages: toMessages(request.messages, request.steers, thinking),
+    messages: toMessages(request.messages, request.steers, contents, thinking),
     stream: true,
   };
   if (thinking) params.thinking = { type: "enabled", budget_tokens: thinkingBudget };
@@ -74,10 +86,10 @@ type Block = TextBlockParam | ThinkingBlockParam | ImageBlockParam | DocumentBlo
  * (roles must alternate), tool results first in a user message (the API requires it), and the user's
  * steers appended to the last user message. Signed thinking blocks go back only to a call that thinks.
  */
-export function toMessages(messages: readonly ModelMessage[], steers: string[], thinking = false): MessageParam[] {
+export function toMessages(messages: readonly ModelMessage[], steers: string[], contents: Contents, thinking = false): MessageParam[] {
   const out: { role: "user" | "assistant"; content: Block[] }[] = [];
   for (const m of messages) {
-    const content = m.content.flatMap((b) => (b.type === "thinking" ? (thinking ? [thinkingBlock(b)] : []) : toBlocks(b)));
+    const content = m.content.flatMap((b) => (b.type === "thinking" ? (thinking ? [thinkingBlock(b)] : []) : toBlocks(b, contents)));
     if (content.length === 0) continue;
     const last = out[out.length - 1];
     if (last && last.role === m.role) last.content.push(...content);
@@ -105,12 +117,14 @@ function thinkingBlock(b: Extract<ModelBlock, { type: "thinking" }>): ThinkingBl
   return { type: "thinking", thinking: b.thinking, signature: b.signature };
 }
 
-function toBlocks(block: Exclude<ModelBlock, { type: "thinking" }>): Block[] {
+function toBlocks(block: Exclude<ModelBlock, { type: "thinking" }>, contents: Contents): Block[] {
   switch (block.type) {
     case "text":
       return block.text === "" ? [] : [{ type: "text", text: block.text }];
-    case "attachment":
-      return [attachmentBlock(block.attachment)];
+    case "attachment": {
+      const label: Block[] = block.ref ? [{ type: "text", text: attachmentLabel(block.ref, block.attachment) }] : [];
+      return [...label, attachmentBlock(block.attachment, contents.get(block.attachment))];
+    }
     case "tool_use":
       return [{ type: "tool_use", id: block.id, name: block.name, input: block.input ?? {} }];
     case "tool_result":
@@ -118,32 +132,21 @@ function toBlocks(block: Exclude<ModelBlock, { type: "thinking" }>): Block[] {
   }
 }
 
-function attachmentBlock(a: Attachment): Block {
-  const mediaType = a.mediaType.toLowerCase();
-  const data = base64Of(a.source.dataUrl);
-  if (data !== undefined) {
-    if (IMAGE_TYPES.has(mediaType)) {
-      return { type: "image", source: { type: "base64", media_type: mediaType as "image/png" | "image/jpeg" | "image/gif" | "image/webp", data } };
-    }
-    if (mediaType === "application/pdf") return { type: "document", source: { type: "base64", media_type: "application/pdf", data } };
-    if (TEXT_DOCUMENT_TYPES.has(mediaType)) {
-      const text = Buffer.from(data, "base64").toString("utf8");
-      return { type: "document", title: a.filename, source: { type: "text", media_type: "text/plain", data: text } };
-    }
-  }
-  return { type: "text", text: `The attachment ${a.filename} (${a.mediaType}) cannot be read by this model.` };
-}
-
-/** The base64 payload of a data URL (percent-encoded ones are re-encoded), or undefined if malformed. */
-function base64Of(dataUrl: string): string | undefined {
-  const m = /^data:([^,]*),([\s\S]*)$/.exec(dataUrl);
-  if (!m) return undefined;
-  const meta = m[1]!;
-  const payload = m[2]!;
-  if (/;base64$/i.test(meta)) return payload.replace(/\s+/g, "");
-  try {
-    return Buffer.from(decodeURIComponent(payload), "utf8").toString("base64");
-  } catch {
-    return undefined;
+/**
+ * A PDF is a base64 document block in either analysis mode: the API reads every page both as text and
+ * as an image, which is the page-image analysis `visual` asks for (its label says it was asked).
+ */
+function attachmentBlock(a: Attachment, content: AttachmentContent | undefined): Block {
+  switch (content?.kind) {
+    case "image":
+      return { type: "image", source: { type: "base64", media_type: content.mediaType as "image/png" | "image/jpeg" | "image/gif" | "image/webp", data: content.data } };
+    case "pdf":
+      return { type: "document", source: { type: "base64", media_type: "application/pdf", data: content.data } };
+    case "text":
+      return { type: "document", title: a.filename, ...(content.note ? { context: content.note } : {}), source: { type: "text", media_type: "text/plain", data: content.text } };
+    case "unreadable":
+      return { type: "text", text: content.text };
+    default:
+      return { type: "text", text: `The attachment ${a.filename} (${a.mediaType}) cannot be read by this model.` };
   }
 }

@@ -8,8 +8,8 @@
  */
 import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError } from "@anthropic-ai/sdk";
 import type { MessageCreateParamsStreaming } from "@anthropic-ai/sdk/resources/messages";
-import { messageParams } from "./anthropic-request.js";
-import { isAbort, sleep, type ModelProvider, type ModelRequest, type ModelResult, type StreamHandlers, type TokenUsage, type ToolUse } from "./provider.js";
+import { ANTHROPIC_READS, requestBody } from "./anthropic-request.js";
+import { isAbort, sleep, type ModelInputs, type ModelProvider, type ModelRequest, type ModelResult, type StreamHandlers, type TokenUsage, type ToolUse } from "./provider.js";
 
 const CONTEXT_MAX = 200_000;
 const MAX_BACKOFF_MS = 30_000;
@@ -47,11 +47,10 @@ class HandlerFailure {
 
 const emptyUsage = (): TokenUsage => ({ input: 0, output: 0, cache_read: 0, cache_write: 0, reasoning: 0 });
 
-function abortError(): DOMException {
-  return new DOMException("aborted", "AbortError");
-}
+const abortError = (): DOMException => new DOMException("aborted", "AbortError");
 
 export class AnthropicProvider implements ModelProvider {
+  readonly reads: ModelInputs = ANTHROPIC_READS;
   private readonly client: Anthropic | undefined;
   private readonly apiKey: string | undefined;
   private readonly maxAttempts: number;
@@ -84,7 +83,7 @@ export class AnthropicProvider implements ModelProvider {
   async call(request: ModelRequest, handlers: StreamHandlers): Promise<ModelResult> {
     const usage = emptyUsage();
     if (!this.client) return { ok: false, error: "ANTHROPIC_API_KEY is not set", usage, contextMax: CONTEXT_MAX };
-    const params = messageParams(request, this.maxTokens, this.thinkingBudget);
+    const params = await requestBody(request, this.maxTokens, this.thinkingBudget);
     // Anything delivered to the handlers makes a retry impossible (see the header comment).
     const progress = { emitted: false };
 

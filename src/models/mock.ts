@@ -11,14 +11,24 @@
  *   /clarify <question> | <choice> | … → asks with the clarify tool; then replies `answer: <answer>`
  *                                    (`answer: (skipped)` for an empty answer)
  *   /context                       → replies `context: <n> messages; first: <start of the first message>`
+ *   /attachments                   → lists the attachments of the message as the model receives them:
+ *                                    `attachments: <n>`, then for each its label line and its content
+ *                                    (`image, <bytes> bytes`, or the text read from it, after `(<note>)`
+ *                                    when there is one, or why it cannot be read)
+ * vision_analyze's question (the image-question system prompt) → `vision: <question> [<mediaType>,
+ * <bytes> bytes, sha256 <first 8 hex digits>]`.
  * A compaction's summary request is answered `summary: <what the user said> | …`. The context window is
  * 200,000 tokens, or <n> for a model named `mock/window-<n>`; a token is counted as four characters.
  * Steers received since the previous call are appended to the reply as ` [steer: <text>]`.
+ * It reads the images Anthropic reads and no PDF (PDFs reach it as their text, see attachment-content.ts).
  */
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
+import { attachmentLabel } from "../domain/attachments.js";
 import { COMPACTION_REQUEST } from "../domain/compaction.js";
 import { DENIED_PREFIX, SKIPPED_ANSWER } from "../domain/conversation.js";
-import type { ModelBlock, ModelMessage, ModelProvider, ModelRequest, ModelResult, StreamHandlers, TokenUsage, ToolUse } from "./provider.js";
+import { attachmentContents, base64Of, type AttachmentContent } from "./attachment-content.js";
+import { IMAGE_QUESTION_SYSTEM } from "./image-question.js";
+import type { ModelBlock, ModelInputs, ModelMessage, ModelProvider, ModelRequest, ModelResult, StreamHandlers, TokenUsage, ToolUse } from "./provider.js";
 import { sleep, textOfBlocks } from "./provider.js";
 
 const CONTEXT_MAX = 200_000;
@@ -134,7 +144,34 @@ function toolCommand(text: string): ToolUse | string | null {
   return null;
 }
 
+type AttachmentBlock = Extract<ModelBlock, { type: "attachment" }>;
+const attachmentsOf = (m: ModelMessage | undefined) => (m?.content ?? []).filter((b): b is AttachmentBlock => b.type === "attachment");
+const bytesOf = (base64: string) => Buffer.from(base64, "base64");
+
+function describe(content: AttachmentContent): string {
+  switch (content.kind) {
+    case "image":
+      return `image, ${bytesOf(content.data).length} bytes`;
+    case "pdf":
+      return `pdf, ${bytesOf(content.data).length} bytes`;
+    case "text":
+      return content.note ? `(${content.note})\n${content.text}` : content.text;
+    case "unreadable":
+      return content.text;
+  }
+}
+
 export class MockProvider implements ModelProvider {
+  readonly reads: ModelInputs = { images: new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]), pdf: false };
+
+  /** The `/attachments` reply: what the latest user message's attachments reach the model as. */
+  private async attachmentsReply(message: ModelMessage | undefined, signal: AbortSignal): Promise<string> {
+    const blocks = attachmentsOf(message);
+    const contents = await attachmentContents(message ? [message] : [], this.reads, signal);
+    const lines = blocks.map((b) => `${attachmentLabel(b.ref ?? "-", b.attachment)}\n${describe(contents.get(b.attachment)!)}`);
+    return [`attachments: ${blocks.length}`, ...lines].join("\n");
+  }
+
   async call(request: ModelRequest, handlers: StreamHandlers): Promise<ModelResult> {
     const usage: TokenUsage = { input: promptTokens(request), output: 0, cache_read: 0, cache_write: 0, reasoning: 0 };
     const contextMax = windowOf(request.model);
@@ -148,6 +185,13 @@ export class MockProvider implements ModelProvider {
       return { ok: true, text: full, toolUses: [], usage, contextMax };
     };
 
+    if (request.system === IMAGE_QUESTION_SYSTEM) {
+      const message = request.messages[0];
+      const image = attachmentsOf(message)[0]?.attachment;
+      const data = bytesOf((image && base64Of(image.source.dataUrl)) ?? "");
+      const sha = createHash("sha256").update(data).digest("hex").slice(0, 8);
+      return stream(`vision: ${textOfBlocks(message?.content ?? [])} [${image?.mediaType}, ${data.length} bytes, sha256 ${sha}]`);
+    }
     const last = request.messages.findLast((m) => m.role === "user");
     let text = last ? textOfBlocks(last.content).trim() : "";
     if (text.endsWith(COMPACTION_REQUEST)) return stream(summaryOf(text));
@@ -159,6 +203,7 @@ export class MockProvider implements ModelProvider {
       await sleep(Math.min(Number(slow[1]), MAX_SLOW_MS), request.signal);
       text = slow[2]!;
     }
+    if (text === "/attachments") return stream(await this.attachmentsReply(last, request.signal));
     const error = /^\/error\s*([\s\S]*)$/.exec(text);
     if (error) return { ok: false, error: error[1] || "mock error", usage, contextMax };
     const commands = text.split("\n").map((line) => line.trim()).filter((line) => line).map(toolCommand);

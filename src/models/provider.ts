@@ -32,7 +32,16 @@ export type ModelResult =
   | { ok: true; text: string; toolUses: ToolUse[]; usage: TokenUsage; contextMax: number }
   | { ok: false; error: string; usage: TokenUsage; contextMax: number };
 
+/** What a provider's models read natively; other attachments reach them as extracted text (`attachment-content.ts`). */
+export interface ModelInputs {
+  /** Image media types (lower case) sent as images. */
+  images: ReadonlySet<string>;
+  /** Whether PDFs are sent as documents (else as their extracted text). */
+  pdf: boolean;
+}
+
 export interface ModelProvider {
+  readonly reads: ModelInputs;
   call(request: ModelRequest, handlers: StreamHandlers): Promise<ModelResult>;
 }
 

@@ -3,6 +3,8 @@ import { lchown, lstat, mkdir, readFile, realpath, stat, writeFile } from "node:
 import { dirname, relative, resolve, sep } from "node:path";
 import type { Skill } from "../domain/agent-config.js";
 import { replaceOnce, type SkillSummary } from "../domain/skills.js";
+import type { Attachment } from "../domain/events.js";
+import type { TokenUsage } from "../domain/model-types.js";
 import type { MemoryStore } from "../store/memories.js";
 import type { PastConversation } from "../store/past-conversations.js";
 import type { TodoStore } from "../store/todos.js";
@@ -10,11 +12,14 @@ import { prepareWorkspace, runInSandbox, type SandboxUser } from "./sandbox.js";
 import { searchFiles } from "./search-files.js";
 import type { SkillManageInput, SkillTools } from "./skills.js";
 import { inputProblem } from "./tool-input.js";
+import type { VisionTool } from "./vision.js";
 import { MAX_URLS, type WebTools } from "./web.js";
 
 export interface ToolOutcome {
   ok: boolean;
   text: string;
+  /** Tokens of the model calls the tool made (vision_analyze), counted in the turn's usage. */
+  usage?: TokenUsage;
 }
 
 export interface ToolContext {
@@ -31,6 +36,10 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Text of this subject's other conversations with the agent, newest first (for session_search). */
   otherConversations(): Promise<PastConversation[]>;
+  /** The session's model (its agent version's `modelName`), which vision_analyze asks. */
+  modelName: string;
+  /** The attachment of the conversation named by its reference or filename (for vision_analyze). */
+  attachment(name: string): Promise<Attachment | undefined>;
 }
 
 const MAX_READ_BYTES = 256 * 1024;
@@ -85,6 +94,7 @@ export class BuiltinTools {
     private readonly todos: TodoStore,
     readonly web: WebTools,
     private readonly skills: SkillTools,
+    private readonly vision: VisionTool,
   ) {}
 
   async run(name: string, rawInput: unknown, ctx: ToolContext): Promise<ToolOutcome> {
@@ -130,7 +140,7 @@ export class BuiltinTools {
       case "web_extract":
         return this.web.webExtract((input.urls as string[]).slice(0, MAX_URLS), ctx.signal);
       case "vision_analyze":
-        return fail("vision_analyze is not available; images attached to a user.message reach the model directly");
+        return this.vision.analyze({ image: String(input.image), question: String(input.question), modelName: ctx.modelName, attachment: ctx.attachment, signal: ctx.signal });
       case "clarify":
         return fail("clarify is handled by the session, not run as a tool");
       default:

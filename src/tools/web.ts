@@ -42,23 +42,29 @@ const HTML_OPTIONS = {
 
 const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}\n[cut: ${text.length} characters in all]` : text);
 
-/** The body as text, at most `max` bytes of it (the download stops there). */
-async function boundedText(res: Response, max: number, signal: AbortSignal): Promise<{ text: string; truncated: boolean }> {
-  if (!res.body) return { text: "", truncated: false };
+/** The body's first bytes, at most about `max` of them (the download stops there), and whether there was more. */
+export async function boundedBytes(res: Response, max: number, signal: AbortSignal): Promise<{ bytes: Buffer; truncated: boolean }> {
+  if (!res.body) return { bytes: Buffer.alloc(0), truncated: false };
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = res.body.getReader();
   try {
     while (size < max && !signal.aborted) {
       const { done, value } = await reader.read();
-      if (done) return { text: Buffer.concat(chunks).toString("utf8"), truncated: false };
+      if (done) return { bytes: Buffer.concat(chunks), truncated: false };
       chunks.push(value);
       size += value.byteLength;
     }
   } finally {
     await reader.cancel().catch(() => undefined);
   }
-  return { text: Buffer.concat(chunks).toString("utf8").slice(0, max), truncated: true };
+  return { bytes: Buffer.concat(chunks), truncated: true };
+}
+
+/** The body as text, at most `max` bytes of it (the download stops there). */
+async function boundedText(res: Response, max: number, signal: AbortSignal): Promise<{ text: string; truncated: boolean }> {
+  const { bytes, truncated } = await boundedBytes(res, max, signal);
+  return { text: truncated ? bytes.toString("utf8").slice(0, max) : bytes.toString("utf8"), truncated };
 }
 
 export class WebTools {
