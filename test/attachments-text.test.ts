@@ -5,7 +5,7 @@
  */
 import { expect } from "chai";
 import { client, startServer, type Client, type TestServer } from "./support/server.js";
-import { DOCX, DOT_PNG, file, messageWith, onePagePdf, refundsDocx, workbook, XLSX } from "./support/documents.js";
+import { DOCX, DOT_PNG, file, messageWith, oneEntryZip, onePagePdf, refundsDocx, workbook, XLSX } from "./support/documents.js";
 import { agentTexts, createSession, settle } from "./support/sessions.js";
 
 describe("document attachments reach the model as text", () => {
@@ -71,6 +71,21 @@ describe("document attachments reach the model as text", () => {
     expect(reply).to.include(`The attachment broken.docx (${DOCX}) could not be read: it is damaged or not the file type it claims to be.`);
     expect(reply).to.include(`The attachment broken.xlsx (${XLSX}) could not be read: it is damaged or not the file type it claims to be.`);
     expect(events.find((e) => e.type === "session.status_idle").payload.stop_reason.type).to.equal("end_turn");
+  });
+
+  it("a zip bomb DOCX or XLSX is refused before it is inflated, and one whose header lies is stopped at the declared size", async () => {
+    const bomb = Buffer.alloc(120 * 2 ** 20, " ");
+    const { reply, events } = await received(
+      file("bomb.docx", DOCX, oneEntryZip("word/document.xml", bomb)),
+      file("bomb.xlsx", XLSX, oneEntryZip("xl/workbook.xml", bomb)),
+      file("liar.docx", DOCX, oneEntryZip("word/document.xml", bomb, 1000)),
+    );
+    expect(reply).to.include(`The attachment bomb.docx (${DOCX}) could not be read: it expands to over 100 MB.`);
+    expect(reply).to.include(`The attachment bomb.xlsx (${XLSX}) could not be read: it expands to over 100 MB.`);
+    expect(reply).to.include(`The attachment liar.docx (${DOCX}) could not be read: it is damaged or not the file type it claims to be.`);
+    expect(events.find((e) => e.type === "session.status_idle").payload.stop_reason.type).to.equal("end_turn");
+    const again = await received(file("refunds.docx", DOCX, refundsDocx()));
+    expect(again.reply).to.include("Refund policy");
   });
 
   it("text files as their text, and an image type the model does not read as a note", async () => {

@@ -1,13 +1,15 @@
 /**
  * Runs in a worker thread, one per document (`document-text.ts` starts it): the text of a DOCX
  * (mammoth's raw text), an XLSX (each sheet as CSV lines, read with exceljs) or a PDF (each page's
- * text, read with pdf.js). Reading stops a little past `maxChars`; the caller cuts and says so.
+ * text, read with pdf.js). A DOCX or XLSX is first checked for a zip bomb (`zip-bounds.ts`). Reading
+ * stops a little past `maxChars`; the caller cuts and says so.
  */
 import { parentPort, workerData } from "node:worker_threads";
 import ExcelJS from "exceljs";
 import mammoth from "mammoth";
 import { getDocument, VerbosityLevel } from "pdfjs-dist/legacy/build/pdf.mjs";
 import { DOCX, XLSX, type ExtractAnswer, type ExtractJob } from "./document-types.js";
+import { zipProblem } from "./zip-bounds.js";
 
 const csvField = (v: string) => (/[",\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
 
@@ -55,6 +57,10 @@ async function pdfText(data: Uint8Array, maxChars: number): Promise<string> {
 
 async function extract({ mediaType, data, maxChars }: ExtractJob): Promise<ExtractAnswer> {
   try {
+    if (mediaType === DOCX || mediaType === XLSX) {
+      const problem = await zipProblem(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
+      if (problem) return { ok: false, reason: problem };
+    }
     if (mediaType === DOCX) return { ok: true, text: (await mammoth.extractRawText({ buffer: Buffer.from(data) })).value.trim() };
     if (mediaType === XLSX) return { ok: true, text: await xlsxText(data, maxChars) };
     return { ok: true, text: await pdfText(data, maxChars) };

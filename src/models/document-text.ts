@@ -2,20 +2,28 @@
  * The text of a DOCX, XLSX or PDF, read in a worker thread of its own: parsing an untrusted file takes
  * CPU and memory that the worker's event loop (which renews its locks) must not give up, so the thread
  * has a heap limit and a deadline, and a file that exceeds either, or fails to parse, gets a reason
- * instead of text. The text is cut at MAX_DOCUMENT_CHARS, saying so.
+ * instead of text. At most READERS threads run at once in a process, so many documents at once cannot
+ * add up past the memory one may take. The text is cut at MAX_DOCUMENT_CHARS, saying so.
  */
 import { Worker } from "node:worker_threads";
+import pLimit from "p-limit";
 import type { ExtractAnswer, ExtractJob } from "./document-types.js";
 
 /** Characters of one document's text given to the model (about 12,500 tokens). */
 export const MAX_DOCUMENT_CHARS = 50_000;
 const READ_TIMEOUT_MS = 30_000;
 const HEAP_MB = 512;
+const READERS = 2;
+const readers = pLimit(READERS);
 
 const cut = (text: string) =>
   text.length > MAX_DOCUMENT_CHARS ? `${text.slice(0, MAX_DOCUMENT_CHARS)}\n[cut: only the first ${MAX_DOCUMENT_CHARS} characters of the document's text are shown]` : text;
 
 export function documentText(mediaType: string, data: Buffer): Promise<ExtractAnswer> {
+  return readers(() => read(mediaType, data));
+}
+
+function read(mediaType: string, data: Buffer): Promise<ExtractAnswer> {
   return new Promise((resolve) => {
     const job: ExtractJob = { mediaType, data, maxChars: MAX_DOCUMENT_CHARS };
     const worker = new Worker(new URL("./document-text-worker.js", import.meta.url), { workerData: job, resourceLimits: { maxOldGenerationSizeMb: HEAP_MB } });

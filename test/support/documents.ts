@@ -1,5 +1,6 @@
-/** Documents for the attachment tests: a DOCX fixture, XLSX workbooks built with exceljs, a one-page PDF, and attachments of them. */
+/** Documents for the attachment tests: a DOCX fixture, XLSX workbooks built with exceljs, a one-page PDF, zip bombs, and attachments of them. */
 import { readFileSync } from "node:fs";
+import { crc32, deflateRawSync } from "node:zlib";
 import ExcelJS from "exceljs";
 
 export const DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document";
@@ -43,4 +44,37 @@ export function file(filename: string, mediaType: string, bytes: Buffer, extra: 
 
 export function messageWith(text: string, ...attachments: unknown[]) {
   return { type: "user.message", content: [{ type: "text", text }], attachments };
+}
+
+/**
+ * A zip of one deflated entry whose central directory declares `declaredSize` bytes (the real size
+ * unless told): a DOCX "zip bomb" when the content is large and repetitive.
+ */
+export function oneEntryZip(name: string, content: Buffer, declaredSize = content.length): Buffer {
+  const data = deflateRawSync(content, { level: 1 });
+  const fileName = Buffer.from(name);
+  const common = (header: Buffer, at: number) => {
+    header.writeUInt16LE(20, at); // version needed
+    header.writeUInt16LE(0, at + 2); // flags
+    header.writeUInt16LE(8, at + 4); // deflate
+    header.writeUInt32LE(0x210000, at + 6); // DOS time and date: 1980-01-01
+    header.writeUInt32LE(crc32(content), at + 10);
+    header.writeUInt32LE(data.length, at + 14);
+    header.writeUInt32LE(declaredSize, at + 18);
+    header.writeUInt16LE(fileName.length, at + 22);
+  };
+  const local = Buffer.alloc(30);
+  local.writeUInt32LE(0x04034b50, 0);
+  common(local, 4);
+  const central = Buffer.alloc(46);
+  central.writeUInt32LE(0x02014b50, 0);
+  central.writeUInt16LE(20, 4); // version made by
+  common(central, 6);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(1, 8);
+  end.writeUInt16LE(1, 10);
+  end.writeUInt32LE(46 + fileName.length, 12);
+  end.writeUInt32LE(30 + fileName.length + data.length, 16);
+  return Buffer.concat([local, fileName, data, central, fileName, end]);
 }
