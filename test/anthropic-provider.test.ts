@@ -4,6 +4,7 @@ import { AnthropicProvider, type AnthropicOptions } from "../src/models/anthropi
 import { costOf } from "../src/models/pricing.js";
 import type { ModelMessage, ToolSpec } from "../src/models/provider.js";
 import { usageSnapshot } from "../src/models/usage.js";
+import { refundsDocx, workbook } from "./support/documents.js";
 import { FakeAnthropic } from "./support/fake-anthropic.js";
 import { expectFailure, KEY, recorder, request, zero } from "./anthropic-provider-cases.js";
 
@@ -108,7 +109,7 @@ describe("the anthropic provider against a fake Messages API", () => {
       expect(fake.requests[0]!.body).to.not.have.property("system");
     });
 
-    it("maps attachments: images and PDFs as base64, text documents as plain text with a title, others as a note", async () => {
+    it("maps attachments: images and PDFs as base64, text files and the text of DOCX and XLSX as plain text documents with a title, others as a note", async () => {
       const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
       const file = (filename: string, mediaType: Attachment["mediaType"], content: string | Buffer) => ({
         type: "attachment" as const,
@@ -129,8 +130,8 @@ describe("the anthropic provider against a fake Messages API", () => {
             file("table.csv", "text/csv", "a,b\n1,2"),
             file("other.csv", "application/csv", "c,d"),
             file("old.md", "text/x-markdown", "old markdown"),
-            file("report.docx", "application/vnd.openxmlformats-officedocument.wordprocessingml.document", "PK"),
-            file("sheet.xlsx", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", "PK"),
+            file("report.docx", "application/vnd.openxmlformats-officedocument.wordprocessingml.document", refundsDocx()),
+            file("sheet.xlsx", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", await workbook({ S: [["a", 1]] })),
             file("image.bmp", "image/bmp", "BM"),
           ],
         },
@@ -152,8 +153,8 @@ describe("the anthropic provider against a fake Messages API", () => {
         doc("table.csv", "a,b\n1,2"),
         doc("other.csv", "c,d"),
         doc("old.md", "old markdown"),
-        note("report.docx", "application/vnd.openxmlformats-officedocument.wordprocessingml.document"),
-        note("sheet.xlsx", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"),
+        doc("report.docx", "Refund policy\n\nRefunds within 30 days."),
+        doc("sheet.xlsx", "## Sheet: S\na,1"),
         { ...note("image.bmp", "image/bmp"), cache_control: { type: "ephemeral" } },
       ]);
     });
