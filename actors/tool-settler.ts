@@ -5,7 +5,7 @@
  * was running is run again: execution is at least once).
  */
 import { join } from "node:path";
-import { findAttachment } from "../src/domain/attachments.js";
+import { attachmentNamed } from "../src/domain/attachments.js";
 import type { Draft } from "../src/domain/events.js";
 import type { TokenUsage } from "../src/domain/model-types.js";
 import type { RuntimeState, ToolCall } from "../src/domain/session-state.js";
@@ -15,6 +15,7 @@ import { planStep, withToolTokens } from "../src/domain/turn-plans.js";
 import { AppError } from "../src/errors.js";
 import type { Logger } from "../src/log.js";
 import { isAbort } from "../src/models/provider.js";
+import type { EventLog } from "../src/redis/event-log.js";
 import type { McpAccess } from "../src/services/mcp-access.js";
 import { change, type SessionTransitions } from "../src/services/session-transitions.js";
 import type { VersionDoc } from "../src/store/agents.js";
@@ -25,7 +26,6 @@ import { sandboxUser } from "../src/tools/sandbox.js";
 import type { KickoffTimer } from "./kickoff-timer.js";
 import type { SubjectSkillCache } from "./subject-skills.js";
 import type { SessionFacts } from "./session-records.js";
-import type { Transcripts } from "./transcripts.js";
 import { zeroTokens } from "./turn-end.js";
 
 export interface ToolSettlerDeps {
@@ -37,8 +37,8 @@ export interface ToolSettlerDeps {
   mcp: McpAccess;
   kickoff: KickoffTimer;
   subjectSkills: SubjectSkillCache;
-  /** The conversation as the model sees it, where vision_analyze finds the attachments it names. */
-  transcripts: Transcripts;
+  /** The session's log, where vision_analyze finds the attachments it names (compacted away or not). */
+  log: EventLog;
   logger: Logger;
 }
 
@@ -108,7 +108,10 @@ export class ToolSettler {
         otherConversations: () =>
           this.deps.past.of({ orgId: session.orgId, agentId: session.agentId, subjectId: session.subjectId, exceptSessionId: session._id }),
         modelName: version.modelName,
-        attachment: async (name) => findAttachment((await this.deps.transcripts.forCall(session._id)).messages, name),
+        attachment: async (name) => {
+          const message = await this.deps.log.findNewest(session._id, (e) => attachmentNamed(e, name) !== undefined);
+          return message ? attachmentNamed(message, name) : undefined;
+        },
       });
     } catch (err) {
       if (isAbort(err)) throw err;

@@ -195,7 +195,7 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
         mcp,
         kickoff,
         subjectSkills,
-        transcripts,
+        log: eventLog,
         logger: log,
       });
       const compactor = new Compactor({ transcripts, providers, versions, transitions, logger: log, thresholdPercent: config.compactionThresholdPercent });

@@ -10,7 +10,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { DOT_PNG, file, messageWith, onePagePdf } from "./support/documents.js";
 import { client, startServer, type Client, type TestServer } from "./support/server.js";
-import { agentTexts, createSession, sendText, settle } from "./support/sessions.js";
+import { agentTexts, createSession, history, sendText, settle, until } from "./support/sessions.js";
 import { allow, toolset } from "./tools-cases.js";
 
 const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
@@ -67,6 +67,19 @@ describe("vision_analyze", () => {
     expect(agentTexts(byRef.events).at(-1)).to.equal(`tool vision_analyze result: vision: What colour is it? ${fingerprint(DOT_PNG)}`);
     const byName = await analyze(sessionId, { image: "dot.png", question: "How big?" }, 3);
     expect(byName).to.deep.include({ isError: false, text: `vision: How big? ${fingerprint(DOT_PNG)}` });
+  });
+
+  it("finds an attachment a compaction took out of the conversation, by reference (which the summary keeps) and by filename", async () => {
+    const { sessionId, eventId } = await withAttachments(file("dot.png", "image/png", DOT_PNG));
+    expect((await api.post(`/v1/sessions/${sessionId}/compact`, {})).status).to.equal(202);
+    const [compacted] = (await until(() => history(api, sessionId), (h) => h.some((e) => e.type === "session.compacted"), 15_000, "session.compacted")).filter(
+      (e) => e.type === "session.compacted",
+    );
+    expect(compacted.payload.summary).to.include(`[attachment ${eventId}/0: dot.png`);
+    await sendText(api, sessionId, "/context");
+    expect(agentTexts(await settle(api, sessionId, 2)).at(-1)).to.match(/^context: 2 messages; first: /);
+    expect(await analyze(sessionId, { image: `${eventId}/0`, question: "Still there?" }, 3)).to.deep.include({ isError: false, text: `vision: Still there? ${fingerprint(DOT_PNG)}` });
+    expect(await analyze(sessionId, { image: "dot.png", question: "And by name?" }, 4)).to.deep.include({ isError: false, text: `vision: And by name? ${fingerprint(DOT_PNG)}` });
   });
 
   it("answers about an image URL, fetched through the outbound guard", async () => {

@@ -3,8 +3,7 @@
  * mode), and how the model names an attachment. Pure.
  */
 import { attachmentSchema } from "../../schemas/attachment.js";
-import type { Attachment } from "./events.js";
-import type { ModelBlock, ModelMessage } from "./model-types.js";
+import type { Attachment, Envelope } from "./events.js";
 
 /** The largest attachment, a PDF: the schema's bound on a declared size. */
 export const MAX_PDF_BYTES = attachmentSchema.properties.sizeBytes.maximum;
@@ -47,16 +46,19 @@ export function sanitizeFilename(name: string): string {
 /** How the model names an attachment: the event that carried it and its place there, shown next to it. */
 export const attachmentRef = (eventId: string, index: number): string => `${eventId}/${index}`;
 
-type AttachmentBlock = Extract<ModelBlock, { type: "attachment" }>;
-
 /** The line shown before an attachment, with the name vision_analyze takes. */
 export function attachmentLabel(ref: string, a: Attachment): string {
   const visual = a.analysisMode === "visual" ? "; visual analysis of its pages asked" : "";
   return `[attachment ${ref}: ${a.filename}, ${a.mediaType}${visual}]`;
 }
 
-/** The attachment `name` stands for in the transcript: by reference, else the latest with that filename. */
-export function findAttachment(messages: readonly ModelMessage[], name: string): Attachment | undefined {
-  const blocks = messages.flatMap((m) => m.content.filter((b): b is AttachmentBlock => b.type === "attachment"));
-  return (blocks.find((b) => b.ref === name) ?? blocks.findLast((b) => b.attachment.filename === name))?.attachment;
+/**
+ * The attachment of the user message `e` that `name` stands for: by reference (`<e's id>/<index>`),
+ * else the last one with that filename.
+ */
+export function attachmentNamed(e: Envelope, name: string): Attachment | undefined {
+  if (e.type !== "user.message") return undefined;
+  const attachments = (e.payload as { attachments?: Attachment[] }).attachments ?? [];
+  const index = attachments.findIndex((_, i) => attachmentRef(e.id, i) === name);
+  return index >= 0 ? attachments[index] : attachments.findLast((a) => a.filename === name);
 }

@@ -5,6 +5,7 @@
  * and the durable history stay as they were. Pure.
  */
 import { newId } from "../ids.js";
+import { attachmentLabel } from "./attachments.js";
 import { draft, type Draft, type Usage } from "./events.js";
 import type { ModelBlock, ModelMessage } from "./model-types.js";
 import { reject, type Plan, type PlanResult, type RuntimeState } from "./session-state.js";
@@ -43,7 +44,7 @@ export function compactionDue(contextUsed: number, contextMax: number, threshold
   return contextMax > 0 && contextUsed >= (contextMax * thresholdPercent) / 100;
 }
 
-/** A block as the summarizer reads it: who said what, tools by name and input, attachments by name only. */
+/** A block as the summarizer reads it: who said what, tools by name and input, attachments by name and reference only. */
 function rendered(role: ModelMessage["role"], b: ModelBlock): string | null {
   const who = role === "user" ? "User" : "Assistant";
   switch (b.type) {
@@ -52,7 +53,8 @@ function rendered(role: ModelMessage["role"], b: ModelBlock): string | null {
     case "thinking":
       return null;
     case "attachment":
-      return `${who}: [attachment ${b.attachment.filename} (${b.attachment.mediaType})]`;
+      // With its reference, which the summary can keep so that vision_analyze can still name it.
+      return `${who}: ${b.ref ? attachmentLabel(b.ref, b.attachment) : `[attachment ${b.attachment.filename} (${b.attachment.mediaType})]`}`;
     case "tool_use":
       return `Assistant called tool ${b.name} (${b.id}) with ${JSON.stringify(b.input ?? {})}`;
     case "tool_result":

@@ -142,13 +142,18 @@ export class EventLog {
   }
 
   /** A durable event by id, newest first: rare lookups (a replaced long-running result). */
-  async findById(sessionId: string, eventId: string): Promise<Envelope | null> {
+  findById(sessionId: string, eventId: string): Promise<Envelope | null> {
+    return this.findNewest(sessionId, (env) => env.id === eventId);
+  }
+
+  /** The newest durable event `match` accepts, read back from the end: rare lookups (an attachment named by a tool). */
+  async findNewest(sessionId: string, match: (env: Envelope) => boolean): Promise<Envelope | null> {
     let end = "+";
     for (;;) {
       const page = await this.redis.xrevrange(this.keys.sessionLog(sessionId), end, "-", "COUNT", 200);
       for (const [, fields] of page) {
         const env = JSON.parse(parseEntry(fields).env!) as Envelope;
-        if (env.id === eventId) return (await this.withOverlay(sessionId, [env]))[0]!;
+        if (match(env)) return (await this.withOverlay(sessionId, [env]))[0]!;
       }
       if (page.length < 200) return null;
       end = `(${page[page.length - 1]![0]}`;
