@@ -34,6 +34,7 @@ import { sleep, textOfBlocks } from "./provider.js";
 const CONTEXT_MAX = 200_000;
 const MAX_SLOW_MS = 600_000;
 const DELTA_COUNT = 4;
+const ATTACHMENT_CHARS_MAX = 6_400;
 
 const tokens = (text: string) => Math.ceil(text.length / 4);
 
@@ -45,7 +46,8 @@ function blockChars(b: ModelBlock): number {
     case "thinking":
       return b.thinking.length;
     case "attachment":
-      return b.attachment.source.dataUrl.length;
+      // A model is charged for what it sees (pixels, pages), not for the bytes; about 1,600 tokens at most, as an image is.
+      return Math.min(b.attachment.source.dataUrl.length, ATTACHMENT_CHARS_MAX);
     case "tool_use":
       return b.name.length + JSON.stringify(b.input ?? {}).length;
     case "tool_result":
