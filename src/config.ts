@@ -35,6 +35,11 @@ export interface Config {
   redisKeyPrefix: string;
   /** Where per-session workspaces of the built-in file, terminal and code tools live. */
   workspaceRoot: string;
+  /** Limits of each tool process: memory (RLIMIT_DATA) and file size (RLIMIT_FSIZE), in MiB. */
+  sandboxMemoryMb: number;
+  sandboxFileSizeMb: number;
+  /** How long a background process of `terminal` may run before it is killed. */
+  sandboxBackgroundTimeoutMs: number;
   /**
    * Keys of vault credentials' encryption: `current` seals, every key opens (older ones stay listed
    * while a rotation re-encrypts). Absent: credentials can be neither stored nor used.
@@ -162,6 +167,9 @@ export function loadConfig(env: Env = process.env): Config {
     sseKeepAliveMs: integer(env, "SSE_KEEPALIVE_MS", 15_000, 100, 3_600_000),
     sseMaxBufferedBytes: integer(env, "SSE_MAX_BUFFERED_BYTES", 8 * 1024 * 1024, 64 * 1024, 1024 * 1024 * 1024),
     workspaceRoot: env.WORKSPACE_ROOT || join(tmpdir(), "agent-sessions-workspaces"),
+    sandboxMemoryMb: integer(env, "SANDBOX_MEMORY_MB", 1024, 64, 1_048_576),
+    sandboxFileSizeMb: integer(env, "SANDBOX_FILE_SIZE_MB", 1024, 1, 1_048_576),
+    sandboxBackgroundTimeoutMs: integer(env, "SANDBOX_BACKGROUND_TIMEOUT_MS", 3_600_000, 1_000, 604_800_000),
     vaultKeys: vaultKeys(env),
     mcpTimeoutMs: integer(env, "MCP_TIMEOUT_MS", 30_000, 100, 600_000),
     customToolKickoffMs: integer(env, "CUSTOM_TOOL_KICKOFF_MS", 300_000, 100, 86_400_000),

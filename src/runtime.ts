@@ -5,6 +5,7 @@ import { AgentVersions } from "../actors/agent-versions.js";
 import { Compactor } from "../actors/compactor.js";
 import { Preparer } from "../actors/preparation.js";
 import { SessionActor } from "../actors/session-actor.js";
+import { SessionReaper } from "../actors/session-reaper.js";
 import { SessionRecords } from "../actors/session-records.js";
 import { SubjectSkillCache } from "../actors/subject-skills.js";
 import { ToolSettler } from "../actors/tool-settler.js";
@@ -33,6 +34,7 @@ import { Preparations } from "./redis/preparations.js";
 import { Locks } from "./redis/locks.js";
 import { RateLimitCache } from "./redis/rate-limit-cache.js";
 import { SkillEpochs } from "./redis/skill-epochs.js";
+import { SessionEndings } from "./redis/session-endings.js";
 import { StreamReader } from "./redis/stream-reader.js";
 import { VaultEpochs } from "./redis/vault-epochs.js";
 import { Wakeups } from "./redis/wakeups.js";
@@ -71,6 +73,7 @@ import { McpConnections } from "./tools/mcp-connections.js";
 import { SkillTools } from "./tools/skills.js";
 import { guardedFetch, OutboundPolicy } from "./tools/outbound.js";
 import { VisionTool } from "./tools/vision.js";
+import { TerminalTools } from "./tools/terminal.js";
 import { WebTools } from "./tools/web.js";
 
 /** The installation store's hashing key, derived from the vault key (a key of its own: the vault key is never used for two jobs). */
@@ -102,6 +105,7 @@ async function buildComponents(config: Config, log: Logger, mongoOptions: MongoO
   const appender = new EventAppender(redis, keys);
   const live = new LiveStream(redis, keys);
   const intents = new Intents(redis, keys);
+  const endings = new SessionEndings(redis, keys);
   const wakeups = new Wakeups(redis, keys);
   const allowances = new Allowances(redis, keys);
   const limitsCache = new RateLimitCache(redis, keys);
@@ -136,6 +140,7 @@ async function buildComponents(config: Config, log: Logger, mongoOptions: MongoO
     live,
     intents,
     wakeups,
+    endings,
     transitions,
     projector,
     vaultStore,
@@ -149,7 +154,7 @@ async function buildComponents(config: Config, log: Logger, mongoOptions: MongoO
     access: new AccessService(organizations, allowances),
     health: new HealthService(mongo, redis),
     agents: new AgentService(agentStore, sessionStore, limitsCache),
-    sessions: new SessionService(sessionStore, agentStore, eventLog, transitions, intents, allowances, new PreparationService(agentStore, agentVaults, preparations, log)),
+    sessions: new SessionService(sessionStore, agentStore, eventLog, transitions, intents, allowances, new PreparationService(agentStore, agentVaults, preparations, log), endings),
     events: new EventService(sessionStore, agentStore, eventLog, transitions, limitsCache),
     vaults: new VaultService(vaultStore, credentialStore, agentVaultStore),
     credentials: new CredentialService(vaultStore, credentialStore),
@@ -170,6 +175,7 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
   let worker: WakeupConsumer | undefined;
   let hints: ReturnType<typeof createRedis> | undefined;
   let stopExpiry: (() => void) | undefined;
+  let stopTools: (() => Promise<void>) | undefined;
   const shutdown = new AbortController();
 
   return {
@@ -180,11 +186,19 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
       const versions = new AgentVersions(agentStore);
       const providers = new ProviderRegistry(config);
       const transcripts = new Transcripts(eventLog, new TranscriptCache({ sessions: config.transcriptCacheSessions, bytes: config.transcriptCacheMb * 2 ** 20 }));
+      const limits = { memoryBytes: config.sandboxMemoryMb * 2 ** 20, fileBytes: config.sandboxFileSizeMb * 2 ** 20 };
+      const terminal = new TerminalTools(limits, config.sandboxBackgroundTimeoutMs);
       const skillEpochs = new SkillEpochs(redis, components.keys);
       const skillStore = new SubjectSkillStore(mongo.db, skillEpochs);
       const subjectSkills = new SubjectSkillCache(skillStore, skillEpochs);
-      const tools = new BuiltinTools(new MemoryStore(mongo.db), new TodoStore(mongo.db), new WebTools(outbound, config.webSearch), new SkillTools(skillStore), new VisionTool(outbound, providers));
+      const tools = new BuiltinTools(new MemoryStore(mongo.db), new TodoStore(mongo.db), new WebTools(outbound, config.webSearch), new SkillTools(skillStore), new VisionTool(outbound, providers), terminal);
       const kickoff = new KickoffTimer(new Kickoffs(redis, components.keys), transitions, config.customToolKickoffMs, log);
+      const reaper = new SessionReaper({ endings: components.endings, terminal, workspaceRoot: config.workspaceRoot, logger: log });
+      reaper.start();
+      stopTools = async () => {
+        await reaper.stop();
+        await terminal.close();
+      };
       const ending = new TurnEnding({ log: eventLog, transitions, sessions: sessionStore, records, versions });
       const settler = new ToolSettler({
         transitions,
@@ -251,6 +265,8 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
       stopExpiry?.();
       hints?.disconnect();
       await Promise.allSettled([worker?.stop(), components.stopReader()]);
+      // After the turns: a tool still running has been aborted, and no new background process starts.
+      await stopTools?.();
       await mcpPool.close();
       await outbound.close();
       // Records of the last commits are written before the connections go (else the sweep repairs them).

@@ -77,8 +77,37 @@ export const BUILTIN_SPECS: Record<string, { description: string; input_schema: 
       additionalProperties: false,
     },
   },
-  terminal: { description: "Run a shell command in the session's workspace.", input_schema: { type: "object", properties: { command: { type: "string" } }, required: ["command"] } },
-  process: { description: "List background processes.", input_schema: { type: "object", properties: {} } },
+  terminal: {
+    description:
+      "Run a shell command (/bin/sh) in the session's workspace. It waits for the command (up to `timeout` seconds, default 30) and returns its output. With background: true it returns a process id at once; manage the process with the process tool (at most 4 run at once per session).",
+    input_schema: {
+      type: "object",
+      properties: {
+        command: { type: "string", minLength: 1, maxLength: 65536 },
+        background: { type: "boolean", default: false },
+        timeout: { type: "integer", minimum: 1, maximum: 600 },
+      },
+      required: ["command"],
+      additionalProperties: false,
+    },
+  },
+  process: {
+    description:
+      "Manage background processes started with terminal(background: true). list: all of this session's. poll: state and new output since the last poll. log: kept output by lines (offset, limit; default the last 200). wait: until it exits or `timeout` seconds (default 30). kill: kill it with everything it started. write: send `data` to its input. id is required except for list.",
+    input_schema: {
+      type: "object",
+      properties: {
+        action: { type: "string", enum: ["list", "poll", "log", "wait", "kill", "write"] },
+        id: { type: "string", minLength: 1, maxLength: 64 },
+        data: { type: "string", maxLength: 65536 },
+        timeout: { type: "integer", minimum: 1, maximum: 600, default: 30 },
+        offset: { type: "integer", minimum: 0, maximum: 1000000 },
+        limit: { type: "integer", minimum: 1, maximum: 1000, default: 200 },
+      },
+      required: ["action"],
+      additionalProperties: false,
+    },
+  },
   read_file: { description: "Read a file of the workspace.", input_schema: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } },
   write_file: { description: "Write a file of the workspace.", input_schema: { type: "object", properties: { path: { type: "string" }, content: { type: "string" } }, required: ["path", "content"] } },
   patch: { description: "Replace one exact occurrence of text in a file.", input_schema: { type: "object", properties: { path: { type: "string" }, old_string: { type: "string" }, new_string: { type: "string" } }, required: ["path", "old_string", "new_string"] } },

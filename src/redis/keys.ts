@@ -46,6 +46,10 @@ export class Keys {
   credentialRefresh(credentialId: string): string {
     return `${this.prefix}:cred:{${credentialId}}:refresh`;
   }
+  /** Notices of archived and deleted sessions, which every worker reads to end what it keeps of them (`session-endings.ts`). */
+  sessionEndings(): string {
+    return `${this.prefix}:session-endings`;
+  }
   /** The wake-up stream the workers' consumer group reads. */
   wakeups(): string {
     return `${this.prefix}:wakeups`;

@@ -10,6 +10,7 @@ import { newId } from "../ids.js";
 import type { Allowances } from "../redis/allowances.js";
 import type { EventLog, StateSummary } from "../redis/event-log.js";
 import type { Intents } from "../redis/intents.js";
+import type { SessionEndings } from "../redis/session-endings.js";
 import type { AgentStore, Page } from "../store/agents.js";
 import type { SessionDoc, SessionFilter, SessionStore } from "../store/sessions.js";
 import type { PreparationService } from "./preparation.js";
@@ -50,6 +51,7 @@ export class SessionService {
     private readonly intents: Intents,
     private readonly allowances: Allowances,
     private readonly preparation: PreparationService,
+    private readonly endings: SessionEndings,
   ) {}
 
   async create(orgId: string, body: SessionCreateBody): Promise<{ view: SessionView; rateLimit: RateLimitStanding }> {
@@ -133,11 +135,16 @@ export class SessionService {
     return visible(doc, await this.log.state(id));
   }
 
-  /** Idempotent; refused while a turn runs or waits, decided atomically against the runtime state. */
+  /**
+   * Idempotent; refused while a turn runs or waits, decided atomically against the runtime state. An
+   * archived session takes no more turns, so no `process` call could reach its background processes:
+   * a notice tells the workers to kill them (the workspace stays until the session is deleted).
+   */
   async archive(orgId: string, id: string): Promise<SessionView> {
     const doc = await this.sessions.get(orgId, id);
     if (!doc) throw notFound("session");
     const { state } = await this.transitions.run(id, (state) => decided(planArchive(state)));
+    await this.endings.announce(id, "archived");
     return { ...visible(doc, state), doc: { ...doc, status: "archived" }, status: "archived" };
   }
 
@@ -147,7 +154,11 @@ export class SessionService {
     await this.transitions.run(id, (state) => decided(planCompactRequested(state)));
   }
 
-  /** Deletes the record and the whole event log; refused while a turn runs or waits. */
+  /**
+   * Deletes the record and the whole event log; refused while a turn runs or waits. Once the state says
+   * deleted, a notice tells the workers to kill the session's processes and remove its workspace; a
+   * retry after a failure gives the notice again.
+   */
   async delete(orgId: string, id: string): Promise<void> {
     const doc = await this.sessions.get(orgId, id);
     if (!doc) throw notFound("session");
@@ -158,6 +169,7 @@ export class SessionService {
       if (!isAppError(err, "not_found")) throw err;
     }
     try {
+      await this.endings.announce(id, "deleted");
       await this.log.delete(id);
     } catch (err) {
       throw new AppError("runtime_delete_failed", "the session's event log could not be deleted; retry the deletion", {}, err);

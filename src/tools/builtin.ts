@@ -8,9 +8,10 @@ import type { TokenUsage } from "../domain/model-types.js";
 import type { MemoryStore } from "../store/memories.js";
 import type { PastConversation } from "../store/past-conversations.js";
 import type { TodoStore } from "../store/todos.js";
-import { prepareWorkspace, runInSandbox, type SandboxUser } from "./sandbox.js";
+import { prepareWorkspace, type SandboxUser } from "./sandbox.js";
 import { searchFiles } from "./search-files.js";
 import type { SkillManageInput, SkillTools } from "./skills.js";
+import type { TerminalTools } from "./terminal.js";
 import { inputProblem } from "./tool-input.js";
 import type { VisionTool } from "./vision.js";
 import { MAX_URLS, type WebTools } from "./web.js";
@@ -95,6 +96,7 @@ export class BuiltinTools {
     readonly web: WebTools,
     private readonly skills: SkillTools,
     private readonly vision: VisionTool,
+    readonly terminal: TerminalTools,
   ) {}
 
   async run(name: string, rawInput: unknown, ctx: ToolContext): Promise<ToolOutcome> {
@@ -118,19 +120,16 @@ export class BuiltinTools {
       case "patch":
       case "search_files":
         return this.file(name, input, ctx);
-      case "terminal": {
-        const command = str(input, "command");
-        if (!command) return fail("input.command (string) is required");
-        return runInSandbox("/bin/sh", ["-c", command], ctx.workspace, ctx.user, ctx.signal);
-      }
+      case "terminal":
+        return this.terminal.terminal(input, ctx);
       case "process":
-        return ok("No background processes are running: terminal commands run to completion within their call.");
+        return this.terminal.process(input, ctx);
       case "execute_code": {
         const code = str(input, "code");
         const language = str(input, "language") ?? "python";
         if (!code) return fail("input.code (string) is required");
-        if (language === "python") return runInSandbox("python3", ["-c", code], ctx.workspace, ctx.user, ctx.signal);
-        if (language === "javascript") return runInSandbox(process.execPath, ["-e", code], ctx.workspace, ctx.user, ctx.signal);
+        if (language === "python") return this.terminal.run("python3", ["-c", code], ctx);
+        if (language === "javascript") return this.terminal.run(process.execPath, ["-e", code], ctx);
         return fail("input.language must be python or javascript");
       }
       case "session_search":
@@ -208,7 +207,7 @@ export class BuiltinTools {
         default: {
           const target = input.target === "files" ? "files" : "content";
           const search = { pattern: String(input.pattern), target, path: relative(ctx.workspace, path) || ".", limit: Number(input.limit ?? 50), offset: Number(input.offset ?? 0) } as const;
-          return searchFiles(typeof input.file_glob === "string" ? { ...search, fileGlob: input.file_glob } : search, ctx.workspace, ctx.user, ctx.signal);
+          return searchFiles(typeof input.file_glob === "string" ? { ...search, fileGlob: input.file_glob } : search, this.terminal.place(ctx), ctx.signal);
         }
       }
     } catch (err) {

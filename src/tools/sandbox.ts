@@ -1,21 +1,44 @@
 /**
  * Runs a command for a tool in the session's workspace, under limits: a time limit, a cap on the
- * output kept, and an environment that holds nothing of the service's own (no keys, no URLs). The
+ * output kept, an environment that holds nothing of the service's own (no keys, no URLs), and resource
+ * limits on every process (memory, file size, and the session user's process count: `prlimit`). The
  * command runs in a process group of its own, killed as a whole when the command ends, times out or
  * is aborted: nothing it starts in the background outlives the call.
  */
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmod, chown, mkdir } from "node:fs/promises";
-import { dirname } from "node:path";
+import { chmod, chown, mkdir, rm } from "node:fs/promises";
+import { dirname, join } from "node:path";
 
 export const SANDBOX_TIMEOUT_MS = 30_000;
 export const SANDBOX_OUTPUT_BYTES = 64 * 1024;
+/**
+ * Tasks (processes and threads) a session's user may have at once (RLIMIT_NPROC): a fork bomb stops
+ * there. The limit counts every process of the uid, so it is set only with a uid of the session's own.
+ */
+export const SANDBOX_PROCESSES = 128;
+/** After the command's own process ended, how long a process that left its group may hold the output open. */
+const PIPE_GRACE_MS = 1_000;
 
 /** The unprivileged user a session's tool processes run as. */
 export interface SandboxUser {
   uid: number;
   gid: number;
+}
+
+/** Limits of each process a tool starts. */
+export interface SandboxLimits {
+  /** RLIMIT_DATA: the process's heap and private writable mappings (what allocations use). */
+  memoryBytes: number;
+  /** RLIMIT_FSIZE: the largest file the process may write. */
+  fileBytes: number;
+}
+
+/** Where and as whom a session's processes run, and under which limits. */
+export interface SandboxPlace {
+  cwd: string;
+  user: SandboxUser | null;
+  limits: SandboxLimits;
 }
 
 const FIRST_SANDBOX_UID = 100_000;
@@ -32,6 +55,11 @@ export function sandboxUser(sessionId: string): SandboxUser | null {
   return { uid: id, gid: id };
 }
 
+/** The session's workspace under the root; null for a string that is not a session id (never a path). */
+export function workspaceOf(root: string, sessionId: string): string | null {
+  return /^ses_[0-9a-z]{1,64}$/.test(sessionId) ? join(root, sessionId) : null;
+}
+
 /**
  * Creates the session's workspace: owned by the session's user with mode 0700, under a root that can
  * be passed through but not listed (0711), so no session finds or reads another's files.
@@ -44,57 +72,100 @@ export async function prepareWorkspace(workspace: string, user: SandboxUser | nu
   await chmod(workspace, 0o700);
 }
 
+/** Removes a workspace and everything in it (nothing when it does not exist). */
+export async function removeWorkspace(workspace: string): Promise<void> {
+  await rm(workspace, { recursive: true, force: true, maxRetries: 2 });
+}
+
+/**
+ * Starts `command` under the limits, in a process group of its own (its pid is the group's id), with
+ * stdout and stderr piped and stdin piped only when asked. `prlimit` sets the limits (soft and hard, so
+ * they cannot be raised again) and then becomes the command.
+ */
+export function spawnLimited(command: string, args: string[], place: SandboxPlace, stdin = false): ChildProcess {
+  const { cwd, user, limits } = place;
+  const rlimits = [`--data=${limits.memoryBytes}`, `--fsize=${limits.fileBytes}`, "--core=0", ...(user ? [`--nproc=${SANDBOX_PROCESSES}`] : [])];
+  return spawn("prlimit", [...rlimits, "--", command, ...args], {
+    cwd,
+    env: { PATH: "/usr/local/bin:/usr/bin:/bin", HOME: cwd, LANG: "C.UTF-8", TMPDIR: cwd },
+    stdio: [stdin ? "pipe" : "ignore", "pipe", "pipe"],
+    detached: true,
+    ...(user ? { uid: user.uid, gid: user.gid } : {}),
+  });
+}
+
+/** Kills a process group (a child of `spawnLimited`) whole; nothing when it is already gone. */
+export function killGroup(child: ChildProcess): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, "SIGKILL");
+  } catch {
+    /* the group is already gone */
+  }
+}
+
+/**
+ * Kills every process of a session's user, those that left their group too (`setsid`): a shell of
+ * that user signals all it may signal (`kill -1`), which is exactly the user's own processes.
+ */
+export function killUser(user: SandboxUser): Promise<void> {
+  return new Promise((resolve) => {
+    const killer = spawn("/bin/sh", ["-c", "kill -9 -1"], { stdio: "ignore", uid: user.uid, gid: user.gid, env: {} });
+    killer.on("error", () => resolve());
+    killer.on("close", () => resolve());
+  });
+}
+
+/**
+ * Calls `onEnd` once the child's output is complete: at `close`, or shortly after its own process
+ * exited when something that left the group (`setsid`) still holds the pipes open.
+ */
+export function onFinished(child: ChildProcess, onEnd: (code: number | null, signal: NodeJS.Signals | null) => void): void {
+  let ended = false;
+  const end = (code: number | null, signal: NodeJS.Signals | null) => {
+    if (ended) return;
+    ended = true;
+    onEnd(code, signal);
+  };
+  // The command's own process ended: what it left running in its group goes too (which also closes
+  // the output pipes a background process would otherwise hold open).
+  child.on("exit", (code, signal) => {
+    killGroup(child);
+    setTimeout(() => {
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+      end(code, signal);
+    }, PIPE_GRACE_MS).unref();
+  });
+  child.on("close", end);
+}
+
 export interface SandboxResult {
   ok: boolean;
   text: string;
 }
 
-export function runInSandbox(
-  command: string,
-  args: string[],
-  cwd: string,
-  user: SandboxUser | null,
-  signal: AbortSignal,
-  timeoutMs = SANDBOX_TIMEOUT_MS,
-): Promise<SandboxResult> {
+export function runInSandbox(command: string, args: string[], place: SandboxPlace, signal: AbortSignal, timeoutMs = SANDBOX_TIMEOUT_MS): Promise<SandboxResult> {
   return new Promise((resolve) => {
-    const child = spawn(command, args, {
-      cwd,
-      env: { PATH: "/usr/local/bin:/usr/bin:/bin", HOME: cwd, LANG: "C.UTF-8", TMPDIR: cwd },
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: true,
-      ...(user ? { uid: user.uid, gid: user.gid } : {}),
-    });
-    const killGroup = () => {
-      if (child.pid === undefined) return;
-      try {
-        process.kill(-child.pid, "SIGKILL");
-      } catch {
-        /* the group is already gone */
-      }
-    };
+    const child = spawnLimited(command, args, place);
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
-      killGroup();
+      killGroup(child);
     }, timeoutMs);
-    const onAbort = () => killGroup();
-    if (signal.aborted) killGroup();
+    const onAbort = () => killGroup(child);
+    if (signal.aborted) killGroup(child);
     else signal.addEventListener("abort", onAbort, { once: true });
-    // The command's own process ended: what it left running in its group goes too (which also closes
-    // the output pipes a background process would otherwise hold open past the time limit).
-    child.on("exit", killGroup);
     let output = "";
     let truncated = false;
     const collect = (chunk: Buffer) => {
-      if (output.length >= SANDBOX_OUTPUT_BYTES) {
-        truncated = true;
-        return;
-      }
-      output += chunk.toString("utf8").slice(0, SANDBOX_OUTPUT_BYTES - output.length);
+      const text = chunk.toString("utf8");
+      const room = SANDBOX_OUTPUT_BYTES - output.length;
+      if (text.length > room) truncated = true;
+      output += text.slice(0, Math.max(0, room));
     };
-    child.stdout.on("data", collect);
-    child.stderr.on("data", collect);
+    child.stdout!.on("data", collect);
+    child.stderr!.on("data", collect);
     const done = () => {
       clearTimeout(timer);
       signal.removeEventListener("abort", onAbort);
@@ -103,7 +174,7 @@ export function runInSandbox(
       done();
       resolve({ ok: false, text: `could not run the command: ${err.message}` });
     });
-    child.on("close", (code, sig) => {
+    onFinished(child, (code, sig) => {
       done();
       const tail = truncated ? `\n[output truncated at ${SANDBOX_OUTPUT_BYTES} bytes]` : "";
       if (sig) resolve({ ok: false, text: `${output}${tail}\n[stopped by ${sig}${timedOut ? `: over the ${timeoutMs} ms limit` : ""}]` });

@@ -7,7 +7,7 @@
  * find do not), so a link to a directory outside the workspace is not searched; binary files are
  * skipped. Results are sorted (path, then line) so `offset` pages through a stable list.
  */
-import { runInSandbox, type SandboxUser } from "./sandbox.js";
+import { runInSandbox, type SandboxPlace } from "./sandbox.js";
 
 export interface SearchFilesInput {
   pattern: string;
@@ -35,10 +35,10 @@ const CONTENT = [
 ].join("\n");
 const FILES = 'find "$3" -type f -name "$1" 2>/dev/null | sed "s|^\\./||" | LC_ALL=C sort | tail -n +"$4" | head -n "$5"';
 
-export async function searchFiles(input: SearchFilesInput, workspace: string, user: SandboxUser | null, signal: AbortSignal): Promise<{ ok: boolean; text: string }> {
+export async function searchFiles(input: SearchFilesInput, place: SandboxPlace, signal: AbortSignal): Promise<{ ok: boolean; text: string }> {
   const script = input.target === "content" ? CONTENT : FILES;
   const args = [input.pattern, input.fileGlob ?? "", input.path, String(input.offset + 1), String(input.limit + 1)];
-  const run = await runInSandbox("/bin/sh", ["-c", script, "search_files", ...args], workspace, user, signal, TIMEOUT_MS);
+  const run = await runInSandbox("/bin/sh", ["-c", script, "search_files", ...args], place, signal, TIMEOUT_MS);
   if (!run.ok) {
     const bad = /^grep: (.*)$/m.exec(run.text);
     if (bad) return { ok: false, text: `invalid pattern: ${bad[1]}` };

@@ -8,7 +8,7 @@ import type { ValidateFunction } from "ajv/dist/2020.js";
 import { BUILTIN_SPECS } from "../domain/builtin-tool-specs.js";
 import { formatErrors, newAjv } from "../schema-validation.js";
 
-const CHECKED = ["web_search", "web_extract", "search_files", "skills_list", "skill_view", "skill_manage", "vision_analyze"] as const;
+const CHECKED = ["web_search", "web_extract", "search_files", "skills_list", "skill_view", "skill_manage", "vision_analyze", "terminal", "process"] as const;
 
 const ajv = newAjv(false, []);
 const validators = new Map<string, ValidateFunction>(CHECKED.map((name) => [name, ajv.compile(BUILTIN_SPECS[name]!.input_schema)]));
