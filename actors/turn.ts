@@ -17,6 +17,7 @@ import { AppError, isAppError, unavailable } from "../src/errors.js";
 import { newId } from "../src/ids.js";
 import type { Logger } from "../src/log.js";
 import { isAbort } from "../src/models/provider.js";
+import { inputProblem } from "../src/tools/tool-input.js";
 import { contextTokens } from "../src/models/usage.js";
 import type { ProviderRegistry } from "../src/models/registry.js";
 import type { EventLog } from "../src/redis/event-log.js";
@@ -212,7 +213,7 @@ export class TurnRunner {
     const asks = uses.some((use) => wouldAsk(governing, use.name, granted));
     const yolo = asks && ((await this.deps.sessions.byId(session._id))?.yoloMode ?? false);
     const always = asks && !yolo ? await this.deps.grants.always({ orgId: session.orgId, agentId: session.agentId, subjectId: session.subjectId }) : new Set<string>();
-    const { drafts, calls } = decideCalls(ctx, governing, uses, yolo, { session: granted, always }, output);
+    const { drafts, calls } = decideCalls(ctx, governing, uses, yolo, { session: granted, always }, output, inputProblem);
     await this.deps.kickoff.expect(session._id, calls);
     await this.deps.transitions.run(session._id, (s) => change(planStep(s, drafts, calls, spent), null), { fence });
   }

@@ -6,8 +6,32 @@ const SKILL_NAME = { type: "string", minLength: 1, maxLength: SKILL_NAME_MAX, pa
 /** A name skill_manage takes: its own skills' form (a version skill named otherwise cannot be meant). */
 const OWN_SKILL_NAME = { type: "string", minLength: 1, maxLength: OWN_SKILL_NAME_MAX, pattern: OWN_SKILL_NAME_PATTERN };
 
+/** A path of the session's workspace, relative to it. */
+const WORKSPACE_PATH = { type: "string", minLength: 1, maxLength: 1000 };
+/** read_file's and write_file's bounds (src/tools/files.ts), as the model is told them. */
+export const DEFAULT_READ_LINES = 2000;
+export const READ_BYTES_MAX = 256 * 1024;
+export const WRITE_BYTES_MAX = 1024 * 1024;
+const READ_KIB = READ_BYTES_MAX / 1024;
+const WRITE_KIB = WRITE_BYTES_MAX / 1024;
+/** A character takes at least one byte: a content longer than this is certainly over the byte bound. */
+const WRITE_CHARS = WRITE_BYTES_MAX;
+
+/** Bounds of the todo list and of one memory (the tools' schemas say them to the model). */
+export const TODO_ITEMS_MAX = 100;
+export const TODO_CONTENT_MAX = 500;
+export const MEMORY_CONTENT_MAX = 2000;
+
 export const BUILTIN_SPECS: Record<string, { description: string; input_schema: Record<string, unknown> }> = {
-  clarify: { description: "Ask the user a question and wait for the answer.", input_schema: { type: "object", properties: { question: { type: "string" }, choices: { type: "array", items: { type: "string" } } }, required: ["question"] } },
+  clarify: {
+    description: "Ask the user a question and wait for the answer; offer choices when the answer is one of a few.",
+    input_schema: {
+      type: "object",
+      properties: { question: { type: "string", minLength: 1, maxLength: 2000 }, choices: { type: "array", maxItems: 10, items: { type: "string", minLength: 1, maxLength: 200 } } },
+      required: ["question"],
+      additionalProperties: false,
+    },
+  },
   vision_analyze: {
     description:
       "Answer a question about an image: an attachment of this conversation, named by the reference in its [attachment …] line (or its filename), or an http(s) URL. PNG, JPEG, GIF or WebP, at most 5 MB.",
@@ -55,10 +79,58 @@ export const BUILTIN_SPECS: Record<string, { description: string; input_schema: 
       },
     },
   },
-  todo: { description: "Read or replace the session's todo list.", input_schema: { type: "object", properties: { items: { type: "array", items: { type: "object", properties: { content: { type: "string" }, status: { enum: ["pending", "in_progress", "done"] } } } } } } },
-  memory: { description: "Remember facts about this subject across sessions: add, list or remove.", input_schema: { type: "object", properties: { action: { enum: ["add", "list", "remove"] }, content: { type: "string" }, id: { type: "string" } } } },
-  session_search: { description: "Search this subject's earlier conversations with the agent.", input_schema: { type: "object", properties: { query: { type: "string" } }, required: ["query"] } },
-  execute_code: { description: "Run Python or JavaScript in the session's workspace.", input_schema: { type: "object", properties: { language: { enum: ["python", "javascript"] }, code: { type: "string" } }, required: ["code"] } },
+  todo: {
+    description: `Read the session's todo list, or replace it: items (at most ${TODO_ITEMS_MAX}), each content and status (pending, in_progress or done; default pending). Without items, the list is read.`,
+    input_schema: {
+      type: "object",
+      properties: {
+        items: {
+          type: "array",
+          maxItems: TODO_ITEMS_MAX,
+          items: {
+            type: "object",
+            properties: { content: { type: "string", minLength: 1, maxLength: TODO_CONTENT_MAX }, status: { type: "string", enum: ["pending", "in_progress", "done"], default: "pending" } },
+            required: ["content"],
+            additionalProperties: false,
+          },
+        },
+      },
+      additionalProperties: false,
+    },
+  },
+  memory: {
+    description: "Remember facts about this user across sessions. add {content}: a new memory. list (default): all, each with its id. remove {id}: forget one.",
+    input_schema: {
+      type: "object",
+      properties: {
+        action: { type: "string", enum: ["add", "list", "remove"], default: "list" },
+        content: { type: "string", minLength: 1, maxLength: MEMORY_CONTENT_MAX },
+        id: { type: "string", minLength: 1, maxLength: 64 },
+      },
+      additionalProperties: false,
+      // if/then rather than oneOf: the model API refuses oneOf, anyOf and allOf at the top of an input schema.
+      if: { properties: { action: { const: "add" } }, required: ["action"] },
+      then: { required: ["content"], properties: { content: true, id: false } },
+      else: {
+        if: { properties: { action: { const: "remove" } }, required: ["action"] },
+        then: { required: ["id"], properties: { content: false, id: true } },
+        else: { properties: { content: false, id: false } },
+      },
+    },
+  },
+  session_search: {
+    description: "Search this user's earlier conversations with the agent for a word or phrase (case-insensitive); answers up to 10 matching messages.",
+    input_schema: { type: "object", properties: { query: { type: "string", minLength: 1, maxLength: 500 } }, required: ["query"], additionalProperties: false },
+  },
+  execute_code: {
+    description: "Run a Python (default) or JavaScript (Node.js) program in the session's workspace, under the terminal's limits; answers its output and exit status.",
+    input_schema: {
+      type: "object",
+      properties: { language: { type: "string", enum: ["python", "javascript"], default: "python" }, code: { type: "string", minLength: 1, maxLength: 65536 } },
+      required: ["code"],
+      additionalProperties: false,
+    },
+  },
   web_search: {
     description: "Search the web. Answers up to `limit` results, each with its title, URL and a snippet.",
     input_schema: {
@@ -108,9 +180,28 @@ export const BUILTIN_SPECS: Record<string, { description: string; input_schema: 
       additionalProperties: false,
     },
   },
-  read_file: { description: "Read a file of the workspace.", input_schema: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } },
-  write_file: { description: "Write a file of the workspace.", input_schema: { type: "object", properties: { path: { type: "string" }, content: { type: "string" } }, required: ["path", "content"] } },
-  patch: { description: "Replace one exact occurrence of text in a file.", input_schema: { type: "object", properties: { path: { type: "string" }, old_string: { type: "string" }, new_string: { type: "string" } }, required: ["path", "old_string", "new_string"] } },
+  read_file: {
+    description: `Read a text file of the workspace. A whole file comes back as it is; a long one in ranges of lines: offset (first line, from 1) and limit (lines, default ${DEFAULT_READ_LINES}), at most ${READ_KIB} KiB at a time, with a last line saying where to read on.`,
+    input_schema: {
+      type: "object",
+      properties: { path: WORKSPACE_PATH, offset: { type: "integer", minimum: 1, default: 1 }, limit: { type: "integer", minimum: 1, maximum: 10000, default: DEFAULT_READ_LINES } },
+      required: ["path"],
+      additionalProperties: false,
+    },
+  },
+  write_file: {
+    description: `Write a file of the workspace (its folders are made), replacing what it held; at most ${WRITE_KIB} KiB.`,
+    input_schema: { type: "object", properties: { path: WORKSPACE_PATH, content: { type: "string", maxLength: WRITE_CHARS } }, required: ["path", "content"], additionalProperties: false },
+  },
+  patch: {
+    description: "Replace the one occurrence of old_string in a file of the workspace with new_string; fails when it occurs never or more than once (give more context).",
+    input_schema: {
+      type: "object",
+      properties: { path: WORKSPACE_PATH, old_string: { type: "string", minLength: 1, maxLength: WRITE_CHARS }, new_string: { type: "string", maxLength: WRITE_CHARS } },
+      required: ["path", "old_string", "new_string"],
+      additionalProperties: false,
+    },
+  },
   search_files: {
     description:
       "Search the workspace. target content (default): lines matching `pattern`, an extended regular expression, as path:line:text, in files matching `file_glob` if given. target files: files whose name matches the glob `pattern`. Sorted; page with limit and offset.",

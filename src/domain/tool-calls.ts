@@ -84,6 +84,8 @@ export function decideCalls(
   yoloMode: boolean,
   grants: Grants,
   output: Draft[],
+  /** What is wrong with a call's input by its tool's schema (null: nothing); a clarification is checked here, as no tool runs it. */
+  inputProblem: (name: string, input: unknown) => string | null = () => null,
 ): { drafts: Draft[]; calls: ToolCall[] } {
   const drafts = [...output];
   const denials: Draft[] = [];
@@ -96,6 +98,11 @@ export function decideCalls(
     if (decision.action === "deny") {
       // Written with the model call's other events, so the rebuilt transcript keeps calls apart.
       denials.push(denialDraft(ctx, call, decision.reason, modelCall));
+      return call;
+    }
+    const problem = kind === "clarify" ? inputProblem(call.name, call.input) : null;
+    if (problem) {
+      denials.push(resultDraft(ctx, call, false, problem, modelCall));
       return call;
     }
     if (decision.action === "ask") {

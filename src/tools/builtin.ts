@@ -1,13 +1,14 @@
 /** The built-in tools, run by a worker for a session. Each returns text for the model and success. */
-import { lchown, lstat, mkdir, readFile, realpath, stat, writeFile } from "node:fs/promises";
-import { dirname, relative, resolve, sep } from "node:path";
+import { relative } from "node:path";
 import type { Skill } from "../domain/agent-config.js";
-import { replaceOnce, type SkillSummary } from "../domain/skills.js";
+import { DEFAULT_READ_LINES } from "../domain/builtin-tool-specs.js";
+import type { SkillSummary } from "../domain/skills.js";
 import type { Attachment } from "../domain/events.js";
 import type { TokenUsage } from "../domain/model-types.js";
 import type { MemoryStore } from "../store/memories.js";
 import type { PastConversation } from "../store/past-conversations.js";
 import type { TodoStore } from "../store/todos.js";
+import { patchWorkspaceFile, readLines, workspacePath, writeWorkspaceFile } from "./files.js";
 import { prepareWorkspace, type SandboxUser } from "./sandbox.js";
 import { searchFiles } from "./search-files.js";
 import type { SkillManageInput, SkillTools } from "./skills.js";
@@ -43,8 +44,6 @@ export interface ToolContext {
   attachment(name: string): Promise<Attachment | undefined>;
 }
 
-const MAX_READ_BYTES = 256 * 1024;
-const MAX_WRITE_BYTES = 1024 * 1024;
 const MAX_MEMORIES = 200;
 const DEFAULT_SEARCH_RESULTS = 5;
 
@@ -53,41 +52,6 @@ const str = (input: Input, key: string): string | undefined => (typeof input[key
 const fail = (text: string): ToolOutcome => ({ ok: false, text });
 const ok = (text: string): ToolOutcome => ({ ok: true, text });
 
-/** A path inside the workspace, or null when it would leave it. */
-function inside(workspace: string, path: string): string | null {
-  const full = resolve(workspace, path);
-  return full === workspace || full.startsWith(workspace + sep) ? full : null;
-}
-
-/**
- * Whether `full` (already lexically inside the workspace) stays inside it once symlinks are followed:
- * the real path of the deepest part that exists must be inside the workspace's real path, and a
- * dangling symlink (which writing would follow) is refused.
- */
-async function confined(workspace: string, full: string): Promise<boolean> {
-  const root = await realpath(workspace);
-  for (let probe = full; ; ) {
-    try {
-      const real = await realpath(probe);
-      return real === root || real.startsWith(root + sep);
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code !== "ENOENT" && code !== "ENOTDIR") return false;
-      if (await lstat(probe).then(() => true, () => false)) return false;
-      const up = dirname(probe);
-      if (up === probe) return false;
-      probe = up;
-    }
-  }
-}
-
-/** Files the worker writes for a session belong to the session's user, like those its processes write. */
-async function handOver(ctx: ToolContext, path: string): Promise<void> {
-  if (!ctx.user) return;
-  for (let p = path; p !== ctx.workspace && p.startsWith(ctx.workspace + sep); p = dirname(p)) {
-    await lchown(p, ctx.user.uid, ctx.user.gid);
-  }
-}
 
 export class BuiltinTools {
   constructor(
@@ -125,12 +89,8 @@ export class BuiltinTools {
       case "process":
         return this.terminal.process(input, ctx);
       case "execute_code": {
-        const code = str(input, "code");
-        const language = str(input, "language") ?? "python";
-        if (!code) return fail("input.code (string) is required");
-        if (language === "python") return this.terminal.run("python3", ["-c", code], ctx);
-        if (language === "javascript") return this.terminal.run(process.execPath, ["-e", code], ctx);
-        return fail("input.language must be python or javascript");
+        const code = String(input.code);
+        return input.language === "javascript" ? this.terminal.run(process.execPath, ["-e", code], ctx) : this.terminal.run("python3", ["-c", code], ctx);
       }
       case "session_search":
         return this.search(input, ctx);
@@ -149,10 +109,7 @@ export class BuiltinTools {
 
   private async todo(input: Input, ctx: ToolContext): Promise<ToolOutcome> {
     if (Array.isArray(input.items)) {
-      const items = input.items
-        .filter((i): i is Input => !!i && typeof i === "object")
-        .slice(0, 100)
-        .map((i) => ({ content: String(i.content ?? "").slice(0, 500), status: ["pending", "in_progress", "done"].includes(String(i.status)) ? String(i.status) : "pending" }));
+      const items = (input.items as { content: string; status?: string }[]).map((i) => ({ content: i.content, status: i.status ?? "pending" }));
       await this.todos.replace(ctx.sessionId, items);
     }
     const items = await this.todos.get(ctx.sessionId);
@@ -163,51 +120,33 @@ export class BuiltinTools {
     const scope = { orgId: ctx.orgId, agentId: ctx.agentId, subjectId: ctx.subjectId };
     const action = str(input, "action") ?? "list";
     if (action === "add") {
-      const content = str(input, "content");
-      if (!content) return fail("input.content (string) is required to add a memory");
       if ((await this.memories.count(scope)) >= MAX_MEMORIES) return fail(`at most ${MAX_MEMORIES} memories are kept; remove some first`);
-      const id = await this.memories.add(scope, content.slice(0, 2000));
+      const id = await this.memories.add(scope, String(input.content));
       return ok(`Remembered (${id}).`);
     }
     if (action === "remove") {
-      return (await this.memories.remove(scope, str(input, "id") ?? "")) ? ok("Forgotten.") : fail("no memory with that id");
+      return (await this.memories.remove(scope, String(input.id))) ? ok("Forgotten.") : fail("no memory with that id");
     }
     const all = await this.memories.list(scope);
     return ok(all.length === 0 ? "No memories about this subject yet." : all.map((m) => `${m.id}: ${m.content}`).join("\n"));
   }
 
   private async file(name: string, input: Input, ctx: ToolContext): Promise<ToolOutcome> {
-    const path = inside(ctx.workspace, str(input, "path") ?? ".");
-    if (!path || !(await confined(ctx.workspace, path))) return fail("input.path must stay inside the session's workspace");
+    const path = await workspacePath(ctx.workspace, str(input, "path") ?? ".");
+    if (!path) return fail("input.path must stay inside the session's workspace");
+    const place = { workspace: ctx.workspace, user: ctx.user };
     try {
       switch (name) {
-        case "read_file": {
-          const info = await stat(path);
-          if (info.size > MAX_READ_BYTES) return fail(`the file is over ${MAX_READ_BYTES} bytes`);
-          return ok(await readFile(path, "utf8"));
-        }
-        case "write_file": {
-          const content = str(input, "content") ?? "";
-          if (Buffer.byteLength(content) > MAX_WRITE_BYTES) return fail(`content is over ${MAX_WRITE_BYTES} bytes`);
-          await mkdir(dirname(path), { recursive: true });
-          await writeFile(path, content, "utf8");
-          await handOver(ctx, path);
-          return ok(`Wrote ${Buffer.byteLength(content)} bytes to ${relative(ctx.workspace, path)}.`);
-        }
-        case "patch": {
-          const before = str(input, "old_string");
-          const after = str(input, "new_string") ?? "";
-          if (!before) return fail("input.old_string (string) is required");
-          const patched = replaceOnce(await readFile(path, "utf8"), before, after);
-          if (!patched.ok) return fail(patched.count === 0 ? "old_string was not found" : "old_string occurs more than once; give more context");
-          await writeFile(path, patched.text, "utf8");
-          await handOver(ctx, path);
-          return ok(`Patched ${relative(ctx.workspace, path)}.`);
-        }
+        case "read_file":
+          return await readLines(path, Number(input.offset ?? 1), Number(input.limit ?? DEFAULT_READ_LINES));
+        case "write_file":
+          return await writeWorkspaceFile(place, path, String(input.content));
+        case "patch":
+          return await patchWorkspaceFile(place, path, String(input.old_string), String(input.new_string));
         default: {
           const target = input.target === "files" ? "files" : "content";
           const search = { pattern: String(input.pattern), target, path: relative(ctx.workspace, path) || ".", limit: Number(input.limit ?? 50), offset: Number(input.offset ?? 0) } as const;
-          return searchFiles(typeof input.file_glob === "string" ? { ...search, fileGlob: input.file_glob } : search, this.terminal.place(ctx), ctx.signal);
+          return await searchFiles(typeof input.file_glob === "string" ? { ...search, fileGlob: input.file_glob } : search, this.terminal.place(ctx), ctx.signal);
         }
       }
     } catch (err) {
@@ -217,8 +156,7 @@ export class BuiltinTools {
   }
 
   private async search(input: Input, ctx: ToolContext): Promise<ToolOutcome> {
-    const query = (str(input, "query") ?? "").toLowerCase();
-    if (!query) return fail("input.query (string) is required");
+    const query = String(input.query).toLowerCase();
     const hits: string[] = [];
     for (const convo of await ctx.otherConversations()) {
       for (const text of convo.texts) {
