@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect } from "chai";
 import { client, startServer, type Client, type TestServer } from "./support/server.js";
@@ -35,6 +35,23 @@ describe("security: built-in tools stay in their sandbox", () => {
     const { text } = await run(tool("terminal", { command: "ln -s /tmp escape" }), tool("write_file", { path: `escape/${outside}`, content: "planted" }));
     expect(text).to.include("tool write_file result: input.path must stay inside the session's workspace");
     expect(() => readFileSync(join("/tmp", outside))).to.throw();
+  });
+
+  it("escape: a symlink a background process keeps swapping never lets write_file or read_file out", async function () {
+    if (process.getuid?.() !== 0) this.skip(); // without root, tools run as the service's own user: no boundary to test
+    const outside = `/tmp/security-race-${process.pid}-${Date.now()}`;
+    mkdirSync(outside, { mode: 0o755 });
+    writeFileSync(join(outside, "secret"), "outside secret");
+    const { sessionId } = await createSession(api, open);
+    const swap = `mkdir -p d && echo inside > d/secret && while :; do ln -sfn ${outside} x; ln -sfn d x; done`;
+    await sendText(api, sessionId, `${tool("terminal", { command: swap, background: true })}`);
+    await settle(api, sessionId, 1, 25_000);
+    for (let n = 0; n < 15; n++) {
+      await sendText(api, sessionId, `${tool("write_file", { path: "x/planted", content: "planted" })}\n${tool("read_file", { path: "x/secret" })}`);
+      const [text] = agentTexts(await settle(api, sessionId, n + 2, 25_000)).slice(-1);
+      expect(text).to.not.include("outside secret");
+    }
+    expect(readdirSync(outside)).to.deep.equal(["secret"]);
   });
 
   it("terminal cannot read the service's environment through /proc of its parent", async () => {

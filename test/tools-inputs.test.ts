@@ -84,6 +84,14 @@ describe("built-in tool inputs and bounded results", () => {
     expect(Buffer.byteLength(part.text)).to.be.at.most(256 * 1024 + 100);
     expect(part.text.split("\n").at(-1)).to.equal("[lines 1-4096; more follow: read on with offset 4097]");
 
+    // One line longer than the whole budget is cut and says so; the next read goes on after it.
+    await call(sessionId, "terminal", { command: "head -c 600000 /dev/zero | tr '\\0' a > wide.txt; printf '\\nafter\\n' >> wide.txt" });
+    const wide = await call(sessionId, "read_file", { path: "wide.txt" });
+    const [cutLine] = wide.text.split("\n");
+    expect(cutLine!.endsWith(" [line 1 is longer than 261120 bytes: cut here]")).to.equal(true);
+    expect(cutLine!.replace(/ \[.*$/, "")).to.equal("a".repeat(261120));
+    expect(wide.text.split("\n").slice(1)).to.deep.equal(["after", "[lines 1-2; the end of the file]"]);
+
     await call(sessionId, "terminal", { command: "printf 'a\\0b' > bin.dat" });
     expect(await call(sessionId, "read_file", { path: "bin.dat" })).to.deep.equal({ ok: false, text: "that is a binary file; read_file reads text" });
   });

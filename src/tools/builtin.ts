@@ -134,11 +134,11 @@ export class BuiltinTools {
   private async file(name: string, input: Input, ctx: ToolContext): Promise<ToolOutcome> {
     const path = await workspacePath(ctx.workspace, str(input, "path") ?? ".");
     if (!path) return fail("input.path must stay inside the session's workspace");
-    const place = { workspace: ctx.workspace, user: ctx.user };
+    const place = this.terminal.place(ctx);
     try {
       switch (name) {
         case "read_file":
-          return await readLines(path, Number(input.offset ?? 1), Number(input.limit ?? DEFAULT_READ_LINES));
+          return await readLines(ctx.workspace, path, Number(input.offset ?? 1), Number(input.limit ?? DEFAULT_READ_LINES));
         case "write_file":
           return await writeWorkspaceFile(place, path, String(input.content));
         case "patch":
@@ -146,7 +146,7 @@ export class BuiltinTools {
         default: {
           const target = input.target === "files" ? "files" : "content";
           const search = { pattern: String(input.pattern), target, path: relative(ctx.workspace, path) || ".", limit: Number(input.limit ?? 50), offset: Number(input.offset ?? 0) } as const;
-          return await searchFiles(typeof input.file_glob === "string" ? { ...search, fileGlob: input.file_glob } : search, this.terminal.place(ctx), ctx.signal);
+          return await searchFiles(typeof input.file_glob === "string" ? { ...search, fileGlob: input.file_glob } : search, place, ctx.signal);
         }
       }
     } catch (err) {
