@@ -53,8 +53,8 @@ export class Compactor {
    */
   async compact(session: SessionFacts, modelName: string, request: CompactionRequest, fence: string, signal: AbortSignal): Promise<{ tokens: TokenUsage | null; compacted: boolean }> {
     const { transcripts, providers, logger } = this.deps;
-    const { messages, beforeTurn } = await transcripts.forCall(session._id);
-    const older = request.keptTurn === null ? messages : messages.slice(0, beforeTurn);
+    const { messages, cut } = await transcripts.forCall(session._id);
+    const older = messages.slice(0, request.keptTurn === null ? cut.all : cut.keepingTurn);
     if (older.length < MIN_MESSAGES) {
       await this.drop(session._id, fence);
       return { tokens: null, compacted: false };

@@ -6,7 +6,7 @@
  * again through the overlay (after the page itself, so the overlay is at least as new as the page),
  * which brings in queued prompts that joined a turn, answered steers and replaced long-running results.
  */
-import { EMPTY_FOLD, fold, held, pendingSteers, revise, transcript } from "../src/domain/transcript-fold.js";
+import { compactionCut, EMPTY_FOLD, fold, held, pendingSteers, revise, transcript } from "../src/domain/transcript-fold.js";
 import type { ModelMessage } from "../src/domain/model-types.js";
 import type { EventLog } from "../src/redis/event-log.js";
 import type { TranscriptCache } from "./transcript-cache.js";
@@ -17,8 +17,8 @@ export interface CallInput {
   /** Shares its messages with the cached fold: providers read them and never change them. */
   messages: readonly ModelMessage[];
   steers: { id: string; text: string }[];
-  /** How many of `messages` come before the turn started last (what a compaction during it summarizes). */
-  beforeTurn: number;
+  /** How many of `messages` a compaction may summarize, keeping the turn started last or not (`compactionCut`). */
+  cut: { keepingTurn: number; all: number };
 }
 
 export class Transcripts {
@@ -37,6 +37,6 @@ export class Transcripts {
       if (page.length < PAGE) break;
     }
     this.cache.set(sessionId, state);
-    return { messages: transcript(state), steers: pendingSteers(state), beforeTurn: state.turnStart };
+    return { messages: transcript(state), steers: pendingSteers(state), cut: { keepingTurn: compactionCut(state, true), all: compactionCut(state, false) } };
   }
 }

@@ -32,7 +32,7 @@ export interface CompactedPayload {
   summary: string;
   /** The turn whose messages were kept as they are (the one running when it happened), or null: all were summarized. */
   kept_turn: string | null;
-  /** Messages of the transcript the summary replaces. */
+  /** How many messages, from the transcript's first, the summary replaces (the fold cuts there). */
   messages_summarized: number;
   /** The context (tokens) the last model call used before, and the model's window. */
   context_before: number;

@@ -17,8 +17,9 @@
  *   - a steer becomes processed once a model call answered with it (pending steers are part of the call).
  * The fold holds nothing else of the events it read: its size follows the transcript's.
  *
- * `session.compacted` replaces the messages before the turn it kept (all of them, when it kept none)
- * with its summary (`compaction.ts`), so later calls start from the summary while the log stays whole.
+ * `session.compacted` replaces the messages it summarized (`compactionCut`: before the turn it kept,
+ * or all between turns, and never past a long-running call) with its summary (`compaction.ts`), so
+ * later calls start from the summary while the log stays whole.
  */
 import type { ModelBlock, ModelMessage } from "./model-types.js";
 import { textOf, type Envelope, type TextBlock } from "./events.js";
@@ -148,15 +149,15 @@ export function fold(state: TranscriptFold, events: readonly Envelope[]): Transc
       continue;
     }
     if (e.type === "session.compacted") {
-      // The summary replaces everything before the turn it kept (all of it, when none was running).
-      const p = payloadOf<{ summary: string; kept_turn: string | null }>(e);
+      // The summary replaces the messages it was made from (`compactionCut`), which the event counts.
+      const p = payloadOf<{ summary: string; messages_summarized: number }>(e);
       flush();
-      const from = p.kept_turn !== null && p.kept_turn === turn ? turnStart : messages.length;
+      const from = Math.min(p.messages_summarized, messages.length);
       const kept = messages.splice(0, messages.length, summaryMessage(p.summary)).slice(from);
       messages.push(...kept);
       bytes = messages.reduce((n, m) => n + messageBytes(m), 0);
       running = running.flatMap((r) => (r.at === null ? [r] : r.at >= from ? [{ ...r, at: r.at - from + 1 }] : []));
-      turnStart = 1;
+      turnStart = Math.max(1, turnStart - from + 1);
       continue;
     }
     if (e.type === "agent.thinking") {
@@ -204,6 +205,18 @@ export function fold(state: TranscriptFold, events: readonly Envelope[]): Transc
   }
   const sequence = fresh[fresh.length - 1]!.sequence;
   return { sequence, messages, bytes, assistant, results, used, answered, deniedCall, pendingText, prompts, turn, turnStart, queued, steers, running };
+}
+
+/**
+ * How many messages of the transcript a compaction may summarize: those before the turn started last
+ * (all of them between turns), and never a long-running call's tool use or what follows it, as its
+ * final result is still to replace the running one where it stands.
+ */
+export function compactionCut(state: TranscriptFold, keepTurn: boolean): number {
+  const all = transcript(state).length;
+  // A running result's tool use opens the message before its results (the open call's, once closed).
+  const waiting = state.running.map((r) => (r.at === null ? state.messages.length : r.at - 1));
+  return Math.min(keepTurn ? state.turnStart : all, ...waiting);
 }
 
 /** The events whose overlay may since have changed what the fold made of them: read them again and `revise`. */

@@ -3,7 +3,7 @@ import { expect } from "chai";
 import { compactionDue, planCompacted, planCompactRequested, summaryMessage, summaryRequest, COMPACTION_REQUEST, type CompactedPayload } from "../../src/domain/compaction.js";
 import type { Envelope } from "../../src/domain/events.js";
 import { INITIAL_STATE, type RuntimeState } from "../../src/domain/session-state.js";
-import { conversation, EMPTY_FOLD, fold, transcript } from "../../src/domain/transcript-fold.js";
+import { compactionCut, conversation, EMPTY_FOLD, fold, revise, transcript } from "../../src/domain/transcript-fold.js";
 
 let seq = 0;
 const ev = (type: string, payload: Record<string, unknown>, turnId: string | null): Envelope => ({
@@ -18,8 +18,8 @@ const ev = (type: string, payload: Record<string, unknown>, turnId: string | nul
   createdAt: new Date(0).toISOString(),
 });
 const text = (t: string) => [{ type: "text", text: t }];
-const compacted = (kept: string | null, summary: string): Envelope =>
-  ev("session.compacted", { trigger: kept ? "auto" : "manual", summary, kept_turn: kept, messages_summarized: 2, context_before: 900, context_max: 1000 }, kept);
+const compacted = (kept: string | null, summary: string, summarized: number): Envelope =>
+  ev("session.compacted", { trigger: kept ? "auto" : "manual", summary, kept_turn: kept, messages_summarized: summarized, context_before: 900, context_max: 1000 }, kept);
 
 function turn(id: string, said: string, answer: string): Envelope[] {
   return [ev("user.message", { content: text(said) }, id), ev("session.status_running", {}, id), ev("agent.message", { content: text(answer), delta: false }, id), ev("session.status_idle", {}, id)];
@@ -29,7 +29,7 @@ describe("compaction (pure)", () => {
   beforeEach(() => (seq = 0));
 
   it("between turns the summary replaces the whole transcript; the next turn opens after it", () => {
-    const log = [...turn("t1", "one", "echo one"), ...turn("t2", "two", "echo two"), compacted(null, "S"), ...turn("t3", "three", "echo three")];
+    const log = [...turn("t1", "one", "echo one"), ...turn("t2", "two", "echo two"), compacted(null, "S", 4), ...turn("t3", "three", "echo three")];
     expect(conversation(log)).to.deep.equal([
       summaryMessage("S"),
       { role: "user", content: text("three") },
@@ -44,7 +44,7 @@ describe("compaction (pure)", () => {
       ev("session.status_running", {}, "t2"),
       ev("agent.tool_use", { id: "a", tool: "todo", input: {}, status: "running" }, "t2"),
       ev("agent.tool_result", { tool_use_id: "a", tool: "todo", status: "completed", content: text("ok"), is_error: false }, "t2"),
-      compacted("t2", "S"),
+      compacted("t2", "S", 2),
       ev("agent.message", { content: text("done"), delta: false }, "t2"),
     ];
     const expected = [
@@ -62,8 +62,34 @@ describe("compaction (pure)", () => {
     }
   });
 
+  it("a long-running call's tool use and what follows are never summarized: its final result still replaces the running one", () => {
+    const log = [
+      ...turn("t1", "one", "a"),
+      ev("user.message", { content: text("order?") }, "t2"),
+      ev("session.status_running", {}, "t2"),
+      ev("agent.custom_tool_use", { id: "x", tool: "lookup", input: {} }, "t2"),
+      ev("session.status_idle", {}, "t2"),
+      { ...ev("user.custom_tool_result", { tool_use_id: "x", content: text("job started"), status: "running" }, "t2"), status: "processed" as const },
+      ev("session.status_running", {}, "t2"),
+      ev("agent.message", { content: text("started"), delta: false }, "t2"),
+      ev("session.status_idle", {}, "t2"),
+    ];
+    const before = fold(EMPTY_FOLD, log);
+    // Between turns everything could go, but for the waiting call: its tool use is the fourth message.
+    expect(compactionCut(before, false)).to.equal(3);
+    const after = fold(before, [compacted(null, "S", 3)]);
+    const replaced = { ...log[8]!, payload: { ...log[8]!.payload, content: text("shipped"), status: "completed" } };
+    const final = revise(after, [replaced]);
+    expect(transcript(final)).to.deep.equal([
+      summaryMessage("S"),
+      { role: "assistant", content: [{ type: "tool_use", id: "x", name: "lookup", input: {} }] },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "x", content: "shipped", is_error: false }] },
+      { role: "assistant", content: text("started") },
+    ]);
+  });
+
   it("a second compaction summarizes the first summary with what followed", () => {
-    const log = [...turn("t1", "one", "a"), compacted(null, "S1"), ...turn("t2", "two", "b"), compacted(null, "S2")];
+    const log = [...turn("t1", "one", "a"), compacted(null, "S1", 2), ...turn("t2", "two", "b"), compacted(null, "S2", 3)];
     expect(conversation(log)).to.deep.equal([summaryMessage("S2")]);
   });
 
