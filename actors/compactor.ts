@@ -5,7 +5,8 @@
  * call boundary or for an idle session that asked for it, so no turn can end while its summary is made;
  * a turn that began meanwhile makes the plan refuse, and the summary is dropped unsent.
  */
-import { compactionDue, COMPACTION_SYSTEM, planCompactDropped, planCompacted, summaryRequest, type CompactedPayload, type CompactionTrigger } from "../src/domain/compaction.js";
+import { compactionDue, COMPACTION_SYSTEM, planCompacted, planCompactionUnused, summaryRequest, type CompactedPayload, type CompactionTrigger } from "../src/domain/compaction.js";
+import type { Usage } from "../src/domain/events.js";
 import type { RuntimeState } from "../src/domain/session-state.js";
 import type { TokenUsage } from "../src/domain/model-types.js";
 import type { Logger } from "../src/log.js";
@@ -63,10 +64,16 @@ export class Compactor {
     const { provider, model } = providers.resolve(modelName);
     const quiet = async () => undefined;
     const result = await provider.call({ model, system: COMPACTION_SYSTEM, messages: summaryRequest(older), tools: [], steers: [], signal }, { onTextDelta: quiet, onThinking: quiet });
+    // Between turns the call is the session's own spending, added to its total whatever comes of it; in
+    // a turn, the turn's.
+    const usage =
+      request.keptTurn === null
+        ? spentUsage(modelName, { tokens: result.usage, calls: 1, last: { ...zeroTokens(), output: result.usage.output }, contextMax: result.contextMax }, startedAt)
+        : null;
     const summary = result.ok ? result.text.trim() : "";
     if (!summary) {
       logger.warn("compaction failed; the conversation goes on uncompacted", { sessionId: session._id, error: result.ok ? "the summary was empty" : result.error });
-      await this.drop(session._id, fence);
+      await this.drop(session._id, fence, usage);
       return { tokens: result.usage, compacted: false };
     }
     const payload: CompactedPayload = {
@@ -78,17 +85,15 @@ export class Compactor {
       context_before: request.contextBefore,
       context_max: request.contextMax || result.contextMax,
     };
-    // Between turns the call is the session's own spending, added to its total; in a turn, the turn's.
-    // Its context is then the summary alone, which is what the next turn starts from.
-    const usage =
-      request.keptTurn === null
-        ? spentUsage(modelName, { tokens: result.usage, calls: 1, last: { ...zeroTokens(), output: result.usage.output }, contextMax: result.contextMax }, startedAt)
-        : null;
+    // Appended, its context is the summary alone (what the next turn starts from); refused (a turn began
+    // meanwhile), the spending is still counted and the request left for that turn.
     const { value: compacted } = await this.deps.transitions.run(
       session._id,
       (state) => {
         const plan = planCompacted(state, session._id, payload, new Date().toISOString(), usage);
-        return plan ? change(plan, true) : unchanged(false);
+        if (plan) return change(plan, true);
+        const spent = planCompactionUnused(state, usage, false);
+        return spent ? change(spent, false) : unchanged(false);
       },
       { fence },
     );
@@ -110,9 +115,9 @@ export class Compactor {
     }
   }
 
-  private async drop(sessionId: string, fence: string): Promise<void> {
+  private async drop(sessionId: string, fence: string, usage: Usage | null = null): Promise<void> {
     await this.deps.transitions.run(sessionId, (s) => {
-      const plan = planCompactDropped(s);
+      const plan = planCompactionUnused(s, usage, true);
       return plan ? change(plan, null) : unchanged(null);
     }, { fence });
   }

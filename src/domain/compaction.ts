@@ -9,7 +9,7 @@ import { attachmentLabel } from "./attachments.js";
 import { draft, type Draft, type Usage } from "./events.js";
 import type { ModelBlock, ModelMessage } from "./model-types.js";
 import { reject, type Plan, type PlanResult, type RuntimeState } from "./session-state.js";
-import { addedUp } from "./usage-total.js";
+import { addedSpending, addedUp } from "./usage-total.js";
 
 /** The system prompt of the summarizing call. */
 export const COMPACTION_SYSTEM =
@@ -91,9 +91,16 @@ export function planCompacted(state: RuntimeState, sessionId: string, payload: C
   return { drafts: [event], state: { compact: false, ...total }, statuses: [], wake: false };
 }
 
-/** A requested compaction with nothing to summarize, or whose summary failed: the request is dropped. */
-export function planCompactDropped(state: RuntimeState): Plan | null {
-  return state.compact ? { drafts: [], state: { compact: false }, statuses: [], wake: false } : null;
+/**
+ * A summary not used (nothing to summarize, it failed, or a turn began while it was made): its spending
+ * between turns (`usage`) still added to the total, the context unchanged; with `dropRequest`, a
+ * requested compaction is dropped. Null when there is nothing to change.
+ */
+export function planCompactionUnused(state: RuntimeState, usage: Usage | null, dropRequest: boolean): Plan | null {
+  const total = usage && state.usage !== undefined ? { usage: addedSpending(state.usage ?? null, usage) } : {};
+  const flag = dropRequest && state.compact ? { compact: false } : {};
+  if (!("usage" in total) && !("compact" in flag)) return null;
+  return { drafts: [], state: { ...flag, ...total }, statuses: [], wake: false };
 }
 
 /**

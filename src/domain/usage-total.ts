@@ -25,3 +25,10 @@ export function addedUp(prev: Usage | null, usage: Usage): Usage {
   if (usage.cost_usd !== undefined || prev?.cost_usd !== undefined) aggregate.cost_usd = (prev?.cost_usd ?? 0) + (usage.cost_usd ?? 0);
   return aggregate;
 }
+
+/** `prev` with a model call's spending added that changed no context (a summary left unused): counts summed, the last turn's context and latency kept. */
+export function addedSpending(prev: Usage | null, usage: Usage): Usage {
+  const total = addedUp(prev, usage);
+  if (!prev) return total;
+  return { ...total, context_used: prev.context_used, context_max: prev.context_max, context_percent: prev.context_percent, last_turn_latency_ms: prev.last_turn_latency_ms };
+}

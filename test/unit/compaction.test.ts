@@ -1,7 +1,7 @@
 /** Compaction in the transcript fold and its plans (pure). */
 import { expect } from "chai";
-import { compactionDue, planCompacted, planCompactRequested, summaryMessage, summaryRequest, COMPACTION_REQUEST, type CompactedPayload } from "../../src/domain/compaction.js";
-import type { Envelope } from "../../src/domain/events.js";
+import { compactionDue, planCompacted, planCompactionUnused, planCompactRequested, summaryMessage, summaryRequest, COMPACTION_REQUEST, type CompactedPayload } from "../../src/domain/compaction.js";
+import type { Envelope, Usage } from "../../src/domain/events.js";
 import { INITIAL_STATE, type RuntimeState } from "../../src/domain/session-state.js";
 import { compactionCut, conversation, EMPTY_FOLD, fold, revise, transcript } from "../../src/domain/transcript-fold.js";
 
@@ -122,5 +122,15 @@ describe("compaction (pure)", () => {
     const plan = planCompacted({ ...idle, compact: true }, "ses_1", payload, new Date(0).toISOString(), null)!;
     expect(plan.state).to.deep.equal({ compact: false });
     expect(plan.drafts.map((d) => d.payload.type)).to.deep.equal(["session.compacted"]);
+  });
+
+  it("a summary left unused between turns still counts its spending, with the session's context as it was", () => {
+    const usage = (input: number, context: number): Usage => ({ model: "mock/x", input, output: 10, cache_read: 0, cache_write: 0, reasoning: 0, total: input + 10, calls: 1, context_used: context, context_max: 1000, context_percent: context / 10, cost_status: "included", last_turn_latency_ms: 5, latency_ms: 5 });
+    const state: RuntimeState = { ...INITIAL_STATE, v: 2, compact: true, usage: usage(100, 900) };
+    const plan = planCompactionUnused(state, usage(800, 10), true)!;
+    expect(plan.state.compact).to.equal(false);
+    expect(plan.state.usage).to.deep.include({ input: 900, calls: 2, context_used: 900, context_percent: 90 });
+    expect(planCompactionUnused({ ...state, compact: false }, null, true)).to.equal(null);
+    expect(planCompactionUnused(state, usage(800, 10), false)!.state).to.not.have.property("compact");
   });
 });
