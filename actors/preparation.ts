@@ -11,21 +11,22 @@
  * dropped (a hint is not work owed). Failures are logged, not retried: the first turn does what the
  * preparation could not, and reports it as it always has.
  */
-import { join } from "node:path";
 import { usesWorkspace, serversToPrepare } from "../src/domain/preparation.js";
 import { governingTools } from "../src/domain/tool-permissions.js";
 import { AppError } from "../src/errors.js";
 import type { Logger } from "../src/log.js";
 import { Lru } from "../src/lru.js";
 import type { Preparation } from "../src/redis/preparations.js";
+import type { EventLog } from "../src/redis/event-log.js";
 import type { McpAccess } from "../src/services/mcp-access.js";
-import { prepareWorkspace, sandboxUser } from "../src/tools/sandbox.js";
+import { prepareWorkspace, sandboxUser, workspaceOf } from "../src/tools/sandbox.js";
 import type { AgentVersions } from "./agent-versions.js";
 import type { SessionRecords } from "./session-records.js";
 
 export interface PreparerDeps {
   versions: AgentVersions;
   records: SessionRecords;
+  log: EventLog;
   mcp: McpAccess;
   workspaceRoot: string;
   logger: Logger;
@@ -90,7 +91,9 @@ export class Preparer {
     const work: Promise<unknown>[] = [];
     const { session } = hint;
     if (session && usesWorkspace(governingTools(version, session.role))) {
-      work.push(prepareWorkspace(join(this.deps.workspaceRoot, session.id), sandboxUser(session.id)));
+      const workspace = workspaceOf(this.deps.workspaceRoot, session.id);
+      // A hint waits in the queue: a session deleted meanwhile (its state gone) gets no workspace made again.
+      if (workspace && (await this.deps.log.identity(session.id))) work.push(prepareWorkspace(workspace, sandboxUser(session.id)));
     }
     if (agentDue) {
       const owner = { orgId: hint.orgId, agentId: hint.agentId };

@@ -254,7 +254,7 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
       await worker.start();
       if (consume) {
         // Every consuming worker hears every preparation hint: what it prepares is in its own memory.
-        const preparer = new Preparer({ versions, records, mcp, workspaceRoot: config.workspaceRoot, logger: log, shutdown: shutdown.signal });
+        const preparer = new Preparer({ versions, records, log: eventLog, mcp, workspaceRoot: config.workspaceRoot, logger: log, shutdown: shutdown.signal });
         hints = createRedis(config.redisUrl, "agent-sessions-prepare");
         await preparations.listen(hints, (hint) => preparer.accept(hint));
       }

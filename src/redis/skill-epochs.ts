@@ -4,7 +4,9 @@
  * reads the value (one Redis round trip, no MongoDB read), so a change is seen by the next turn on any
  * worker. A fresh random value rather than a counter: a value that expired or that Redis lost is set
  * anew to one no worker holds, where a counter would count again from zero and could meet an old one.
- * The values expire when unused, so subjects long gone keep no keys.
+ * A value expires a day after it was set (a read does not extend it), so subjects long gone keep no
+ * keys, and a change whose new value Redis did not take (its write failed after MongoDB's) is seen at
+ * the latest a day later.
  */
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
