@@ -1,7 +1,9 @@
 /** terminal through sessions: normal use, bad input, and the limits every command runs under (time, processes, memory, output, file size, environment). */
 import { expect } from "chai";
 import { client, startServer, type Client, type TestServer } from "./support/server.js";
-import { createSession } from "./support/sessions.js";
+import { join } from "node:path";
+import { killGroup, runsBackground, spawnLimited } from "../src/tools/sandbox.js";
+import { createSession, until } from "./support/sessions.js";
 import { answer, processesOf, toolCaller } from "./support/tool-calls.js";
 import { allow, toolset } from "./tools-cases.js";
 
@@ -90,8 +92,28 @@ describe("terminal", () => {
     expect((await call(sessionId, "terminal", { command: "env | cut -d= -f1 | sort" })).text).to.equal(names);
     const { id } = answer(await call(sessionId, "terminal", { command: "env | cut -d= -f1 | sort", background: true }));
     const waited = answer(await call(sessionId, "process", { action: "wait", id }));
-    expect(waited).to.include({ status: "exited", exit_code: 0, output: names });
+    // Only the mark every worker of the machine reads to know a background process of the session runs.
+    expect(waited).to.include({ status: "exited", exit_code: 0, output: `AGENT_SESSIONS_BACKGROUND\n${names}` });
     const secrets = await call(sessionId, "terminal", { command: "env; cat /proc/1/environ /proc/$PPID/environ 2>&1" });
     expect(secrets.text).to.not.match(/MONGO_URL|REDIS_URL|VAULT_ENCRYPTION_KEY/);
+  });
+
+  it("a background process started by another worker of the machine is seen, and a foreground command here leaves it running", async function () {
+    if (process.getuid?.() !== 0) this.skip(); // only a session user of its own is killed whole
+    const sessionId = await newSession();
+    const uid = await uidOf(sessionId);
+    const user = { uid, gid: uid };
+    // Another worker's background process: this worker's table does not know it.
+    const place = { cwd: join(root, sessionId), user, limits: { memoryBytes: 2 ** 30, fileBytes: 2 ** 30 } };
+    const other = spawnLimited("/bin/sh", ["-c", "sleep 60"], place, { background: true });
+    try {
+      await until(() => runsBackground(user), (seen) => seen, 5_000, "the mark in /proc");
+      await call(sessionId, "terminal", { command: "true" });
+      expect(other.exitCode).to.equal(null);
+      expect(await runsBackground(user)).to.equal(true);
+    } finally {
+      killGroup(other);
+    }
+    await until(() => runsBackground(user), (seen) => !seen, 5_000, "the mark gone");
   });
 });

@@ -159,7 +159,7 @@ export async function readLines(workspace: string, path: string, offset: number,
  */
 function writeAsSession(place: SandboxPlace, path: string, content: string): Promise<FileResult> {
   return new Promise((resolve) => {
-    const child = spawnLimited("/bin/sh", ["-c", 'mkdir -p -- "$(dirname -- "$1")" && cat > "$1"', "sh", path], place, true);
+    const child = spawnLimited("/bin/sh", ["-c", 'mkdir -p -- "$(dirname -- "$1")" && cat > "$1"', "sh", path], place, { stdin: true });
     let errors = "";
     child.stderr!.on("data", (d: Buffer) => (errors = (errors + d.toString("utf8")).slice(0, 500)));
     child.stdout!.resume();

@@ -7,7 +7,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmod, chown, mkdir, rm } from "node:fs/promises";
+import { chmod, chown, mkdir, readdir, readFile, rm, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 
 export const SANDBOX_TIMEOUT_MS = 30_000;
@@ -82,16 +82,38 @@ export async function removeWorkspace(workspace: string): Promise<void> {
  * stdout and stderr piped and stdin piped only when asked. `prlimit` sets the limits (soft and hard, so
  * they cannot be raised again) and then becomes the command.
  */
-export function spawnLimited(command: string, args: string[], place: SandboxPlace, stdin = false): ChildProcess {
+export function spawnLimited(command: string, args: string[], place: SandboxPlace, opts: { stdin?: boolean; background?: boolean } = {}): ChildProcess {
   const { cwd, user, limits } = place;
+  const stdin = opts.stdin === true;
   const rlimits = [`--data=${limits.memoryBytes}`, `--fsize=${limits.fileBytes}`, "--core=0", ...(user ? [`--nproc=${SANDBOX_PROCESSES}`] : [])];
   return spawn("prlimit", [...rlimits, "--", command, ...args], {
     cwd,
-    env: { PATH: "/usr/local/bin:/usr/bin:/bin", HOME: cwd, LANG: "C.UTF-8", TMPDIR: cwd },
+    env: { PATH: "/usr/local/bin:/usr/bin:/bin", HOME: cwd, LANG: "C.UTF-8", TMPDIR: cwd, ...(opts.background ? { [BACKGROUND_MARK]: "1" } : {}) },
     stdio: [stdin ? "pipe" : "ignore", "pipe", "pipe"],
     detached: true,
     ...(user ? { uid: user.uid, gid: user.gid } : {}),
   });
+}
+
+/**
+ * The variable a background process (and all it starts) carries in its environment: every worker of
+ * the machine sees from /proc that a session's user runs one, whichever worker started it.
+ */
+const BACKGROUND_MARK = "AGENT_SESSIONS_BACKGROUND";
+
+/** Whether a process of `user` carries the background mark (a background process of the session runs). */
+export async function runsBackground(user: SandboxUser): Promise<boolean> {
+  const mark = Buffer.from(`\0${BACKGROUND_MARK}=1\0`);
+  for (const pid of await readdir("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if ((await stat(`/proc/${pid}`)).uid !== user.uid) continue;
+      if (Buffer.concat([Buffer.from("\0"), await readFile(`/proc/${pid}/environ`)]).includes(mark)) return true;
+    } catch {
+      /* the process ended while it was looked at */
+    }
+  }
+  return false;
 }
 
 /** Kills a process group (a child of `spawnLimited`) whole; nothing when it is already gone. */

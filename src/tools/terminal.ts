@@ -5,7 +5,7 @@
  * `process` and of a background start are JSON objects, as in the open harness these tools follow.
  */
 import { BackgroundProcesses, type BackgroundProcess } from "./background.js";
-import { killUser, runInSandbox, sandboxUser, SANDBOX_TIMEOUT_MS, type SandboxLimits, type SandboxPlace, type SandboxUser } from "./sandbox.js";
+import { killUser, runInSandbox, runsBackground, sandboxUser, SANDBOX_TIMEOUT_MS, type SandboxLimits, type SandboxPlace, type SandboxUser } from "./sandbox.js";
 
 export interface TerminalContext {
   sessionId: string;
@@ -95,12 +95,12 @@ export class TerminalTools {
 
   /**
    * Runs a command of the agent's in the foreground. Its group is killed when it ends; with no background
-   * process of the session running, so is every process of the session's user: what left the group
-   * (`setsid`) does not outlive the call either.
+   * process of the session running (on any worker of this machine: they carry a mark /proc shows), so
+   * is every process of the session's user: what left the group (`setsid`) does not outlive the call.
    */
   async run(command: string, args: string[], ctx: TerminalContext, timeoutMs = SANDBOX_TIMEOUT_MS): Promise<TerminalOutcome> {
     const result = await runInSandbox(command, args, this.place(ctx), ctx.signal, timeoutMs);
-    if (ctx.user && !this.processes.list(ctx.sessionId).some((p) => p.running)) await killUser(ctx.user);
+    if (ctx.user && !(await runsBackground(ctx.user))) await killUser(ctx.user);
     return result;
   }
 
