@@ -108,9 +108,13 @@ describe("the anthropic provider against a fake Messages API", () => {
       expect(timedOut).to.equal("the anthropic API failed after 2 attempts: timed out after 100 ms without a response");
 
       fake.reset();
+      // A call being written is announced provisionally; that is no output, so the answer is still retried.
       fake.push({ toolUses: [{ id: "toolu_1", name: "read_file", input: { path: "x" } }], truncate: true }, { text: "whole" });
-      expect(await provider().call(request(), recorder())).to.deep.include({ ok: true, text: "whole" });
+      const announced: string[] = [];
+      const handlers = { ...recorder(), onToolUseStreaming: async (use: { id: string }) => void announced.push(use.id) };
+      expect(await provider().call(request(), handlers)).to.deep.include({ ok: true, text: "whole" });
       expect(fake.requests).to.have.length(2);
+      expect(announced[0]).to.equal("toolu_1");
     });
 
     it("retries connection errors and then reports them", async () => {

@@ -128,8 +128,9 @@ export class AnthropicProvider implements ModelProvider {
         controller.abort();
       }, this.timeoutMs);
     };
-    const emit = async (fn: () => Promise<void>) => {
-      progress.emitted = true;
+    // A provisional frame (a tool call being written) does not bar a retry: the caller takes none as said.
+    const emit = async (fn: () => Promise<void>, provisional = false) => {
+      if (!provisional) progress.emitted = true;
       try {
         await fn();
       } catch (err) {
@@ -162,7 +163,7 @@ export class AnthropicProvider implements ModelProvider {
           case "content_block_start": {
             const b = event.content_block;
             blocks.set(event.index, { type: b.type, text: "", id: b.type === "tool_use" ? b.id : "", name: b.type === "tool_use" ? b.name : "", signature: "" });
-            if (b.type === "tool_use" && handlers.onToolUseStreaming) await emit(() => handlers.onToolUseStreaming!({ id: b.id, name: b.name }));
+            if (b.type === "tool_use" && handlers.onToolUseStreaming) await emit(() => handlers.onToolUseStreaming!({ id: b.id, name: b.name }), true);
             break;
           }
           case "content_block_delta": {
@@ -189,7 +190,7 @@ export class AnthropicProvider implements ModelProvider {
             } else if (block?.type === "tool_use") {
               const input = parseInput(block);
               toolUses.push({ id: block.id, name: block.name, input });
-              if (input !== undefined && handlers.onToolUseStreaming) await emit(() => handlers.onToolUseStreaming!({ id: block.id, name: block.name, input }));
+              if (input !== undefined && handlers.onToolUseStreaming) await emit(() => handlers.onToolUseStreaming!({ id: block.id, name: block.name, input }), true);
             }
             break;
           }
