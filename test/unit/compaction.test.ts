@@ -4,20 +4,8 @@ import { compactionDue, planCompacted, planCompactionUnused, planCompactRequeste
 import type { Envelope, Usage } from "../../src/domain/events.js";
 import { INITIAL_STATE, type RuntimeState } from "../../src/domain/session-state.js";
 import { compactionCut, conversation, EMPTY_FOLD, fold, revise, transcript } from "../../src/domain/transcript-fold.js";
+import { ev, restart, text } from "./envelopes.js";
 
-let seq = 0;
-const ev = (type: string, payload: Record<string, unknown>, turnId: string | null): Envelope => ({
-  id: `evt_${++seq}`,
-  type,
-  sessionId: "ses_1",
-  sequence: seq,
-  turnId,
-  status: "complete",
-  payload: { type, ...payload },
-  processedAt: null,
-  createdAt: new Date(0).toISOString(),
-});
-const text = (t: string) => [{ type: "text", text: t }];
 const compacted = (kept: string | null, summary: string, summarized: number): Envelope =>
   ev("session.compacted", { trigger: kept ? "auto" : "manual", summary, kept_turn: kept, messages_summarized: summarized, context_before: 900, context_max: 1000 }, kept);
 
@@ -26,7 +14,7 @@ function turn(id: string, said: string, answer: string): Envelope[] {
 }
 
 describe("compaction (pure)", () => {
-  beforeEach(() => (seq = 0));
+  beforeEach(restart);
 
   it("between turns the summary replaces the whole transcript; the next turn opens after it", () => {
     const log = [...turn("t1", "one", "echo one"), ...turn("t2", "two", "echo two"), compacted(null, "S", 4), ...turn("t3", "three", "echo three")];

@@ -1,20 +1,7 @@
 import { expect } from "chai";
 import { conversation } from "../../src/domain/transcript-fold.js";
-import type { Envelope } from "../../src/domain/events.js";
+import { ev, text } from "./envelopes.js";
 
-let seq = 0;
-const ev = (type: string, payload: Record<string, unknown>, turnId = "turn_1"): Envelope => ({
-  id: `evt_${++seq}`,
-  type,
-  sessionId: "ses_1",
-  sequence: seq,
-  turnId,
-  status: "complete",
-  payload: { type, ...payload },
-  processedAt: null,
-  createdAt: new Date(0).toISOString(),
-});
-const text = (t: string) => [{ type: "text", text: t }];
 const prompt = (t: string) => ev("user.message", { content: text(t) });
 const use = (id: string, tool: string) => ev("agent.tool_use", { id, tool, input: {}, status: "running" });
 const result = (id: string, out: string) => ev("agent.tool_result", { tool_use_id: id, tool: "t", status: "completed", content: text(out), is_error: false });

@@ -3,31 +3,19 @@ import type { Envelope } from "../../src/domain/events.js";
 import { conversation, EMPTY_FOLD, fold, held, pendingSteers, revise, transcript, type TranscriptFold } from "../../src/domain/transcript-fold.js";
 import { oracleConversation, oraclePendingSteers } from "./conversation-oracle.js";
 import { random, SessionSimulation } from "./session-simulation.js";
+import { ev, restart, text } from "./envelopes.js";
 
-let seq = 0;
-const ev = (type: string, payload: Record<string, unknown>, turnId: string | null = "turn_1", status: Envelope["status"] = "complete"): Envelope => ({
-  id: `evt_${++seq}`,
-  type,
-  sessionId: "ses_1",
-  sequence: seq,
-  turnId,
-  status,
-  payload: { type, ...payload },
-  processedAt: null,
-  createdAt: new Date(0).toISOString(),
-});
-const text = (t: string) => [{ type: "text", text: t }];
 
 /** Hand-written logs, one per rule of the transcript. */
 function fixtures(): Envelope[][] {
-  seq = 0;
+  restart();
   const use = (id: string) => ev("agent.tool_use", { id, tool: "todo", input: {}, status: "running" });
   const result = (id: string, out: string) => ev("agent.tool_result", { tool_use_id: id, tool: "todo", status: "completed", content: text(out), is_error: false });
   const denial = (id: string, call: string) => ev("agent.tool_result", { tool_use_id: id, tool: "t", status: "failed", content: text("denied"), is_error: true, input: {}, model_call_id: call });
   const toolCalls = [ev("user.message", { content: text("go") }), ev("session.status_running", {}), use("a"), denial("b", "call_1"), result("a", "ok"), denial("c", "call_2"), ev("agent.message", { content: text("done"), delta: false })];
-  seq = 0;
+  restart();
   const interrupted = [ev("user.message", { content: text("go") }), ev("session.status_running", {}), use("a"), ev("session.status_idle", {}), ev("user.message", { content: text("again") }, "turn_2"), ev("session.status_running", {}, "turn_2")];
-  seq = 0;
+  restart();
   const paused = [
     ev("user.message", { content: text("order?") }),
     ev("session.status_running", {}),
@@ -119,7 +107,7 @@ describe("the transcript as a fold over the log (pure)", () => {
   });
 
   it("a queued prompt that joins a turn after it was folded opens that turn", () => {
-    seq = 0;
+    restart();
     const queued = ev("user.message", { content: text("later") }, null, "queued");
     const log = [ev("user.message", { content: text("first") }), ev("session.status_running", {}), queued];
     const state = fold(EMPTY_FOLD, log);
@@ -132,7 +120,7 @@ describe("the transcript as a fold over the log (pure)", () => {
   });
 
   it("steers stay pending until a read shows them processed", () => {
-    seq = 0;
+    restart();
     const steer = ev("user.steer", { message: "be brief" }, null, "received");
     const state = fold(EMPTY_FOLD, [steer]);
     expect(pendingSteers(state)).to.deep.equal([{ id: steer.id, text: "be brief" }]);
