@@ -12,6 +12,7 @@ import type { RuntimeState, ToolCall } from "../src/domain/session-state.js";
 import { governingTools } from "../src/domain/tool-permissions.js";
 import { denialDraft, resultDraft, useEvents, type TurnContext } from "../src/domain/tool-calls.js";
 import { planStep, withToolTokens } from "../src/domain/turn-plans.js";
+import { addedTokens } from "../src/domain/usage-total.js";
 import { AppError } from "../src/errors.js";
 import type { Logger } from "../src/log.js";
 import { isAbort } from "../src/models/provider.js";
@@ -54,7 +55,7 @@ export class ToolSettler {
    */
   async settle(session: SessionFacts, version: VersionDoc, state: RuntimeState, fence: string, signal: AbortSignal, lost: AbortSignal): Promise<TokenUsage> {
     const turnId = state.turn!.id;
-    const spent = zeroTokens();
+    let spent = zeroTokens();
     const at = (): TurnContext => ({ sessionId: session._id, turnId, now: new Date().toISOString() });
     const save = (call: ToolCall, drafts: Draft[], usage?: TokenUsage) =>
       this.deps.transitions.run(
@@ -83,7 +84,7 @@ export class ToolSettler {
         if (lost.aborted) throw new AppError("lock_lost", "the worker stopped while a tool ran");
         call.state = "done";
         await save(call, [resultDraft(at(), call, outcome.ok, outcome.text)], outcome.usage);
-        for (const k of Object.keys(spent) as (keyof TokenUsage)[]) spent[k] += outcome.usage?.[k] ?? 0;
+        if (outcome.usage) spent = addedTokens(spent, outcome.usage);
       }
     }
     return spent;

@@ -7,12 +7,13 @@
  * interrupts, queued prompts) are never overwritten, as every step is a compare-and-set.
  */
 import { draft, type Draft } from "../src/domain/events.js";
-import type { TokenUsage, ToolUse } from "../src/domain/model-types.js";
+import type { ToolUse } from "../src/domain/model-types.js";
 import { blockingEventIds, WAITING, type RuntimeState, type Spent } from "../src/domain/session-state.js";
 import { decideCalls, messageDraft, streamingUseDraft, type TurnContext } from "../src/domain/tool-calls.js";
 import { governingTools, wouldAsk } from "../src/domain/tool-permissions.js";
 import { showsSubjectSkills, turnPrompt } from "../src/domain/turn-prompt.js";
 import { planPause, planSteersConsumed, planStep } from "../src/domain/turn-plans.js";
+import { addedTokens } from "../src/domain/usage-total.js";
 import { AppError, isAppError, unavailable } from "../src/errors.js";
 import { newId } from "../src/ids.js";
 import type { Logger } from "../src/log.js";
@@ -87,7 +88,7 @@ export class TurnRunner {
     }, INTERRUPT_POLL_MS);
 
     const spent: Spent = initial.turn!.spent ?? { tokens: zeroTokens(), calls: 0, last: zeroTokens(), contextMax: 0 };
-    const tokens = { ...spent.tokens };
+    let tokens = { ...spent.tokens };
     let calls = spent.calls;
     let lastCall = spent.last;
     let contextMax = spent.contextMax || (initial.usage?.context_max ?? 0);
@@ -116,7 +117,7 @@ export class TurnRunner {
         if (state.interrupt === turnId) return await end([], { type: "end_turn" });
         if (state.turn.calls.some((c) => UNSETTLED.has(c.state))) {
           const used = await this.deps.settler.settle(session, version, state, fence, abort.signal, lost);
-          for (const k of Object.keys(tokens) as (keyof TokenUsage)[]) tokens[k] += used[k];
+          tokens = addedTokens(tokens, used);
           continue;
         }
         if (state.turn.calls.some((c) => WAITING.has(c.state))) {
@@ -130,7 +131,7 @@ export class TurnRunner {
           const done = await this.deps.compactor.compact(session, version.modelName, request, fence, abort.signal);
           if (done.tokens) {
             calls++;
-            for (const k of Object.keys(tokens) as (keyof TokenUsage)[]) tokens[k] += done.tokens[k];
+            tokens = addedTokens(tokens, done.tokens);
           }
           // A compaction that left nothing smaller is not tried again in this turn.
           autoCompaction = done.compacted;
@@ -173,7 +174,7 @@ export class TurnRunner {
           await transitions.run(session._id, () => change(planSteersConsumed(ids, at().now), null), { fence });
         }
         calls++;
-        for (const k of Object.keys(tokens) as (keyof TokenUsage)[]) tokens[k] += result.usage[k];
+        tokens = addedTokens(tokens, result.usage);
         lastCall = result.usage;
         contextUsed = contextTokens(result.usage);
         contextMax = result.contextMax;

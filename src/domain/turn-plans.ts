@@ -2,7 +2,7 @@
 import { newId } from "../ids.js";
 import { draft, type Draft, type StopReason, type Usage } from "./events.js";
 import type { TokenUsage } from "./model-types.js";
-import { addedUp } from "./usage-total.js";
+import { addedTokens, addedUp } from "./usage-total.js";
 import { resultDraft } from "./tool-calls.js";
 import { blockingEventIds, newTurn, resumedTurn, type Plan, type RuntimeState, type Spent, type StatusChange, type ToolCall } from "./session-state.js";
 
@@ -38,9 +38,7 @@ export function planStep(state: RuntimeState, output: Draft[], calls: ToolCall[]
 /** What the turn has spent, with the tokens of a tool's own model calls added (not counted as the turn's calls). */
 export function withToolTokens(spent: Spent | undefined, more: TokenUsage): Spent {
   const base: Spent = spent ?? { tokens: { input: 0, output: 0, cache_read: 0, cache_write: 0, reasoning: 0 }, calls: 0, last: { input: 0, output: 0, cache_read: 0, cache_write: 0, reasoning: 0 }, contextMax: 0 };
-  const tokens = { ...base.tokens };
-  for (const k of Object.keys(tokens) as (keyof TokenUsage)[]) tokens[k] += more[k];
-  return { ...base, tokens };
+  return { ...base, tokens: addedTokens(base.tokens, more) };
 }
 
 /** The turn waits for the human: the request events are out; now `session.status_idle` with requires_action. */
