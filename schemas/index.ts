@@ -17,6 +17,13 @@ import { agentVersionSchema } from "./agent-version.js";
 import { agentVersionListSchema } from "./agent-version-list.js";
 import { agentsListQuerySchema } from "./agents-list-query.js";
 import { attachmentSchema } from "./attachment.js";
+import { automationSchema } from "./automation.js";
+import { automationCreateSchema } from "./automation-create.js";
+import { automationListSchema } from "./automation-list.js";
+import { automationPatchSchema } from "./automation-patch.js";
+import { automationPathSchema } from "./automation-path.js";
+import { automationRunSchema } from "./automation-run.js";
+import { automationRunListSchema } from "./automation-run-list.js";
 import { deletedSchema } from "./deleted.js";
 import { credentialSchema } from "./credential.js";
 import { credentialAuthInputSchema } from "./credential-auth-input.js";
@@ -63,6 +70,7 @@ import { sessionUpdateSchema } from "./session-update.js";
 import { sessionsListQuerySchema } from "./sessions-list-query.js";
 import { skillSchema } from "./skill.js";
 import { subjectIdSchema } from "./subject-id.js";
+import { subjectPathSchema } from "./subject-path.js";
 import { textBlockSchema } from "./text-block.js";
 import { textContentSchema } from "./text-content.js";
 import { timestampSchema } from "./timestamp.js";
@@ -90,6 +98,9 @@ export const REQUEST_SCHEMAS = [
   agentVaultsPutSchema,
   agentsListQuerySchema,
   attachmentSchema,
+  automationCreateSchema,
+  automationPatchSchema,
+  automationPathSchema,
   credentialAuthInputSchema,
   credentialCreateSchema,
   credentialPathSchema,
@@ -121,6 +132,7 @@ export const REQUEST_SCHEMAS = [
   sessionsListQuerySchema,
   skillSchema,
   subjectIdSchema,
+  subjectPathSchema,
   textBlockSchema,
   textContentSchema,
   toolSchema,
@@ -142,6 +154,10 @@ export const RESPONSE_SCHEMAS = [
   agentVaultsSchema,
   agentVersionSchema,
   agentVersionListSchema,
+  automationSchema,
+  automationListSchema,
+  automationRunSchema,
+  automationRunListSchema,
   credentialSchema,
   credentialListSchema,
   deletedSchema,

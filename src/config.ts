@@ -26,6 +26,10 @@ export interface Config {
   claimIdleMs: number;
   sweepIntervalMs: number;
   workerConcurrency: number;
+  /** Occurrences one scheduler process fires at once. */
+  schedulerConcurrency: number;
+  /** How often one scheduler puts every scheduled automation's next run time back in the due set. */
+  automationRepairMs: number;
   /** Bounds of a worker's cache of transcripts between model calls: sessions, and estimated megabytes. */
   transcriptCacheSessions: number;
   transcriptCacheMb: number;
@@ -162,6 +166,8 @@ export function loadConfig(env: Env = process.env): Config {
     claimIdleMs: integer(env, "CLAIM_IDLE_MS", 60_000, 500, 86_400_000),
     sweepIntervalMs: integer(env, "SWEEP_INTERVAL_MS", 5_000, 100, 3_600_000),
     workerConcurrency: integer(env, "WORKER_CONCURRENCY", 32, 1, 10_000),
+    schedulerConcurrency: integer(env, "SCHEDULER_CONCURRENCY", 16, 1, 1_000),
+    automationRepairMs: integer(env, "AUTOMATION_REPAIR_INTERVAL_MS", 300_000, 1_000, 86_400_000),
     transcriptCacheSessions: integer(env, "TRANSCRIPT_CACHE_SESSIONS", 1_000, 0, 1_000_000),
     transcriptCacheMb: integer(env, "TRANSCRIPT_CACHE_MB", 128, 0, 1_000_000),
     sseKeepAliveMs: integer(env, "SSE_KEEPALIVE_MS", 15_000, 100, 3_600_000),

@@ -28,6 +28,10 @@ async function main(): Promise<void> {
     await runtime.startWorker(config.role !== "scheduler");
     log.info("worker started", { consumesWakeups: config.role !== "scheduler" });
   }
+  if (config.role === "scheduler" || config.role === "all") {
+    await runtime.startScheduler();
+    log.info("scheduler started");
+  }
   if (config.role === "api" || config.role === "all") {
     server = createHttpServer(createApp(runtime.components)).listen(config.port, config.host);
     await new Promise<void>((resolve, reject) => server!.once("listening", resolve).once("error", reject));

@@ -14,7 +14,9 @@ import { TranscriptCache } from "../actors/transcript-cache.js";
 import { Transcripts } from "../actors/transcripts.js";
 import { TurnRunner } from "../actors/turn.js";
 import { KickoffTimer } from "../actors/kickoff-timer.js";
+import { Scheduler } from "../actors/scheduler.js";
 import { WakeupConsumer } from "../actors/wakeups.js";
+import { systemClock, type Clock } from "./clock.js";
 import type { Config } from "./config.js";
 import type { Services } from "./http/context.js";
 import { encodeSseFrame } from "./http/sse-frame.js";
@@ -23,6 +25,7 @@ import { newId } from "./ids.js";
 import type { Logger } from "./log.js";
 import { ProviderRegistry } from "./models/registry.js";
 import { Allowances } from "./redis/allowances.js";
+import { AutomationQueue } from "./redis/automation-queue.js";
 import { createRedis } from "./redis/client.js";
 import { EventAppender } from "./redis/event-appender.js";
 import { EventLog } from "./redis/event-log.js";
@@ -40,6 +43,9 @@ import { VaultEpochs } from "./redis/vault-epochs.js";
 import { Wakeups } from "./redis/wakeups.js";
 import { AccessService } from "./services/access.js";
 import { AgentService } from "./services/agents.js";
+import { AutomationOccurrences } from "./services/automation-occurrences.js";
+import { AutomationRunner } from "./services/automation-runs.js";
+import { AutomationService } from "./services/automations.js";
 import { EventStreams } from "./services/event-stream.js";
 import { EventService } from "./services/events.js";
 import { HealthService } from "./services/health.js";
@@ -59,6 +65,8 @@ import { VaultStore } from "./store/vaults.js";
 import { StatusProjector } from "./services/status-projector.js";
 import { SessionService } from "./services/sessions.js";
 import { AgentStore } from "./store/agents.js";
+import { AutomationRunStore } from "./store/automation-runs.js";
+import { AutomationStore } from "./store/automations.js";
 import { MemoryStore } from "./store/memories.js";
 import { migrate } from "./store/migrations.js";
 import { connectMongo, ensureIndexes, type MongoOptions } from "./store/mongo.js";
@@ -86,10 +94,12 @@ export interface Runtime {
   components: Components;
   /** Starts the worker side (turns) or, for the scheduler role, only the recovery sweep. */
   startWorker(consume: boolean): Promise<void>;
+  /** Starts firing automations (the scheduler and all roles). */
+  startScheduler(): Promise<void>;
   close(): Promise<void>;
 }
 
-async function buildComponents(config: Config, log: Logger, mongoOptions: MongoOptions) {
+async function buildComponents(config: Config, log: Logger, mongoOptions: MongoOptions, clock: Clock) {
   const validator = new Validator();
   const mongo = await connectMongo(config.mongoUrl, mongoOptions);
   await ensureIndexes(mongo.db);
@@ -122,40 +132,23 @@ async function buildComponents(config: Config, log: Logger, mongoOptions: MongoO
   const preparations = new Preparations(redis, keys);
   const agentVaults = new AgentVaultService(agentStore, agentVaultStore, vaultStore, credentialStore);
   const mcp = new McpAccess({ epochs: vaultEpochs, attachments: agentVaultStore, vaults: vaultStore, credentials: credentialStore, locks, pool: mcpPool, fetch: outbound, logger: log });
+  const sessions = new SessionService(sessionStore, agentStore, eventLog, transitions, intents, allowances, new PreparationService(agentStore, agentVaults, preparations, log), endings);
+  const events = new EventService(sessionStore, agentStore, eventLog, transitions, limitsCache);
+  const automationStore = new AutomationStore(mongo.db);
+  const automationRuns = new AutomationRunStore(mongo.db);
+  const automationQueue = new AutomationQueue(redis, keys);
+  const occurrences = new AutomationOccurrences(automationStore, automationRuns, new AutomationRunner(agentStore, sessions, events, eventLog), clock);
   let reader: StreamReader | undefined;
   const streamReader = () => (reader ??= new StreamReader(createRedis(config.redisUrl, "agent-sessions-sse"), redis, log));
 
   return {
-    config,
-    log,
-    validator,
-    mongo,
-    redis,
-    keys,
-    organizations,
-    agentStore,
-    sessionStore,
-    eventLog,
-    appender,
-    live,
-    intents,
-    wakeups,
-    endings,
-    transitions,
-    projector,
-    vaultStore,
-    credentialStore,
-    agentVaultStore,
-    locks,
-    outbound,
-    mcpPool,
-    mcp,
-    preparations,
+    config, log, validator, mongo, redis, keys, organizations, agentStore, sessionStore, eventLog, appender, live, intents, wakeups, endings,
+    transitions, projector, vaultStore, credentialStore, agentVaultStore, locks, outbound, mcpPool, mcp, preparations,
     access: new AccessService(organizations, allowances),
     health: new HealthService(mongo, redis),
     agents: new AgentService(agentStore, sessionStore, limitsCache),
-    sessions: new SessionService(sessionStore, agentStore, eventLog, transitions, intents, allowances, new PreparationService(agentStore, agentVaults, preparations, log), endings),
-    events: new EventService(sessionStore, agentStore, eventLog, transitions, limitsCache),
+    sessions, events, clock, automationStore, automationQueue, occurrences,
+    automations: new AutomationService(automationStore, automationRuns, automationQueue, occurrences, agentStore, sessions, clock),
     vaults: new VaultService(vaultStore, credentialStore, agentVaultStore),
     credentials: new CredentialService(vaultStore, credentialStore),
     agentVaults,
@@ -168,11 +161,15 @@ async function buildComponents(config: Config, log: Logger, mongoOptions: MongoO
   } satisfies Services & Record<string, unknown>;
 }
 
-/** `mongo`: options of the MongoDB client beyond the config (a benchmark watches its commands). */
-export async function createRuntime(config: Config, log: Logger, opts: { mongo?: MongoOptions } = {}): Promise<Runtime> {
-  const components = await buildComponents(config, log, opts.mongo ?? {});
+/**
+ * `mongo`: options of the MongoDB client beyond the config (a benchmark watches its commands); `clock`:
+ * the time automations are scheduled by (a test's, moved by hand).
+ */
+export async function createRuntime(config: Config, log: Logger, opts: { mongo?: MongoOptions; clock?: Clock } = {}): Promise<Runtime> {
+  const components = await buildComponents(config, log, opts.mongo ?? {}, opts.clock ?? systemClock);
   const { mongo, redis, eventLog, live, transitions, sessionStore, agentStore, intents, wakeups, locks, mcp, mcpPool, outbound, preparations } = components;
   let worker: WakeupConsumer | undefined;
+  let scheduler: Scheduler | undefined;
   let hints: ReturnType<typeof createRedis> | undefined;
   let stopExpiry: (() => void) | undefined;
   let stopTools: (() => Promise<void>) | undefined;
@@ -260,8 +257,14 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
       }
       stopExpiry = components.mcpInstallations.expireEvery(3_600_000, (err) => log.warn("idempotency record expiry failed", { err }));
     },
+    async startScheduler() {
+      const { automationQueue: queue, occurrences, automationStore: store, clock } = components;
+      scheduler = new Scheduler({ queue, occurrences, store, clock, logger: log }, { concurrency: config.schedulerConcurrency, repairEveryMs: config.automationRepairMs });
+      scheduler.start();
+    },
     async close() {
       shutdown.abort();
+      await scheduler?.stop();
       stopExpiry?.();
       hints?.disconnect();
       await Promise.allSettled([worker?.stop(), components.stopReader()]);

@@ -13,6 +13,7 @@ import { Routes } from "./route.js";
 import { agentVaultRoutes } from "./routes/agent-vaults.js";
 import { mcpServerRoutes } from "./routes/mcp-servers.js";
 import { agentRoutes } from "./routes/agents.js";
+import { automationRoutes } from "./routes/automations.js";
 import { eventRoutes } from "./routes/events.js";
 import { mcpInstallationRoutes } from "./routes/mcp-installations.js";
 import { openRoutes } from "./routes/health.js";
@@ -120,6 +121,7 @@ export function createApp(services: Services): Koa<AppState> {
   sessionRoutes(api, services);
   vaultRoutes(api, services);
   eventRoutes(api, services);
+  automationRoutes(api, services);
 
   app.use(errors(services));
   app.use(open.router.routes());

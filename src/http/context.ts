@@ -4,6 +4,7 @@ import type { Logger } from "../log.js";
 import type { AccessService } from "../services/access.js";
 import type { AgentVaultService } from "../services/agent-vaults.js";
 import type { AgentService } from "../services/agents.js";
+import type { AutomationService } from "../services/automations.js";
 import type { EventStreams } from "../services/event-stream.js";
 import type { EventService } from "../services/events.js";
 import type { HealthService } from "../services/health.js";
@@ -24,6 +25,7 @@ export interface Services {
   agents: AgentService;
   sessions: SessionService;
   events: EventService;
+  automations: AutomationService;
   vaults: VaultService;
   agentVaults: AgentVaultService;
   credentials: CredentialService;

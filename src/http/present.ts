@@ -1,5 +1,9 @@
 /** Resource → response body. The only place that decides what a client sees (skill content never). */
+import { stateOf, type RunSummary } from "../domain/automations.js";
+import { describeSchedule, normalizedSchedule } from "../domain/schedule.js";
 import type { SessionView } from "../services/sessions.js";
+import type { AutomationDoc } from "../store/automations.js";
+import type { RunDoc } from "../store/automation-runs.js";
 import type { AgentDoc, Page, VersionDoc } from "../store/agents.js";
 import type { CredentialAuth, CredentialDoc } from "../store/vault-credentials.js";
 import type { VaultDoc } from "../store/vaults.js";
@@ -90,5 +94,49 @@ export function presentCredential(c: CredentialDoc) {
     archivedAt: c.archivedAt?.toISOString() ?? null,
     createdAt: c.createdAt.toISOString(),
     updatedAt: c.updatedAt.toISOString(),
+  };
+}
+
+const isoOrNull = (d: Date | null) => (d ? d.toISOString() : null);
+
+const presentRunSummary = (r: RunSummary) => ({ id: r.id, at: r.at.toISOString(), status: r.status, sessionId: r.sessionId, error: r.error });
+
+export function presentAutomation(a: AutomationDoc) {
+  return {
+    id: a._id,
+    type: "automation" as const,
+    agentId: a.agentId,
+    subjectId: a.subjectId,
+    name: a.name,
+    prompt: a.prompt,
+    schedule: normalizedSchedule(a.schedule),
+    timezone: a.schedule.kind === "cron" ? a.schedule.timezone : "UTC",
+    scheduleDisplay: describeSchedule(a.schedule),
+    skills: a.skills,
+    repeat: a.repeat,
+    enabled: a.enabled,
+    state: stateOf(a),
+    nextRunAt: isoOrNull(a.nextRunAt),
+    runCount: a.runCount,
+    failedRunCount: a.failedRunCount,
+    completedOccurrences: a.completedOccurrences,
+    lastRun: a.lastRun && presentRunSummary(a.lastRun),
+    createdAt: a.createdAt.toISOString(),
+    updatedAt: a.updatedAt.toISOString(),
+  };
+}
+
+export function presentRun(r: RunDoc) {
+  return {
+    id: r._id,
+    type: "automation_run" as const,
+    automationId: r.automationId,
+    trigger: r.trigger,
+    scheduledFor: isoOrNull(r.scheduledFor),
+    status: r.status,
+    sessionId: r.sessionCreated ? r.sessionId : null,
+    error: r.error,
+    createdAt: r.createdAt.toISOString(),
+    finishedAt: isoOrNull(r.finishedAt),
   };
 }

@@ -62,6 +62,17 @@ export class Keys {
   warmHint(orgId: string, agentId: string, subjectId: string): string {
     return `${this.prefix}:warm:{${orgId}:${agentId}:${subjectId}}`;
   }
+  /**
+   * Automations' schedule, all under one hash tag so the claim and release scripts stay in one slot:
+   * due (next run times), claims (lease deadlines) and their owners (`automation-queue.ts`).
+   */
+  automationQueueKeys(): [due: string, claims: string, owners: string] {
+    return [`${this.prefix}:{automations}:due`, `${this.prefix}:{automations}:claims`, `${this.prefix}:{automations}:owners`];
+  }
+  /** Held by the scheduler that repairs the due set from the records, so one repairs per period. */
+  automationRepair(): string {
+    return `${this.prefix}:{automations}:repair`;
+  }
   agentLimits(agentId: string): string {
     return `${this.prefix}:agent:{${agentId}}:limits`;
   }

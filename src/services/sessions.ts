@@ -12,6 +12,7 @@ import type { EventLog, StateSummary } from "../redis/event-log.js";
 import type { Intents } from "../redis/intents.js";
 import type { SessionEndings } from "../redis/session-endings.js";
 import type { AgentStore, Page } from "../store/agents.js";
+import { isDuplicateKey } from "../store/mongo.js";
 import type { SessionDoc, SessionFilter, SessionStore } from "../store/sessions.js";
 import type { PreparationService } from "./preparation.js";
 import { decided, type SessionTransitions } from "./session-transitions.js";
@@ -54,7 +55,8 @@ export class SessionService {
     private readonly endings: SessionEndings,
   ) {}
 
-  async create(orgId: string, body: SessionCreateBody): Promise<{ view: SessionView; rateLimit: RateLimitStanding }> {
+  /** `id`: chosen by the caller (an automation run, which must create its session once); else a new one. */
+  async create(orgId: string, body: SessionCreateBody, id: string = newId("ses")): Promise<{ view: SessionView; rateLimit: RateLimitStanding }> {
     const agent = await this.agents.get(orgId, body.agentId);
     if (!agent) throw notFound("agent");
     if (agent.status === "archived") throw invalidState("the agent is archived and accepts no new sessions");
@@ -69,7 +71,7 @@ export class SessionService {
     );
     const now = new Date();
     const doc: SessionDoc = {
-      _id: newId("ses"),
+      _id: id,
       orgId,
       agentId: agent._id,
       agentVersion: agent.version,
@@ -89,8 +91,9 @@ export class SessionService {
       await this.log.initialize(doc._id, { orgId, agentId: agent._id, subjectId: body.subjectId });
       await this.sessions.insert(doc);
     } catch (err) {
-      // Not durably created, so not counted (counting rule 6), and no event log left behind.
-      await Promise.allSettled([granted.refund(), this.log.delete(doc._id)]);
+      // Not durably created, so not counted (counting rule 6), and no event log left behind; unless the
+      // id is taken: a concurrent creator of the same chosen id made the session, and the log is its.
+      await Promise.allSettled(isDuplicateKey(err) ? [granted.refund()] : [granted.refund(), this.log.delete(doc._id)]);
       throw err;
     }
     // An agent deleted while this session was being created: either its delete saw the session (and
@@ -104,10 +107,33 @@ export class SessionService {
     return { view: { doc, status: "idle", usage: null }, rateLimit: granted.standing };
   }
 
+  /**
+   * Creates the session of the chosen `id` unless it exists: a retried automation run finds the session
+   * its first attempt made, and takes no second conversation point.
+   */
+  async createOnce(orgId: string, body: SessionCreateBody, id: string): Promise<SessionView> {
+    const existing = await this.sessions.get(orgId, id);
+    if (existing) return visible(existing, await this.log.state(id));
+    try {
+      return (await this.create(orgId, body, id)).view;
+    } catch (err) {
+      const raced = isDuplicateKey(err) && (await this.sessions.get(orgId, id));
+      if (raced) return visible(raced, await this.log.state(id));
+      throw err;
+    }
+  }
+
   async get(orgId: string, id: string): Promise<SessionView> {
     const doc = await this.sessions.get(orgId, id);
     if (!doc) throw notFound("session");
     return visible(doc, await this.log.state(id));
+  }
+
+  /** The sessions of these ids that exist in the organization, in the order given. */
+  async views(orgId: string, ids: string[]): Promise<SessionView[]> {
+    const docs = (await Promise.all(ids.map((id) => this.sessions.get(orgId, id)))).filter((d): d is SessionDoc => d !== null);
+    const summaries = await this.log.summaries(docs.map((d) => d._id));
+    return docs.map((doc) => visible(doc, summaries.get(doc._id)));
   }
 
   /**

@@ -40,6 +40,10 @@ export async function ensureIndexes(db: Db): Promise<void> {
     db.collection("mcp_installations").createIndex({ createdAt: 1 }),
     db.collection("tool_grants").createIndex({ orgId: 1, agentId: 1, subjectId: 1 }),
     db.collection("memories").createIndex({ orgId: 1, agentId: 1, subjectId: 1, createdAt: 1 }),
+    db.collection("automations").createIndex({ orgId: 1, agentId: 1, createdAt: -1, _id: -1 }),
+    db.collection("automations").createIndex({ orgId: 1, agentId: 1, subjectId: 1, createdAt: -1, _id: -1 }),
+    db.collection("automations").createIndex({ nextRunAt: 1 }),
+    db.collection("automation_runs").createIndex({ automationId: 1, createdAt: -1, _id: -1 }),
     db.collection("subject_skills").createIndex({ orgId: 1, agentId: 1, subjectId: 1, name: 1 }, { unique: true }),
   ]);
 }

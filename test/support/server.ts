@@ -1,5 +1,6 @@
 /** A real server on an ephemeral port, started in this process, and a small JSON client for it. */
 import type { AddressInfo } from "node:net";
+import type { Clock } from "../../src/clock.js";
 import type { Server } from "node:http";
 import { loadConfig } from "../../src/config.js";
 import { createApp } from "../../src/http/app.js";
@@ -43,12 +44,17 @@ function scannedLog(printed: LogLevel): LogSink {
  */
 export const otherDeployment = (name: string) => `${env.redisKeyPrefix}-${name}`;
 
-/** Starts the API and the roles ROLE names (default all) in this process, as `main.ts` does; `mongo`: options of its MongoDB client. */
-export async function startServer(extraEnv: Record<string, string> = {}, mongo: MongoOptions = {}): Promise<TestServer> {
+/**
+ * Starts the API and the roles ROLE names (default all) in this process, as `main.ts` does; `mongo`:
+ * options of its MongoDB client; `clock`: the time its automations go by (its scheduler then does not
+ * run by itself: the test runs one, when it has moved the clock).
+ */
+export async function startServer(extraEnv: Record<string, string> = {}, mongo: MongoOptions = {}, clock?: Clock): Promise<TestServer> {
   const config = loadConfig({ MONGO_URL: env.mongoUrl, REDIS_URL: env.redisUrl, REDIS_KEY_PREFIX: env.redisKeyPrefix, PORT: "0", LOG_LEVEL: "error", VAULT_ENCRYPTION_KEY: env.vaultKey, OUTBOUND_ALLOWED_NETWORKS: LOOPBACK, ...extraEnv });
-  const runtime = await createRuntime(config, createLogger("debug", {}, scannedLog(config.logLevel)), { mongo });
+  const runtime = await createRuntime(config, createLogger("debug", {}, scannedLog(config.logLevel)), { mongo, ...(clock ? { clock } : {}) });
   const services = runtime.components;
   if (config.role !== "api") await runtime.startWorker(config.role !== "scheduler");
+  if (!clock && (config.role === "scheduler" || config.role === "all")) await runtime.startScheduler();
   const server: Server = createHttpServer(createApp(services)).listen(0, "127.0.0.1");
   await new Promise<void>((resolve) => server.once("listening", resolve));
   const { port } = server.address() as AddressInfo;

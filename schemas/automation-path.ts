@@ -1,0 +1,9 @@
+/** AutomationPath: the path parameters of an automation's routes. */
+export const automationPathSchema = {
+  $id: "automation-path",
+  title: "AutomationPath",
+  type: "object",
+  required: ["agentId", "subjectId", "automationId"],
+  additionalProperties: false,
+  properties: { agentId: { type: "string", minLength: 1 }, subjectId: { $ref: "subject-id" }, automationId: { type: "string", minLength: 1 } },
+} as const;

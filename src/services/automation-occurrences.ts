@@ -1,0 +1,77 @@
+/**
+ * Occurrences of automations: a scheduled one fired by a scheduler that claimed the automation, and a
+ * manual one (trigger). A scheduled occurrence is settled in steps that are each done once, so a
+ * scheduler that dies at any point leaves work the next claimer completes, never repeats: the run opens
+ * under the occurrence's id (with its session id), runs (session and prompt, each once), finishes once,
+ * is counted once per scheduled time, and the next run time moves on only from that time.
+ */
+import type { Clock } from "../clock.js";
+import { countsOf, nextAfterOccurrence, stateOf, type OccurrenceOutcome, type RunSummary } from "../domain/automations.js";
+import { newId } from "../ids.js";
+import type { AutomationDoc, AutomationStore } from "../store/automations.js";
+import { occurrenceRunId, type AutomationRunStore, type RunDoc } from "../store/automation-runs.js";
+import type { AutomationRunner } from "./automation-runs.js";
+
+function outcomeOf(run: RunDoc): OccurrenceOutcome {
+  if (run.status === "succeeded") return { status: "succeeded", sessionId: run.sessionId };
+  return { status: "failed", sessionId: run.sessionCreated ? run.sessionId : null, error: run.error ?? "failed" };
+}
+
+export function summaryOf(run: RunDoc): RunSummary {
+  return { id: run._id, at: run.finishedAt ?? run.createdAt, status: run.status, sessionId: run.sessionCreated ? run.sessionId : null, error: run.error };
+}
+
+export class AutomationOccurrences {
+  constructor(
+    private readonly store: AutomationStore,
+    private readonly runs: AutomationRunStore,
+    private readonly runner: AutomationRunner,
+    private readonly clock: Clock,
+  ) {}
+
+  private newRun(a: AutomationDoc, id: string, scheduledFor: Date | null, now: number): RunDoc {
+    const trigger = scheduledFor ? "schedule" : "manual";
+    return { _id: id, orgId: a.orgId, automationId: a._id, trigger, scheduledFor, status: "pending", sessionId: newId("ses"), sessionCreated: false, error: null, createdAt: new Date(now), finishedAt: null };
+  }
+
+  /**
+   * Fires the automation's occurrence if one is due (its record says what is, whatever woke it), and
+   * answers when it runs next (ms; null: not scheduled). Throws when a store fails: the claim then lapses
+   * and another attempt carries on from the last step done.
+   */
+  async fire(id: string): Promise<number | null> {
+    const now = this.clock.now();
+    const a = await this.store.byId(id);
+    if (!a || a.nextRunAt === null || stateOf(a) !== "active") return null;
+    if (a.nextRunAt.getTime() > now) return a.nextRunAt.getTime();
+    const scheduled = a.nextRunAt;
+    const run = await this.runs.open(this.newRun(a, occurrenceRunId(a._id, scheduled), scheduled, now));
+    const finished = run.status === "pending" ? await this.runs.finish(run._id, (await this.runner.execute(a, run)).outcome, new Date(now)) : run;
+    if (!finished) return null;
+    const outcome = outcomeOf(finished);
+    const counted = await this.store.countOccurrence(a._id, scheduled, summaryOf(finished), countsOf(outcome, true));
+    if (!counted) return null;
+    const moved = counted.nextRunAt?.getTime() === scheduled.getTime() ? await this.store.advance(a._id, scheduled, nextAfterOccurrence(counted, scheduled, now), new Date(now)) : counted;
+    return moved?.nextRunAt && stateOf(moved) === "active" ? moved.nextRunAt.getTime() : null;
+  }
+
+  /**
+   * Runs the automation now, whatever its state, leaving its schedule alone; answers the finished run
+   * and, when it failed on a refusal, that refusal (for the caller to answer with).
+   */
+  async trigger(a: AutomationDoc) {
+    const now = this.clock.now();
+    const run = await this.runs.open(this.newRun(a, newId("run"), null, now));
+    let result: Awaited<ReturnType<AutomationRunner["execute"]>>;
+    try {
+      result = await this.runner.execute(a, run);
+    } catch (err) {
+      // The caller sees the error; the run says it did not happen (best effort: a store may be down).
+      await this.runs.finish(run._id, { status: "failed", sessionId: null, error: "interrupted by an internal error" }, new Date(now)).catch(() => undefined);
+      throw err;
+    }
+    const finished = (await this.runs.finish(run._id, result.outcome, new Date(now))) ?? run;
+    await this.store.countManual(a._id, summaryOf(finished), countsOf(result.outcome, false));
+    return { run: finished, refusal: result.refusal };
+  }
+}

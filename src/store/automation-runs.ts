@@ -1,0 +1,69 @@
+/**
+ * Automation runs: one document per occurrence (scheduled or manual), opened before its session is
+ * created and finished once. A scheduled occurrence's `_id` is made of the automation and the scheduled
+ * time, and its session id is chosen when it opens, so a scheduler that retries an occurrence (after a
+ * crash, or a lapsed claim) finds the same run and the same session: the occurrence fires once.
+ */
+import type { Collection, Db } from "mongodb";
+import type { OccurrenceOutcome, RunStatus } from "../domain/automations.js";
+import type { Page } from "./agents.js";
+import { isDuplicateKey } from "./mongo.js";
+
+export interface RunDoc {
+  _id: string;
+  orgId: string;
+  automationId: string;
+  trigger: "schedule" | "manual";
+  /** The occurrence's scheduled time (null for a manual run). */
+  scheduledFor: Date | null;
+  status: RunStatus;
+  /** Chosen when the run opens; the session exists once the run succeeded (or failed after creating it). */
+  sessionId: string;
+  /** Whether the session was created (a failed run may have none). */
+  sessionCreated: boolean;
+  error: string | null;
+  createdAt: Date;
+  finishedAt: Date | null;
+}
+
+/** The run id of the occurrence of `automationId` scheduled at `at`. */
+export const occurrenceRunId = (automationId: string, at: Date) => `run_${automationId.replace(/^aut_/, "")}_${at.getTime().toString(36)}`;
+
+export class AutomationRunStore {
+  private readonly runs: Collection<RunDoc>;
+
+  constructor(db: Db) {
+    this.runs = db.collection<RunDoc>("automation_runs");
+  }
+
+  /** Opens the run, or answers the one already open under its id (the same occurrence, retried). */
+  async open(run: RunDoc): Promise<RunDoc> {
+    try {
+      await this.runs.insertOne(run);
+      return run;
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+      const existing = await this.runs.findOne({ _id: run._id });
+      if (!existing) throw err;
+      return existing;
+    }
+  }
+
+  /** Finishes a pending run once; answers the run as finished (by this call or an earlier one). */
+  async finish(id: string, outcome: OccurrenceOutcome, now: Date): Promise<RunDoc | null> {
+    const set = { status: outcome.status, sessionCreated: outcome.sessionId !== null, error: outcome.status === "failed" ? outcome.error : null, finishedAt: now };
+    const finished = await this.runs.findOneAndUpdate({ _id: id, status: "pending" }, { $set: set }, { returnDocument: "after" });
+    return finished ?? this.runs.findOne({ _id: id });
+  }
+
+  /** The automation's runs, newest first; `withSession`: only those that created their session. */
+  async list(automationId: string, opts: { limit: number; offset: number; withSession?: boolean }): Promise<Page<RunDoc>> {
+    const query = opts.withSession ? { automationId, sessionCreated: true } : { automationId };
+    const docs = await this.runs.find(query).sort({ createdAt: -1, _id: -1 }).skip(opts.offset).limit(opts.limit + 1).toArray();
+    return { items: docs.slice(0, opts.limit), hasMore: docs.length > opts.limit };
+  }
+
+  async deleteFor(automationId: string): Promise<void> {
+    await this.runs.deleteMany({ automationId });
+  }
+}

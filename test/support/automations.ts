@@ -1,0 +1,53 @@
+/** Automations under a clock the test moves by hand, and schedulers the test runs when it has moved it. */
+import { MongoClient } from "mongodb";
+import { Scheduler } from "../../actors/scheduler.js";
+import type { Clock } from "../../src/clock.js";
+import { env } from "./hooks.js";
+import { otherDeployment, startServer, type TestServer } from "./server.js";
+
+export class ManualClock implements Clock {
+  constructor(private at: number) {}
+  now(): number {
+    return this.at;
+  }
+  set(iso: string): void {
+    this.at = Date.parse(iso);
+  }
+  advance(ms: number): void {
+    this.at += ms;
+  }
+}
+
+export const MINUTE = 60_000;
+export const HOUR = 60 * MINUTE;
+
+/**
+ * A deployment of its own (Redis namespace and database), so its schedulers see only its automations:
+ * the API only (no worker takes the runs' turns) and as many servers as asked, all on one clock.
+ */
+export async function automationDeployment(name: string, clock: ManualClock, servers = 1): Promise<{ servers: TestServer[]; close(): Promise<void> }> {
+  const url = new URL(env.mongoUrl);
+  url.pathname = `${url.pathname}_${name}`;
+  const settings = { ROLE: "api", REDIS_KEY_PREFIX: otherDeployment(name), MONGO_URL: url.toString() };
+  const started: TestServer[] = [];
+  for (let i = 0; i < servers; i++) started.push(await startServer(settings, {}, clock));
+  return {
+    servers: started,
+    async close() {
+      await Promise.all(started.map((s) => s.close()));
+      const client = new MongoClient(url.toString());
+      await client.connect();
+      await client.db().dropDatabase().catch(() => undefined);
+      await client.close();
+    },
+  };
+}
+
+/** A scheduler of the server's process (its Redis connection and stores), not started: the test calls `runDue`. */
+export function schedulerOf(server: TestServer, clock: Clock, concurrency = 8): Scheduler {
+  const s = server.services;
+  return new Scheduler({ queue: s.automationQueue, occurrences: s.occurrences, store: s.automationStore, clock, logger: s.log }, { concurrency, repairEveryMs: MINUTE });
+}
+
+/** The automations path of an agent's subject. */
+export const automationsPath = (agentId: string, subjectId: string) => `/v1/agents/${agentId}/users/${encodeURIComponent(subjectId)}/automations`;
