@@ -45,14 +45,23 @@ export class AutomationOccurrences {
     if (!a || a.nextRunAt === null || stateOf(a) !== "active") return null;
     if (a.nextRunAt.getTime() > now) return a.nextRunAt.getTime();
     const scheduled = a.nextRunAt;
-    const run = await this.runs.open(this.newRun(a, occurrenceRunId(a._id, scheduled), scheduled, now));
-    const finished = run.status === "pending" ? await this.runs.finish(run._id, (await this.runner.execute(a, run)).outcome, new Date(now)) : run;
+    const { run, fresh } = await this.runs.open(this.newRun(a, occurrenceRunId(a._id, scheduled), scheduled, now));
+    const finished = run.status === "pending" ? await this.runs.finish(run, (await this.runner.execute(a, run, fresh)).outcome, new Date(now)) : run;
     if (!finished) return null;
-    const outcome = outcomeOf(finished);
-    const counted = await this.store.countOccurrence(a._id, scheduled, summaryOf(finished), countsOf(outcome, true));
-    if (!counted) return null;
-    const moved = counted.nextRunAt?.getTime() === scheduled.getTime() ? await this.store.advance(a._id, scheduled, nextAfterOccurrence(counted, scheduled, now), new Date(now)) : counted;
-    return moved?.nextRunAt && stateOf(moved) === "active" ? moved.nextRunAt.getTime() : null;
+    const counts = countsOf(outcomeOf(finished), true);
+    const summary = summaryOf(finished);
+    // Nothing wrote the record since it was read: count and move on in one write, from what was read.
+    const counted = { ...a, completedOccurrences: a.completedOccurrences + counts.completedOccurrences, lastOccurrenceAt: scheduled };
+    const settled = await this.store.settleOccurrence(a._id, a.revision, scheduled, summary, counts, nextAfterOccurrence(counted, scheduled, now));
+    const after = settled ?? (await this.countThenAdvance(a._id, scheduled, summary, counts, now));
+    return after?.nextRunAt && stateOf(after) === "active" ? after.nextRunAt.getTime() : null;
+  }
+
+  /** The path of a record written since it was read (a change, or an earlier attempt at this occurrence): each step once. */
+  private async countThenAdvance(id: string, scheduled: Date, summary: RunSummary, counts: Record<string, number>, now: number) {
+    const counted = await this.store.countOccurrence(id, scheduled, summary, counts);
+    if (!counted || counted.nextRunAt?.getTime() !== scheduled.getTime()) return counted;
+    return this.store.advance(id, scheduled, nextAfterOccurrence(counted, scheduled, now), new Date(now));
   }
 
   /**
@@ -61,16 +70,16 @@ export class AutomationOccurrences {
    */
   async trigger(a: AutomationDoc) {
     const now = this.clock.now();
-    const run = await this.runs.open(this.newRun(a, newId("run"), null, now));
+    const { run } = await this.runs.open(this.newRun(a, newId("run"), null, now));
     let result: Awaited<ReturnType<AutomationRunner["execute"]>>;
     try {
-      result = await this.runner.execute(a, run);
+      result = await this.runner.execute(a, run, true);
     } catch (err) {
       // The caller sees the error; the run says it did not happen (best effort: a store may be down).
-      await this.runs.finish(run._id, { status: "failed", sessionId: null, error: "interrupted by an internal error" }, new Date(now)).catch(() => undefined);
+      await this.runs.finish(run, { status: "failed", sessionId: null, error: "interrupted by an internal error" }, new Date(now)).catch(() => undefined);
       throw err;
     }
-    const finished = (await this.runs.finish(run._id, result.outcome, new Date(now))) ?? run;
+    const finished = (await this.runs.finish(run, result.outcome, new Date(now))) ?? run;
     await this.store.countManual(a._id, summaryOf(finished), countsOf(result.outcome, false));
     return { run: finished, refusal: result.refusal };
   }

@@ -32,8 +32,11 @@ export class AutomationRunner {
     private readonly log: EventLog,
   ) {}
 
-  /** The run's outcome; a failure carries the refusal that caused it, for a caller that answers with it. */
-  async execute(a: AutomationDoc, run: RunDoc): Promise<{ outcome: OccurrenceOutcome; refusal?: AppError }> {
+  /**
+   * The run's outcome; a failure carries the refusal that caused it, for a caller that answers with it.
+   * `fresh`: the run was just opened, so neither its session nor its prompt can exist yet (no reads for them).
+   */
+  async execute(a: AutomationDoc, run: RunDoc, fresh: boolean): Promise<{ outcome: OccurrenceOutcome; refusal?: AppError }> {
     const refused = (refusal: AppError, sessionId: string | null = null) => ({ outcome: { status: "failed" as const, sessionId, error: refusal.message }, refusal });
     const agent = await this.agents.get(a.orgId, a.agentId);
     if (!agent) return refused(notFound("agent"));
@@ -42,9 +45,9 @@ export class AutomationRunner {
     let created = false;
     try {
       const body = { agentId: a.agentId, subjectId: a.subjectId, metadata: { automationId: a._id, automationRunId: run._id }, ...(a.name ? { title: a.name } : {}) };
-      await this.sessions.createOnce(a.orgId, body, run.sessionId);
+      await this.sessions.createOnce(a.orgId, body, run.sessionId, !fresh);
       created = true;
-      await this.promptOnce(a, run);
+      await this.promptOnce(a, run, !fresh);
       return { outcome: { status: "succeeded", sessionId: run.sessionId } };
     } catch (err) {
       if (!isAppError(err, ...FINAL)) throw err;
@@ -56,8 +59,8 @@ export class AutomationRunner {
     return (await this.log.history(sessionId, 0, 20)).some((e) => e.type === "user.message");
   }
 
-  private async promptOnce(a: AutomationDoc, run: RunDoc): Promise<void> {
-    if (await this.prompted(run.sessionId)) return;
+  private async promptOnce(a: AutomationDoc, run: RunDoc, mayHaveIt: boolean): Promise<void> {
+    if (mayHaveIt && (await this.prompted(run.sessionId))) return;
     try {
       await this.events.post(a.orgId, run.sessionId, { events: [promptMessage(a, run._id)] }, Promise.resolve());
     } catch (err) {

@@ -109,10 +109,11 @@ export class SessionService {
 
   /**
    * Creates the session of the chosen `id` unless it exists: a retried automation run finds the session
-   * its first attempt made, and takes no second conversation point.
+   * its first attempt made, and takes no second conversation point. `mayExist`: false when the caller
+   * knows no attempt came before (the id's record is not read first; a racing one is still found).
    */
-  async createOnce(orgId: string, body: SessionCreateBody, id: string): Promise<SessionView> {
-    const existing = await this.sessions.get(orgId, id);
+  async createOnce(orgId: string, body: SessionCreateBody, id: string, mayExist = true): Promise<SessionView> {
+    const existing = mayExist && (await this.sessions.get(orgId, id));
     if (existing) return visible(existing, await this.log.state(id));
     try {
       return (await this.create(orgId, body, id)).view;

@@ -36,24 +36,24 @@ export class AutomationRunStore {
     this.runs = db.collection<RunDoc>("automation_runs");
   }
 
-  /** Opens the run, or answers the one already open under its id (the same occurrence, retried). */
-  async open(run: RunDoc): Promise<RunDoc> {
+  /** Opens the run, or answers the one already open under its id (the same occurrence, retried); `fresh` when this call opened it. */
+  async open(run: RunDoc): Promise<{ run: RunDoc; fresh: boolean }> {
     try {
       await this.runs.insertOne(run);
-      return run;
+      return { run, fresh: true };
     } catch (err) {
       if (!isDuplicateKey(err)) throw err;
       const existing = await this.runs.findOne({ _id: run._id });
       if (!existing) throw err;
-      return existing;
+      return { run: existing, fresh: false };
     }
   }
 
   /** Finishes a pending run once; answers the run as finished (by this call or an earlier one). */
-  async finish(id: string, outcome: OccurrenceOutcome, now: Date): Promise<RunDoc | null> {
+  async finish(run: RunDoc, outcome: OccurrenceOutcome, now: Date): Promise<RunDoc | null> {
     const set = { status: outcome.status, sessionCreated: outcome.sessionId !== null, error: outcome.status === "failed" ? outcome.error : null, finishedAt: now };
-    const finished = await this.runs.findOneAndUpdate({ _id: id, status: "pending" }, { $set: set }, { returnDocument: "after" });
-    return finished ?? this.runs.findOne({ _id: id });
+    const { modifiedCount } = await this.runs.updateOne({ _id: run._id, status: "pending" }, { $set: set });
+    return modifiedCount === 1 ? { ...run, ...set } : this.runs.findOne({ _id: run._id });
   }
 
   /** The automation's runs, newest first; `withSession`: only those that created their session. */

@@ -86,6 +86,18 @@ export class AutomationStore {
     return counted ?? this.byId(id);
   }
 
+  /**
+   * The common path in one write: counts the occurrence and moves the next run time on, when nothing
+   * wrote the record since it was read at `revision` (else null: count and advance apart).
+   */
+  async settleOccurrence(id: string, revision: number, scheduled: Date, run: RunSummary, counts: Record<string, number>, next: Date | null): Promise<AutomationDoc | null> {
+    return this.automations.findOneAndUpdate(
+      { _id: id, revision },
+      { $set: { lastOccurrenceAt: scheduled, lastRun: run, nextRunAt: next, updatedAt: run.at }, $inc: { ...counts, revision: 1 } },
+      { returnDocument: "after" },
+    );
+  }
+
   /** Moves the next run time on from `scheduled`, unless a change moved it already; answers the record as it now is. */
   async advance(id: string, scheduled: Date, next: Date | null, now: Date): Promise<AutomationDoc | null> {
     const moved = await this.automations.findOneAndUpdate({ _id: id, nextRunAt: scheduled }, { $set: { nextRunAt: next, updatedAt: now }, $inc: { revision: 1 } }, { returnDocument: "after" });
