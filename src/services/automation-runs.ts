@@ -38,10 +38,13 @@ export class AutomationRunner {
    */
   async execute(a: AutomationDoc, run: RunDoc, fresh: boolean): Promise<{ outcome: OccurrenceOutcome; refusal?: AppError }> {
     const refused = (refusal: AppError, sessionId: string | null = null) => ({ outcome: { status: "failed" as const, sessionId, error: refusal.message }, refusal });
-    const agent = await this.agents.get(a.orgId, a.agentId);
-    if (!agent) return refused(notFound("agent"));
-    const gone = a.skills.filter((name) => !agent.current.skills.some((s) => s.name === name));
-    if (gone.length > 0) return refused(invalidState(`skills no longer configured on the agent: ${gone.join(", ")}`));
+    // The session's creation refuses an archived or deleted agent; only named skills need it read first.
+    if (a.skills.length > 0) {
+      const agent = await this.agents.get(a.orgId, a.agentId);
+      if (!agent) return refused(notFound("agent"));
+      const gone = a.skills.filter((name) => !agent.current.skills.some((s) => s.name === name));
+      if (gone.length > 0) return refused(invalidState(`skills no longer configured on the agent: ${gone.join(", ")}`));
+    }
     let created = false;
     try {
       const body = { agentId: a.agentId, subjectId: a.subjectId, metadata: { automationId: a._id, automationRunId: run._id }, ...(a.name ? { title: a.name } : {}) };

@@ -13,7 +13,7 @@ import { canonicalTimezone, isCronText, parseSchedule, ScheduleError, type Sched
 import { conflict, invalidState, notFound, validationError } from "../errors.js";
 import { newId } from "../ids.js";
 import type { AutomationQueue } from "../redis/automation-queue.js";
-import type { AgentStore, Page } from "../store/agents.js";
+import type { AgentDoc, AgentStore, Page } from "../store/agents.js";
 import type { AutomationDoc, AutomationScope, AutomationSet, AutomationStore } from "../store/automations.js";
 import type { AutomationRunStore, RunDoc } from "../store/automation-runs.js";
 import type { AutomationOccurrences } from "./automation-occurrences.js";
@@ -56,9 +56,10 @@ export class AutomationService {
     private readonly clock: Clock,
   ) {}
 
-  /** The agent, for a write that names its skills: each must be configured on its latest version. */
-  private async checkSkills(orgId: string, agentId: string, skills: string[]): Promise<void> {
-    const agent = await this.agents.get(orgId, agentId);
+  /** Each skill an automation names must be configured on the agent's latest version. */
+  private async checkSkills(orgId: string, agentId: string, skills: string[], read?: AgentDoc): Promise<void> {
+    if (skills.length === 0) return;
+    const agent = read ?? (await this.agents.get(orgId, agentId));
     if (!agent) throw notFound("agent");
     const problems = skills.filter((name) => !agent.current.skills.some((s) => s.name === name)).map((name) => `skills: ${JSON.stringify(name)} is not a skill of the agent's latest version`);
     if (problems.length > 0) throw validationError(problems);
@@ -70,7 +71,7 @@ export class AutomationService {
     if (agent.status === "archived") throw invalidState("the agent is archived and accepts no new automations");
     const now = this.clock.now();
     const schedule = readSchedule(body.schedule, body.timezone ?? null, now);
-    await this.checkSkills(orgId, agentId, body.skills ?? []);
+    await this.checkSkills(orgId, agentId, body.skills ?? [], agent);
     if ((await this.store.countForSubject(orgId, agentId, subjectId, MAX_AUTOMATIONS_PER_SUBJECT)) >= MAX_AUTOMATIONS_PER_SUBJECT) {
       throw conflict(`the subject has ${MAX_AUTOMATIONS_PER_SUBJECT} automations under this agent, the most allowed; delete one first`);
     }
@@ -147,7 +148,6 @@ export class AutomationService {
       const { set, change } = await compute(a, now);
       const after = applyChange(a, change, now);
       const full: AutomationSet = { ...set, ...change, nextRunAt: after.nextRunAt };
-      if (full.schedule) full.schedule = after.schedule;
       if (after.nextRunAt) await this.queue.schedule(a._id, after.nextRunAt.getTime());
       const written = await this.store.change(a._id, a.revision, full, new Date(now));
       if (written) return written;
