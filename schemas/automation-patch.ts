@@ -1,4 +1,8 @@
 /** AutomationPatch: any subset of the create fields; `repeat: null` removes the limit, `timezone: null` reads a cron expression in UTC again. */
+import { automationCreateSchema } from "./automation-create.js";
+
+const fields = automationCreateSchema.properties;
+
 export const automationPatchSchema = {
   $id: "automation-patch",
   title: "AutomationPatch",
@@ -6,12 +10,8 @@ export const automationPatchSchema = {
   minProperties: 1,
   additionalProperties: false,
   properties: {
-    name: { type: "string", minLength: 1, maxLength: 200 },
-    prompt: { type: "string", minLength: 1, maxLength: 5000 },
-    schedule: { type: "string", minLength: 1, maxLength: 200 },
-    timezone: { type: ["string", "null"], minLength: 1, maxLength: 64 },
-    skills: { type: "array", maxItems: 64, uniqueItems: true, items: { type: "string", minLength: 1, maxLength: 200 } },
-    repeat: { type: ["integer", "null"], minimum: 1, maximum: 1000000 },
-    enabled: { type: "boolean" },
+    ...fields,
+    timezone: { ...fields.timezone, type: ["string", "null"] },
+    repeat: { ...fields.repeat, type: ["integer", "null"] },
   },
 } as const;

@@ -29,6 +29,11 @@ export class AutomationOccurrences {
     private readonly clock: Clock,
   ) {}
 
+  /** Finishes the run as of now (its session and prompt took their time since it opened). */
+  private finish(run: RunDoc, outcome: OccurrenceOutcome): Promise<RunDoc | null> {
+    return this.runs.finish(run, outcome, new Date(this.clock.now()));
+  }
+
   private newRun(a: AutomationDoc, id: string, scheduledFor: Date | null, now: number): RunDoc {
     const trigger = scheduledFor ? "schedule" : "manual";
     return { _id: id, orgId: a.orgId, automationId: a._id, trigger, scheduledFor, status: "pending", sessionId: newId("ses"), sessionCreated: false, error: null, createdAt: new Date(now), finishedAt: null };
@@ -46,7 +51,7 @@ export class AutomationOccurrences {
     if (a.nextRunAt.getTime() > now) return a.nextRunAt.getTime();
     const scheduled = a.nextRunAt;
     const { run, fresh } = await this.runs.open(this.newRun(a, occurrenceRunId(a._id, scheduled), scheduled, now));
-    const finished = run.status === "pending" ? await this.runs.finish(run, (await this.runner.execute(a, run, fresh)).outcome, new Date(now)) : run;
+    const finished = run.status === "pending" ? await this.finish(run, (await this.runner.execute(a, run, fresh)).outcome) : run;
     if (!finished) return null;
     const counts = countsOf(outcomeOf(finished), true);
     const summary = summaryOf(finished);
@@ -76,10 +81,10 @@ export class AutomationOccurrences {
       result = await this.runner.execute(a, run, true);
     } catch (err) {
       // The caller sees the error; the run says it did not happen (best effort: a store may be down).
-      await this.runs.finish(run, { status: "failed", sessionId: null, error: "interrupted by an internal error" }, new Date(now)).catch(() => undefined);
+      await this.finish(run, { status: "failed", sessionId: null, error: "interrupted by an internal error" }).catch(() => undefined);
       throw err;
     }
-    const finished = (await this.runs.finish(run, result.outcome, new Date(now))) ?? run;
+    const finished = (await this.finish(run, result.outcome)) ?? run;
     await this.store.countManual(a._id, summaryOf(finished), countsOf(result.outcome, false));
     return { run: finished, refusal: result.refusal };
   }
