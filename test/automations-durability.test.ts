@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import pLimit from "p-limit";
 import { CLAIM_LEASE_MS, type Scheduler } from "../actors/scheduler.js";
+import { summaryOf } from "../src/services/automation-occurrences.js";
 import { AutomationRunner } from "../src/services/automation-runs.js";
 import { AutomationRunStore, occurrenceRunId } from "../src/store/automation-runs.js";
 import { createAgent, newSubject } from "./support/api.js";
@@ -74,24 +75,28 @@ describe("automations: durable, exactly once", function () {
     expect((await api.get(url)).body).to.include({ runCount: 1, completedOccurrences: 1 });
   });
 
-  it("a scheduler killed after opening the run, creating the session or prompting it: recovery finishes it, with one session and one prompt", async () => {
+  it("a scheduler killed after opening the run, creating the session, prompting it or counting it: recovery finishes it, with one session, one prompt, one count", async () => {
     const s = one.services;
     const runner = new AutomationRunner(s.agentStore, s.sessions, s.events, s.eventLog);
     const store = new AutomationRunStore(s.mongo.db);
-    for (const stage of ["opened", "created", "prompted"] as const) {
+    for (const stage of ["opened", "created", "prompted", "counted"] as const) {
       const { id, subject, url } = await create();
       clock.advance(HOUR);
       await s.automationQueue.claim(clock.now(), CLAIM_LEASE_MS, 10, "a-scheduler-that-died");
       const a = (await s.automationStore.byId(id))!;
       const { run } = await store.open({ _id: occurrenceRunId(id, a.nextRunAt!), orgId, automationId: id, trigger: "schedule", scheduledFor: a.nextRunAt, status: "pending", sessionId: `ses_${stage}${Date.now()}`, sessionCreated: false, error: null, createdAt: new Date(clock.now()), finishedAt: null });
       if (stage === "created") await s.sessions.createOnce(orgId, { agentId: agent.id, subjectId: subject }, run.sessionId);
-      if (stage === "prompted") await runner.execute(a, run, true);
+      if (stage === "prompted" || stage === "counted") await runner.execute(a, run, true);
+      if (stage === "counted") {
+        const finished = (await store.finish(run, { status: "succeeded", sessionId: run.sessionId }, new Date(clock.now())))!;
+        await s.automationStore.countOccurrence(id, a.nextRunAt!, summaryOf(finished), { runCount: 1, failedRunCount: 0, completedOccurrences: 1 });
+      }
       clock.advance(CLAIM_LEASE_MS + 1);
       await Promise.all([first.runDue(), second.runDue()]);
       const sessions = await sessionsOf(subject);
       expect(sessions.map((x: any) => x.id), stage).to.deep.equal([run.sessionId]);
       expect(await prompts(run.sessionId), stage).to.have.length(1);
-      expect((await api.get(url)).body, stage).to.include({ runCount: 1, completedOccurrences: 1, failedRunCount: 0 });
+      expect((await api.get(url)).body, stage).to.include({ runCount: 1, completedOccurrences: 1, failedRunCount: 0, nextRunAt: new Date(a.nextRunAt!.getTime() + HOUR).toISOString() });
     }
   });
 

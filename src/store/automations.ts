@@ -88,11 +88,12 @@ export class AutomationStore {
 
   /**
    * The common path in one write: counts the occurrence and moves the next run time on, when nothing
-   * wrote the record since it was read at `revision` (else null: count and advance apart).
+   * wrote the record since it was read at `revision` and the occurrence is not counted yet (else null:
+   * count and advance apart, each once).
    */
   async settleOccurrence(id: string, revision: number, scheduled: Date, run: RunSummary, counts: Record<string, number>, next: Date | null): Promise<AutomationDoc | null> {
     return this.automations.findOneAndUpdate(
-      { _id: id, revision },
+      { _id: id, revision, lastOccurrenceAt: { $ne: scheduled } },
       { $set: { lastOccurrenceAt: scheduled, lastRun: run, nextRunAt: next, updatedAt: run.at }, $inc: { ...counts, revision: 1 } },
       { returnDocument: "after" },
     );
