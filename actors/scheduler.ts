@@ -15,8 +15,6 @@ import type { AutomationQueue } from "../src/redis/automation-queue.js";
 import type { AutomationOccurrences } from "../src/services/automation-occurrences.js";
 import type { AutomationStore } from "../src/store/automations.js";
 
-/** How long a claim holds: far longer than an occurrence takes, short enough to recover a dead scheduler's soon. */
-export const CLAIM_LEASE_MS = 60_000;
 /** A scheduler with nothing due looks again after at most this long (sooner when something falls due). */
 const POLL_MS = 1_000;
 /** An occurrence that failed on a store error is tried again after this long. */
@@ -39,7 +37,8 @@ export class Scheduler {
 
   constructor(
     private readonly parts: SchedulerParts,
-    private readonly opts: { concurrency: number; repairEveryMs: number },
+    /** `leaseMs`: how long a claim holds; far longer than an occurrence takes, short enough to recover a dead scheduler's soon. */
+    private readonly opts: { concurrency: number; repairEveryMs: number; leaseMs: number },
   ) {
     this.limit = pLimit(opts.concurrency);
   }
@@ -59,7 +58,7 @@ export class Scheduler {
     const batch = this.opts.concurrency * 4;
     let settled = 0;
     while (!this.stopping.signal.aborted) {
-      const ids = await queue.claim(clock.now(), CLAIM_LEASE_MS, batch, this.token);
+      const ids = await queue.claim(clock.now(), this.opts.leaseMs, batch, this.token);
       await Promise.all(ids.map((id) => this.limit(() => this.settle(id))));
       settled += ids.length;
       if (ids.length < batch) break;

@@ -30,6 +30,8 @@ export interface Config {
   schedulerConcurrency: number;
   /** How often one scheduler puts every scheduled automation's next run time back in the due set. */
   automationRepairMs: number;
+  /** How long a scheduler's claim of a due automation holds; a dead scheduler's claims lapse after it. */
+  automationLeaseMs: number;
   /** Bounds of a worker's cache of transcripts between model calls: sessions, and estimated megabytes. */
   transcriptCacheSessions: number;
   transcriptCacheMb: number;
@@ -168,6 +170,7 @@ export function loadConfig(env: Env = process.env): Config {
     workerConcurrency: integer(env, "WORKER_CONCURRENCY", 32, 1, 10_000),
     schedulerConcurrency: integer(env, "SCHEDULER_CONCURRENCY", 16, 1, 1_000),
     automationRepairMs: integer(env, "AUTOMATION_REPAIR_INTERVAL_MS", 300_000, 1_000, 86_400_000),
+    automationLeaseMs: integer(env, "AUTOMATION_CLAIM_LEASE_MS", 60_000, 1_000, 3_600_000),
     transcriptCacheSessions: integer(env, "TRANSCRIPT_CACHE_SESSIONS", 1_000, 0, 1_000_000),
     transcriptCacheMb: integer(env, "TRANSCRIPT_CACHE_MB", 128, 0, 1_000_000),
     sseKeepAliveMs: integer(env, "SSE_KEEPALIVE_MS", 15_000, 100, 3_600_000),

@@ -259,7 +259,7 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
     },
     async startScheduler() {
       const { automationQueue: queue, occurrences, automationStore: store, clock } = components;
-      scheduler = new Scheduler({ queue, occurrences, store, clock, logger: log }, { concurrency: config.schedulerConcurrency, repairEveryMs: config.automationRepairMs });
+      scheduler = new Scheduler({ queue, occurrences, store, clock, logger: log }, { concurrency: config.schedulerConcurrency, repairEveryMs: config.automationRepairMs, leaseMs: config.automationLeaseMs });
       scheduler.start();
     },
     async close() {

@@ -1,11 +1,11 @@
 import { expect } from "chai";
 import pLimit from "p-limit";
-import { CLAIM_LEASE_MS, type Scheduler } from "../actors/scheduler.js";
+import type { Scheduler } from "../actors/scheduler.js";
 import { summaryOf } from "../src/services/automation-occurrences.js";
 import { AutomationRunner } from "../src/services/automation-runs.js";
 import { AutomationRunStore, occurrenceRunId } from "../src/store/automation-runs.js";
 import { createAgent, newSubject } from "./support/api.js";
-import { automationDeployment, automationsPath, HOUR, ManualClock, schedulerOf } from "./support/automations.js";
+import { automationDeployment, automationsPath, HOUR, LEASE_MS, ManualClock, schedulerOf } from "./support/automations.js";
 import { client, type Client, type TestServer } from "./support/server.js";
 
 describe("automations: durable, exactly once", function () {
@@ -65,10 +65,10 @@ describe("automations: durable, exactly once", function () {
   it("a scheduler killed between claim and fire: its claim lapses and the occurrence fires once", async () => {
     const { id, subject, url } = await create();
     clock.advance(HOUR);
-    expect(await one.services.automationQueue.claim(clock.now(), CLAIM_LEASE_MS, 10, "a-scheduler-that-died")).to.include(id);
+    expect(await one.services.automationQueue.claim(clock.now(), LEASE_MS, 10, "a-scheduler-that-died")).to.include(id);
     await second.runDue();
     expect(await sessionsOf(subject)).to.deep.equal([]);
-    clock.advance(CLAIM_LEASE_MS + 1);
+    clock.advance(LEASE_MS + 1);
     await second.runDue();
     await first.runDue();
     expect(await sessionsOf(subject)).to.have.length(1);
@@ -82,7 +82,7 @@ describe("automations: durable, exactly once", function () {
     for (const stage of ["opened", "created", "prompted", "counted"] as const) {
       const { id, subject, url } = await create();
       clock.advance(HOUR);
-      await s.automationQueue.claim(clock.now(), CLAIM_LEASE_MS, 10, "a-scheduler-that-died");
+      await s.automationQueue.claim(clock.now(), LEASE_MS, 10, "a-scheduler-that-died");
       const a = (await s.automationStore.byId(id))!;
       const { run } = await store.open({ _id: occurrenceRunId(id, a.nextRunAt!), orgId, automationId: id, trigger: "schedule", scheduledFor: a.nextRunAt, status: "pending", sessionId: `ses_${stage}${Date.now()}`, sessionCreated: false, error: null, createdAt: new Date(clock.now()), finishedAt: null });
       if (stage === "created") await s.sessions.createOnce(orgId, { agentId: agent.id, subjectId: subject }, run.sessionId);
@@ -91,7 +91,7 @@ describe("automations: durable, exactly once", function () {
         const finished = (await store.finish(run, { status: "succeeded", sessionId: run.sessionId }, new Date(clock.now())))!;
         await s.automationStore.countOccurrence(id, a.nextRunAt!, summaryOf(finished), { runCount: 1, failedRunCount: 0, completedOccurrences: 1 });
       }
-      clock.advance(CLAIM_LEASE_MS + 1);
+      clock.advance(LEASE_MS + 1);
       await Promise.all([first.runDue(), second.runDue()]);
       const sessions = await sessionsOf(subject);
       expect(sessions.map((x: any) => x.id), stage).to.deep.equal([run.sessionId]);

@@ -19,6 +19,8 @@ export class ManualClock implements Clock {
 }
 
 export const MINUTE = 60_000;
+/** The lease of the test's schedulers' claims. */
+export const LEASE_MS = MINUTE;
 export const HOUR = 60 * MINUTE;
 
 /**
@@ -46,7 +48,7 @@ export async function automationDeployment(name: string, clock: ManualClock, ser
 /** A scheduler of the server's process (its Redis connection and stores), not started: the test calls `runDue`. */
 export function schedulerOf(server: TestServer, clock: Clock, concurrency = 8): Scheduler {
   const s = server.services;
-  return new Scheduler({ queue: s.automationQueue, occurrences: s.occurrences, store: s.automationStore, clock, logger: s.log }, { concurrency, repairEveryMs: MINUTE });
+  return new Scheduler({ queue: s.automationQueue, occurrences: s.occurrences, store: s.automationStore, clock, logger: s.log }, { concurrency, repairEveryMs: MINUTE, leaseMs: LEASE_MS });
 }
 
 /** The automations path of an agent's subject. */

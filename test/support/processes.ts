@@ -23,7 +23,7 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function startProcess(role: "api" | "worker" | "all", extraEnv: Record<string, string> = {}): Promise<ServiceProcess> {
+export async function startProcess(role: "api" | "worker" | "scheduler" | "all", extraEnv: Record<string, string> = {}): Promise<ServiceProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, ["dist/src/main.js"], {
     env: { ...process.env, MONGO_URL: env.mongoUrl, REDIS_URL: env.redisUrl, REDIS_KEY_PREFIX: env.redisKeyPrefix, PORT: String(port), HOST: "127.0.0.1", ROLE: role, LOG_LEVEL: "info", ...extraEnv },
@@ -66,6 +66,7 @@ export async function startProcess(role: "api" | "worker" | "all", extraEnv: Rec
       return exited;
     },
   };
-  await proc.waitForLog(role === "worker" ? '"msg":"worker started"' : '"msg":"listening"');
+  const ready = { worker: '"msg":"worker started"', scheduler: '"msg":"scheduler started"', api: '"msg":"listening"', all: '"msg":"listening"' };
+  await proc.waitForLog(ready[role]);
   return proc;
 }
