@@ -1,8 +1,7 @@
 /** Automations under a clock the test moves by hand, and schedulers the test runs when it has moved it. */
-import { MongoClient } from "mongodb";
 import { Scheduler } from "../../actors/scheduler.js";
 import type { Clock } from "../../src/clock.js";
-import { env } from "./hooks.js";
+import { dropDatabase, env } from "./hooks.js";
 import { otherDeployment, startServer, type TestServer } from "./server.js";
 
 export class ManualClock implements Clock {
@@ -37,10 +36,7 @@ export async function automationDeployment(name: string, clock: ManualClock, ser
     servers: started,
     async close() {
       await Promise.all(started.map((s) => s.close()));
-      const client = new MongoClient(url.toString());
-      await client.connect();
-      await client.db().dropDatabase().catch(() => undefined);
-      await client.close();
+      await dropDatabase(url.toString());
     },
   };
 }

@@ -23,6 +23,14 @@ function withDatabase(url: string, name: string): string {
   return u.toString();
 }
 
+/** Removes the database the URL names (a run's, or a second deployment's). */
+export async function dropDatabase(url: string): Promise<void> {
+  const client = new MongoClient(url);
+  await client.connect();
+  await client.db().dropDatabase().catch(() => undefined);
+  await client.close();
+}
+
 secret(env.vaultKey);
 watchStream(process.stdout, "stdout");
 watchStream(process.stderr, "stderr");
@@ -43,12 +51,7 @@ export const mochaHooks = {
     this.timeout(60_000);
     // A secret the service wrote anywhere fails the run, whichever test made it leak.
     if (leaksSeen().length > 0) throw new Error(`secrets leaked: ${leaksSeen().join("; ")}`);
-    if (env.mongoUrl) {
-      const client = new MongoClient(env.mongoUrl);
-      await client.connect();
-      await client.db().dropDatabase().catch(() => undefined);
-      await client.close();
-    }
+    if (env.mongoUrl) await dropDatabase(env.mongoUrl);
     if (env.redisUrl) {
       const redis = new Redis(env.redisUrl);
       let cursor = "0";
