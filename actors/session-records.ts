@@ -7,7 +7,7 @@
 import { Lru } from "../src/lru.js";
 import type { SessionDoc, SessionStore } from "../src/store/sessions.js";
 
-export type SessionFacts = Pick<SessionDoc, "_id" | "orgId" | "agentId" | "agentVersion" | "subjectId" | "role">;
+export type SessionFacts = Pick<SessionDoc, "_id" | "orgId" | "agentId" | "agentVersion" | "subjectId" | "role" | "deploymentId">;
 
 interface Entry {
   facts: SessionFacts;
@@ -29,8 +29,8 @@ export class SessionRecords {
     if (cached) return cached.facts;
     const doc = await this.sessions.byId(sessionId);
     if (!doc) return null;
-    const { _id, orgId, agentId, agentVersion, subjectId, role } = doc;
-    const facts = { _id, orgId, agentId, agentVersion, subjectId, role };
+    const { _id, orgId, agentId, agentVersion, subjectId, role, deploymentId } = doc;
+    const facts = { _id, orgId, agentId, agentVersion, subjectId, role, ...(deploymentId ? { deploymentId } : {}) };
     this.entries.set(sessionId, { facts, titled: doc.title !== null });
     return facts;
   }

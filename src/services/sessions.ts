@@ -81,6 +81,7 @@ export class SessionService {
       titleSource: body.title !== undefined ? "caller" : null,
       yoloMode: body.yoloMode ?? false,
       metadata: body.metadata ?? {},
+      ...(agent.deploymentId ? { deploymentId: agent.deploymentId } : {}),
       status: "idle",
       statusVersion: 0,
       usage: null,

@@ -58,6 +58,8 @@ export interface AgentDoc {
   updatedAt: Date;
   version: number;
   current: VersionDoc;
+  /** The deployment that owns this agent (deployments interface); its sessions are the deployment's threads. */
+  deploymentId?: string;
 }
 
 export interface Page<T> {
@@ -109,11 +111,12 @@ export class AgentStore {
     return { _id: versionId(agentId, version), agentId, orgId, version, createdAt: at, ...config, ...(publishedBy ? { publishedBy } : {}) };
   }
 
-  async create(orgId: string, config: AgentConfig, rateLimits: RateLimits): Promise<AgentDoc> {
+  /** `owner`: a deployment creating its agent under an id it chose (so a retried provisioning finds it). */
+  async create(orgId: string, config: AgentConfig, rateLimits: RateLimits, owner?: { id: string; deploymentId: string }): Promise<AgentDoc> {
     const now = new Date();
-    const id = newId("agt");
+    const id = owner?.id ?? newId("agt");
     const current = this.newVersion(orgId, id, 1, config, now);
-    const doc: AgentDoc = { _id: id, orgId, status: "active", rateLimits, createdAt: now, updatedAt: now, version: 1, current };
+    const doc: AgentDoc = { _id: id, orgId, status: "active", rateLimits, createdAt: now, updatedAt: now, version: 1, current, ...(owner ? { deploymentId: owner.deploymentId } : {}) };
     // Version first: every version an agent document points at is already recorded.
     await this.versions.insertOne(storeVersion(current));
     await this.agents.insertOne({ ...doc, current: storeVersion(current) });

@@ -44,6 +44,9 @@ export async function ensureIndexes(db: Db): Promise<void> {
     db.collection("automations").createIndex({ orgId: 1, agentId: 1, subjectId: 1, createdAt: -1, _id: -1 }),
     db.collection("automations").createIndex({ nextRunAt: 1 }),
     db.collection("automation_runs").createIndex({ automationId: 1, createdAt: -1, _id: -1 }),
+    db.collection("deployments").createIndex({ orgId: 1, _id: -1 }),
+    db.collection("deployments").createIndex({ orgId: 1, customerId: 1, _id: -1 }),
+    db.collection("deployments").createIndex({ status: 1, leaseUntil: 1 }),
     db.collection("subject_skills").createIndex({ orgId: 1, agentId: 1, subjectId: 1, name: 1 }, { unique: true }),
   ]);
 }

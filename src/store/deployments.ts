@@ -1,0 +1,139 @@
+/**
+ * Deployment records in MongoDB. Reads by id are by `_id` alone, then the organization is checked. A
+ * record being deleted (`deleting` set) is gone for callers while its teardown finishes. Writes are
+ * conditional on the revision they were computed from, or on the status they move from, so two pods
+ * never overwrite each other's change.
+ */
+import type { Collection, Db, Filter } from "mongodb";
+import type { DeploymentSandbox, DeploymentSettings, DeploymentStatus } from "../domain/deployments.js";
+
+export interface StatusTransition {
+  status: DeploymentStatus;
+  at: Date;
+  reason: string | null;
+}
+
+export interface DeploymentDoc {
+  _id: string;
+  orgId: string;
+  customerId: string;
+  runtime: string;
+  sandbox: DeploymentSandbox;
+  settings: DeploymentSettings;
+  status: DeploymentStatus;
+  /** Why the deployment is in `error`; null otherwise. */
+  statusReason: string | null;
+  /** Every status the deployment took, oldest first (bounded: provisioning runs at create and after a failed one's update). */
+  transitions: StatusTransition[];
+  /** Chosen at create, so a provisioning run that is retried makes the same agent and thread. */
+  agentId: string;
+  threadId: string;
+  revision: number;
+  /** Until when a process holds the provisioning or teardown work; another takes it over after. */
+  leaseUntil: Date | null;
+  deleting: { retainFilesystem: boolean; at: Date } | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface DeploymentFilter {
+  customerId?: string;
+  status?: DeploymentStatus;
+}
+
+/** Transitions kept per record: the latest ones. */
+const TRANSITIONS_KEPT = 50;
+
+export class DeploymentStore {
+  private readonly deployments: Collection<DeploymentDoc>;
+
+  constructor(db: Db) {
+    this.deployments = db.collection<DeploymentDoc>("deployments");
+  }
+
+  async insert(doc: DeploymentDoc): Promise<void> {
+    await this.deployments.insertOne(doc);
+  }
+
+  byId(id: string): Promise<DeploymentDoc | null> {
+    return this.deployments.findOne({ _id: id });
+  }
+
+  /** The organization's deployment, unless it is being deleted. */
+  async get(orgId: string, id: string): Promise<DeploymentDoc | null> {
+    const doc = await this.byId(id);
+    return doc && doc.orgId === orgId && !doc.deleting ? doc : null;
+  }
+
+  /** Newest first; `before`: the id the previous page ended at (ids sort by creation time). */
+  async list(orgId: string, filter: DeploymentFilter, opts: { limit: number; before?: string }): Promise<{ items: DeploymentDoc[]; more: boolean }> {
+    const query: Filter<DeploymentDoc> = { orgId, deleting: null };
+    if (filter.customerId !== undefined) query.customerId = filter.customerId;
+    if (filter.status !== undefined) query.status = filter.status;
+    if (opts.before !== undefined) query._id = { $lt: opts.before };
+    const docs = await this.deployments
+      .find(query)
+      .sort({ _id: -1 })
+      .limit(opts.limit + 1)
+      .toArray();
+    return { items: docs.slice(0, opts.limit), more: docs.length > opts.limit };
+  }
+
+  /** Writes new settings over the revision they were computed from; null when the record moved on (or went). */
+  async changeSettings(doc: DeploymentDoc, settings: DeploymentSettings, reprovision: boolean): Promise<DeploymentDoc | null> {
+    const now = new Date();
+    const set: Partial<DeploymentDoc> = { settings, revision: doc.revision + 1, updatedAt: now };
+    const transition = reprovision ? [{ status: "provisioning" as const, at: now, reason: null }] : [];
+    if (reprovision) Object.assign(set, { status: "provisioning", statusReason: null, leaseUntil: null });
+    return this.deployments.findOneAndUpdate(
+      { _id: doc._id, revision: doc.revision, deleting: null },
+      { $set: set, $push: { transitions: { $each: transition, $slice: -TRANSITIONS_KEPT } } },
+      { returnDocument: "after" },
+    );
+  }
+
+  /** Takes the provisioning or teardown work of a record whose lease is free or lapsed; null when another holds it. */
+  async lease(id: string, until: Date, now: Date): Promise<DeploymentDoc | null> {
+    return this.deployments.findOneAndUpdate(
+      { _id: id, $or: [{ leaseUntil: null }, { leaseUntil: { $lt: now } }] },
+      { $set: { leaseUntil: until } },
+      { returnDocument: "after" },
+    );
+  }
+
+  /** Moves a provisioning record, provisioned at `revision`, to ready or error; false when it changed meanwhile. */
+  async settle(id: string, revision: number, status: "ready" | "error", reason: string | null): Promise<boolean> {
+    const now = new Date();
+    const res = await this.deployments.updateOne(
+      { _id: id, status: "provisioning", revision, deleting: null },
+      {
+        $set: { status, statusReason: reason, leaseUntil: null, updatedAt: now },
+        $push: { transitions: { $each: [{ status, at: now, reason }], $slice: -TRANSITIONS_KEPT } },
+      },
+    );
+    return res.modifiedCount === 1;
+  }
+
+  /** Gives back a lease without settling (the work failed for a reason worth retrying). */
+  async release(id: string): Promise<void> {
+    await this.deployments.updateOne({ _id: id }, { $set: { leaseUntil: null } });
+  }
+
+  /** Marks the record deleted for callers; its teardown follows. False when it is not there (or already deleting). */
+  async markDeleting(orgId: string, id: string, retainFilesystem: boolean): Promise<boolean> {
+    const res = await this.deployments.updateOne({ _id: id, orgId, deleting: null }, { $set: { deleting: { retainFilesystem, at: new Date() }, leaseUntil: null } });
+    return res.modifiedCount === 1;
+  }
+
+  async remove(id: string): Promise<void> {
+    await this.deployments.deleteOne({ _id: id });
+  }
+
+  /** Records whose provisioning or teardown is due and unleased (a process died holding it, or never began). */
+  async pendingWork(now: Date, limit: number): Promise<DeploymentDoc[]> {
+    return this.deployments
+      .find({ $and: [{ $or: [{ status: "provisioning" }, { deleting: { $ne: null } }] }, { $or: [{ leaseUntil: null }, { leaseUntil: { $lt: now } }] }] })
+      .limit(limit)
+      .toArray();
+  }
+}
