@@ -25,6 +25,26 @@ import { automationPathSchema } from "./automation-path.js";
 import { automationRunSchema } from "./automation-run.js";
 import { automationRunListSchema } from "./automation-run-list.js";
 import { deletedSchema } from "./deleted.js";
+import { deploymentSchema } from "./deployment.js";
+import { deploymentCreateSchema } from "./deployment-create.js";
+import { deploymentCreatedSchema } from "./deployment-created.js";
+import { deploymentDeleteQuerySchema } from "./deployment-delete-query.js";
+import { deploymentDeletedSchema } from "./deployment-deleted.js";
+import { deploymentEventsQuerySchema } from "./deployment-events-query.js";
+import { deploymentFileSchema } from "./deployment-file.js";
+import { deploymentFilePathSchema } from "./deployment-file-path.js";
+import { deploymentThreadSchema } from "./deployment-thread.js";
+import { deploymentThreadCreateSchema } from "./deployment-thread-create.js";
+import { deploymentThreadPathSchema } from "./deployment-thread-path.js";
+import { deploymentFeaturesSchema } from "./deployment-features.js";
+import { deploymentListSchema } from "./deployment-list.js";
+import { deploymentListQuerySchema } from "./deployment-list-query.js";
+import { deploymentMcpServerSchema } from "./deployment-mcp-server.js";
+import { deploymentPatchSchema } from "./deployment-patch.js";
+import { deploymentPathSchema } from "./deployment-path.js";
+import { deploymentSandboxSchema } from "./deployment-sandbox.js";
+import { deploymentSkillSchema } from "./deployment-skill.js";
+import { deploymentSummarySchema } from "./deployment-summary.js";
 import { credentialSchema } from "./credential.js";
 import { credentialAuthInputSchema } from "./credential-auth-input.js";
 import { credentialCreateSchema } from "./credential-create.js";
@@ -105,6 +125,19 @@ export const REQUEST_SCHEMAS = [
   credentialCreateSchema,
   credentialPathSchema,
   credentialUpdateSchema,
+  deploymentCreateSchema,
+  deploymentDeleteQuerySchema,
+  deploymentEventsQuerySchema,
+  deploymentFeaturesSchema,
+  deploymentFilePathSchema,
+  deploymentThreadCreateSchema,
+  deploymentThreadPathSchema,
+  deploymentListQuerySchema,
+  deploymentMcpServerSchema,
+  deploymentPatchSchema,
+  deploymentPathSchema,
+  deploymentSandboxSchema,
+  deploymentSkillSchema,
   eventsListQuerySchema,
   eventsPostSchema,
   eventsStreamQuerySchema,
@@ -161,6 +194,13 @@ export const RESPONSE_SCHEMAS = [
   credentialSchema,
   credentialListSchema,
   deletedSchema,
+  deploymentSchema,
+  deploymentCreatedSchema,
+  deploymentDeletedSchema,
+  deploymentFileSchema,
+  deploymentListSchema,
+  deploymentThreadSchema,
+  deploymentSummarySchema,
   errorSchema,
   eventSchema,
   eventListSchema,

@@ -8,6 +8,18 @@ export type LogLevel = "debug" | "info" | "warn" | "error";
 
 export interface Config {
   port: number;
+  /** The deployments interface's own port (api and all roles); absent: the interface is not served. */
+  deploymentsPort: number | undefined;
+  /** The deployments interface's address as callers reach it (events.url); absent: from each request's Host. */
+  deploymentsPublicUrl: string | undefined;
+  /** The model of a deployment created without one. */
+  deploymentsDefaultModel: string;
+  /** How long a process's hold on a deployment's provisioning or teardown lasts; a dead holder's lapses after it. */
+  deploymentLeaseMs: number;
+  /** How often a scheduler looks for deployments whose provisioning or teardown was left by a dead process. */
+  deploymentSweepMs: number;
+  /** How long a deleted deployment's retained workspace snapshot is kept. */
+  snapshotRetentionMs: number;
   host: string;
   mongoUrl: string;
   redisUrl: string;
@@ -154,6 +166,12 @@ function webSearch(env: Env): Config["webSearch"] {
 export function loadConfig(env: Env = process.env): Config {
   const config: Config = {
     port: integer(env, "PORT", 8080, 0, 65535),
+    deploymentsPort: env.DEPLOYMENTS_PORT ? integer(env, "DEPLOYMENTS_PORT", 8081, 0, 65535) : undefined,
+    deploymentsPublicUrl: env.DEPLOYMENTS_PUBLIC_URL ? url(env, "DEPLOYMENTS_PUBLIC_URL", "", ["http", "https"]).replace(/\/+$/, "") : undefined,
+    deploymentsDefaultModel: pattern(env, "DEPLOYMENTS_DEFAULT_MODEL", "anthropic/claude-sonnet-4-5", /^(anthropic|mock)\/[A-Za-z0-9][A-Za-z0-9._:@/-]{0,150}$/, "<provider>/<model> with provider anthropic or mock"),
+    deploymentLeaseMs: integer(env, "DEPLOYMENT_LEASE_MS", 60_000, 500, 3_600_000),
+    deploymentSweepMs: integer(env, "DEPLOYMENT_SWEEP_INTERVAL_MS", 10_000, 100, 3_600_000),
+    snapshotRetentionMs: integer(env, "DEPLOYMENT_SNAPSHOT_RETENTION_MS", 30 * 86_400_000, 1_000, 365 * 86_400_000),
     host: env.HOST || "0.0.0.0",
     mongoUrl: url(env, "MONGO_URL", "mongodb://127.0.0.1:27017/agent_sessions", ["mongodb", "mongodb+srv"]),
     redisUrl: url(env, "REDIS_URL", "redis://127.0.0.1:6379", ["redis", "rediss"]),

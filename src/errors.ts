@@ -24,6 +24,12 @@ export type ErrorCode =
   /** An upstream credential or connector operation failed. */
   | "upstream_failed"
   | "runtime_delete_failed"
+  /** Deployments interface: the account's credits do not cover the operation. */
+  | "insufficient_credits"
+  /** Deployments interface: a skill could not be fetched or parsed. */
+  | "invalid_skill"
+  /** Deployments interface: a secret reference names no secret of the account. */
+  | "invalid_secret_ref"
   /** A worker's writes were refused: its turn lock was taken over. Never reaches a client. */
   | "lock_lost"
   | "internal";

@@ -2,6 +2,7 @@
 import type { Server } from "node:http";
 import { ConfigError, loadConfig, type Config } from "./config.js";
 import { createApp } from "./http/app.js";
+import { createDeploymentsApp } from "./http/deployments/app.js";
 import { createHttpServer } from "./http/server.js";
 import { createLogger } from "./log.js";
 import { createRuntime } from "./runtime.js";
@@ -24,6 +25,7 @@ async function main(): Promise<void> {
   const runtime = await createRuntime(config, log);
 
   let server: Server | undefined;
+  let deploymentsServer: Server | undefined;
   if (config.role !== "api") {
     await runtime.startWorker(config.role !== "scheduler");
     log.info("worker started", { consumesWakeups: config.role !== "scheduler" });
@@ -33,10 +35,12 @@ async function main(): Promise<void> {
     log.info("scheduler started");
   }
   if (config.role === "api" || config.role === "all") {
-    server = createHttpServer(createApp(runtime.components)).listen(config.port, config.host);
-    await new Promise<void>((resolve, reject) => server!.once("listening", resolve).once("error", reject));
-    const address = server.address();
-    log.info("listening", { port: typeof address === "object" && address ? address.port : config.port });
+    server = await listen(createHttpServer(createApp(runtime.components)), config.port, config.host);
+    log.info("listening", { port: portOf(server, config.port) });
+    if (config.deploymentsPort !== undefined) {
+      deploymentsServer = await listen(createHttpServer(createDeploymentsApp(runtime.deployments.services)), config.deploymentsPort, config.host);
+      log.info("deployments interface listening", { port: portOf(deploymentsServer, config.deploymentsPort) });
+    }
   }
 
   let stopping = false;
@@ -49,19 +53,32 @@ async function main(): Promise<void> {
       process.exit(1);
     }, config.shutdownTimeoutMs);
     deadline.unref();
-    if (server) {
-      const closed = new Promise<void>((resolve) => server!.close(() => resolve()));
-      server.closeIdleConnections();
-      // SSE responses never end by themselves; end them so clients reconnect to another pod.
-      server.closeAllConnections();
-      await closed;
-    }
+    // SSE responses never end by themselves; end them so clients reconnect to another pod.
+    await Promise.all([server, deploymentsServer].map((s) => s && closeServer(s)));
     await runtime.close();
     log.info("stopped");
     process.exit(0);
   };
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
   process.on("SIGINT", () => void shutdown("SIGINT"));
+}
+
+async function listen(server: Server, port: number, host: string): Promise<Server> {
+  server.listen(port, host);
+  await new Promise<void>((resolve, reject) => server.once("listening", resolve).once("error", reject));
+  return server;
+}
+
+function portOf(server: Server, fallback: number): number {
+  const address = server.address();
+  return typeof address === "object" && address ? address.port : fallback;
+}
+
+async function closeServer(server: Server): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  server.closeAllConnections();
+  await closed;
 }
 
 main().catch((err: unknown) => {

@@ -17,6 +17,7 @@ import { KickoffTimer } from "../actors/kickoff-timer.js";
 import { Scheduler } from "../actors/scheduler.js";
 import { WakeupConsumer } from "../actors/wakeups.js";
 import { systemClock, type Clock } from "./clock.js";
+import { buildDeployments, startDeploymentSweeps, type DeploymentParts } from "./deployments-runtime.js";
 import type { Config } from "./config.js";
 import type { Services } from "./http/context.js";
 import { encodeSseFrame } from "./http/sse-frame.js";
@@ -87,14 +88,18 @@ import { WebTools } from "./tools/web.js";
 /** The installation store's hashing key, derived from the vault key (a key of its own: the vault key is never used for two jobs). */
 const hkdfPepper = (vaultKey: Buffer) => Buffer.from(hkdfSync("sha256", vaultKey, Buffer.alloc(0), "mcp-installation-requests", 32));
 
+const TEMP_ACCOUNT = { credits: { requirePositive: async () => undefined }, secrets: { missing: async (_o: string, refs: string[]) => refs } };
+
 /** Everything one process is built from: the HTTP layer's services, and the parts beneath them (for operator commands and tests). */
 export type Components = Awaited<ReturnType<typeof buildComponents>>;
 
 export interface Runtime {
   components: Components;
+  /** The deployments interface's services and background work. */
+  deployments: DeploymentParts;
   /** Starts the worker side (turns) or, for the scheduler role, only the recovery sweep. */
   startWorker(consume: boolean): Promise<void>;
-  /** Starts firing automations (the scheduler and all roles). */
+  /** Starts firing automations, and the deployments' recovery sweeps (the scheduler and all roles). */
   startScheduler(): Promise<void>;
   close(): Promise<void>;
 }
@@ -173,10 +178,13 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
   let hints: ReturnType<typeof createRedis> | undefined;
   let stopExpiry: (() => void) | undefined;
   let stopTools: (() => Promise<void>) | undefined;
+  let stopSweeps: (() => void) | undefined;
+  const deployments = buildDeployments(components, TEMP_ACCOUNT);
   const shutdown = new AbortController();
 
   return {
     components,
+    deployments,
     async startWorker(consume: boolean) {
       const grants = new ToolGrantStore(mongo.db);
       const records = new SessionRecords(sessionStore);
@@ -261,10 +269,12 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
       const { automationQueue: queue, occurrences, automationStore: store, clock } = components;
       scheduler = new Scheduler({ queue, occurrences, store, clock, logger: log }, { concurrency: config.schedulerConcurrency, repairEveryMs: config.automationRepairMs, leaseMs: config.automationLeaseMs });
       scheduler.start();
+      stopSweeps = startDeploymentSweeps(deployments, config.deploymentSweepMs, (err) => log.warn("deployment sweep failed", { err }));
     },
     async close() {
       shutdown.abort();
       await scheduler?.stop();
+      stopSweeps?.();
       stopExpiry?.();
       hints?.disconnect();
       await Promise.allSettled([worker?.stop(), components.stopReader()]);

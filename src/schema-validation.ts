@@ -111,15 +111,18 @@ function constraint(err: ErrorObject, ajv: Ajv2020): string {
       return `must match the pattern ${String(p.pattern)}`;
     case "format":
       return `must be a valid ${String(p.format)}`;
-    case "propertyNames":
-      return "has a property name that is empty or longer than 64 characters";
+    case "propertyNames": {
+      const names = (err.parentSchema as { propertyNames?: { pattern?: string; maxLength?: number } }).propertyNames;
+      return names?.pattern ? `has a property name that does not match the pattern ${names.pattern}` : `has a property name that is empty or longer than ${names?.maxLength ?? 64} characters`;
+    }
     case "anyOf":
       return `must be one of: ${describeBranches(err.parentSchema)}`;
     case "discriminator": {
-      type Branch = { $ref?: string; properties?: { type?: { const?: string } } };
+      type Branch = { $ref?: string; properties?: Record<string, { const?: string }> };
+      const tag = String(p.tag);
       const tags = ((err.parentSchema as { oneOf?: Branch[] }).oneOf ?? [])
         .map((b) => (b.$ref ? (ajv.getSchema(b.$ref)?.schema as Branch | undefined) : b))
-        .map((s) => s?.properties?.type?.const)
+        .map((s) => s?.properties?.[tag]?.const)
         .filter((t): t is string => typeof t === "string");
       return `must be one of: ${tags.join(", ")}`;
     }
@@ -150,7 +153,7 @@ export function formatErrors(errors: ErrorObject[], root: string, ajv: Ajv2020):
       }
       path = err.instancePath === "" ? name : `${path}.${name}`;
     } else if (err.keyword === "discriminator") {
-      path = err.instancePath === "" ? "type" : `${path}.type`;
+      path = err.instancePath === "" ? String(p.tag) : `${path}.${String(p.tag)}`;
     }
     entries.add(`${path}: ${constraint(err, ajv)}`);
   }

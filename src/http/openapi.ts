@@ -49,6 +49,9 @@ function forDocument(node: unknown): unknown {
 const STATUS_TEXT: Record<number, string> = {
   400: "Invalid request: `validation_error`, with one `path: constraint` entry per problem.",
   401: "Missing, invalid or revoked API key: `unauthorized`.",
+  402: "The account's credits do not cover it: `insufficient_credits`.",
+  403: "The API key lacks the scope the operation needs: `forbidden`.",
+  422: "A skill could not be fetched or parsed (`invalid_skill`), or a secret reference names no secret (`invalid_secret_ref`).",
   404: "No such resource in the key's organization: `not_found`.",
   409: "The resource's state or version forbids it: `conflict`, `invalid_state` or `no_active_turn`.",
   429: "Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds.",
@@ -104,9 +107,35 @@ function responses(spec: AnySpec): Json {
   return out;
 }
 
-export function buildOpenApi(specs: AnySpec[]): Json {
-  const schemas: Json = {};
-  for (const s of SCHEMAS) schemas[s.$id] = forDocument(s);
+/** The schemas the operations name, and those they name in turn: a document holds its own interface's alone. */
+function reachable(roots: string[]): Json {
+  const out: Json = {};
+  const visit = (id: string) => {
+    const schema = byId.get(id);
+    if (!schema || id in out) return;
+    out[id] = forDocument(schema);
+    for (const m of JSON.stringify(schema).matchAll(/"\$ref":"([^"]+)"/g)) visit(m[1]!);
+  };
+  roots.forEach(visit);
+  return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/** How a document's callers authenticate. */
+export interface DocumentIdentity {
+  title: string;
+  securitySchemes: Json;
+  security: Json[];
+}
+
+export const CORE_DOCUMENT: DocumentIdentity = {
+  title: "Agent Sessions API",
+  securitySchemes: { apiKey: { type: "apiKey", in: "header", name: "x-api-key" } },
+  security: [{ apiKey: [] }],
+};
+
+export function buildOpenApi(specs: AnySpec[], identity: DocumentIdentity = CORE_DOCUMENT): Json {
+  const named = specs.flatMap((s) => [s.params, s.query, s.body, "schema" in s.success ? s.success.schema : undefined].filter((x): x is NamedSchema => !!x).map((x) => x.$id));
+  const schemas = reachable([...named, "error"]);
   const paths: Record<string, Json> = {};
   for (const spec of specs) {
     const op: Json = {
@@ -118,13 +147,13 @@ export function buildOpenApi(specs: AnySpec[]): Json {
       ...(spec.open ? { security: [] } : {}),
     };
     if (spec.body) op.requestBody = { required: true, content: { "application/json": { schema: ref(spec.body.$id) } } };
-    (paths[spec.path.replace(/:([A-Za-z]+)/g, "{$1}")] ??= {})[spec.method] = op;
+    (paths[spec.path.replace(/[:*]([A-Za-z_]+)/g, "{$1}")] ??= {})[spec.method] = op;
   }
   return {
     openapi: "3.1.0",
-    info: { title: "Agent Sessions API", version: "1.0.0" },
-    components: { schemas, securitySchemes: { apiKey: { type: "apiKey", in: "header", name: "x-api-key" } } },
-    security: [{ apiKey: [] }],
+    info: { title: identity.title, version: "1.0.0" },
+    components: { schemas, securitySchemes: identity.securitySchemes },
+    security: identity.security,
     paths,
   };
 }

@@ -7,7 +7,10 @@ import type Router from "@koa/router";
 import type { Context } from "koa";
 import type { FromSchemas } from "../../schemas/index.js";
 import { AppError } from "../errors.js";
+import { requireScope } from "../services/access.js";
+import type { KeyScope } from "../store/organizations.js";
 import type { AppState } from "./context.js";
+import type { Principal } from "../store/organizations.js";
 import type { Validator } from "./validate.js";
 
 export type Method = "get" | "post" | "put" | "patch" | "delete";
@@ -40,6 +43,8 @@ export interface RouteSpec<P extends NamedSchema | undefined = undefined, Q exte
   errors?: number[];
   /** Served without an API key. */
   open?: true;
+  /** The scope the key must carry (`403 forbidden` without it); routes of the core interface need none beyond `api`. */
+  scope?: KeyScope;
   /**
    * The handler awaits the key's ceiling count (`RouteRequest.ceiling`) together with its own first
    * read, so the hot path pays one round trip for both; other handlers run once the count is known.
@@ -65,18 +70,19 @@ export type RouteReply = { body: unknown; status?: number; headers?: Record<stri
 
 /**
  * The statuses a route may answer with an error: 400 and 431 (any request can be malformed or carry
- * too much in its headers), 404 when the path names a resource, 401 and 429 for routes behind an API key,
+ * too much in its headers), 404 when the path names a resource, 401, 403 and 429 for routes behind an API key,
  * 500 and 503 for all; and the route's own.
  */
 export function errorStatuses(spec: RouteSpec<NamedSchema | undefined, NamedSchema | undefined, NamedSchema | undefined>): number[] {
   const statuses = new Set([400, 431, 500, 503, ...(spec.errors ?? [])]);
   if (spec.params) statuses.add(404);
-  if (!spec.open) [401, 429].forEach((s) => statuses.add(s));
+  // 403: a key without the scope of the interface or of the route.
+  if (!spec.open) [401, 403, 429].forEach((s) => statuses.add(s));
   for (const s of "also" in spec.success ? (spec.success.also ?? []) : []) statuses.delete(s);
   return [...statuses].sort();
 }
 
-export function principalOf(ctx: { state: AppState }): { orgId: string; keyId: string } {
+export function principalOf(ctx: { state: AppState }): Principal {
   const principal = ctx.state.principal;
   if (!principal) throw new AppError("unauthorized", "missing API key");
   return principal;
@@ -102,6 +108,7 @@ export class Routes {
     const { validator } = this;
     this.router[spec.method](spec.path, async (koa) => {
       const ctx = koa as Context & { state: AppState };
+      if (spec.scope) requireScope(principalOf(ctx), spec.scope);
       const params = spec.params ? validator.query(spec.params.$id, ctx.params, "path") : {};
       const query = spec.query ? validator.query(spec.query.$id, ctx.query) : {};
       const body = spec.body ? validator.body(spec.body.$id, ctx.request.body) : {};

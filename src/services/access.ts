@@ -1,7 +1,12 @@
 /** Who is calling: an `x-api-key` resolved to its organization, and each request counted against the key's ceiling. */
 import { AppError } from "../errors.js";
 import type { Allowances } from "../redis/allowances.js";
-import type { OrganizationStore, Principal } from "../store/organizations.js";
+import type { KeyScope, OrganizationStore, Principal } from "../store/organizations.js";
+
+/** `forbidden` unless the key carries the scope. */
+export function requireScope(principal: Principal, scope: KeyScope): void {
+  if (!principal.scopes.includes(scope)) throw new AppError("forbidden", `this API key lacks the ${scope} scope`);
+}
 
 /** Longer values are refused without a lookup: no key is this long. */
 const MAX_KEY_LENGTH = 256;
@@ -12,11 +17,15 @@ export class AccessService {
     private readonly allowances: Allowances,
   ) {}
 
-  /** The key's principal (served from the key cache on the hot path), or `unauthorized`. */
-  async identify(apiKey: string): Promise<Principal> {
-    if (!apiKey) throw new AppError("unauthorized", "missing x-api-key header");
+  /**
+   * The key's principal (served from the key cache on the hot path), or `unauthorized`; `forbidden` when
+   * the key lacks `scope` (null: the route checks its own).
+   */
+  async identify(apiKey: string, scope: KeyScope | null = "api", missing = "missing x-api-key header"): Promise<Principal> {
+    if (!apiKey) throw new AppError("unauthorized", missing);
     const principal = apiKey.length <= MAX_KEY_LENGTH ? await this.organizations.authenticate(apiKey) : null;
     if (!principal) throw new AppError("unauthorized", "invalid or revoked API key");
+    if (scope) requireScope(principal, scope);
     return principal;
   }
 

@@ -25,6 +25,11 @@ export class MemoryStore {
   constructor(db: Db) {
     this.memories = db.collection<MemoryDoc>("memories");
   }
+  /** Every memory of the agent, for all subjects (its deployment was deleted). */
+  async deleteForAgent(orgId: string, agentId: string): Promise<void> {
+    await this.memories.deleteMany({ orgId, agentId });
+  }
+
 
   count(scope: MemoryScope): Promise<number> {
     return this.memories.countDocuments(scope);

@@ -22,14 +22,25 @@ export interface ApiKeyDoc {
   hash: string;
   /** The per-key ceiling stored at creation; later default changes do not touch existing keys. */
   requestsPerMinute: number;
+  /** What the key may do (`KEY_SCOPES`); a key stored before keys had scopes has the core interface's alone. */
+  scopes?: KeyScope[];
   createdAt: Date;
   revokedAt: Date | null;
 }
+
+/**
+ * Scopes a key may carry: `api`, the agent sessions interface (x-api-key); `deployments:read` and
+ * `deployments:write`, the deployments interface (Bearer). A key is made with the scopes its holder needs.
+ */
+export const KEY_SCOPES = ["api", "deployments:read", "deployments:write"] as const;
+export type KeyScope = (typeof KEY_SCOPES)[number];
+export const DEFAULT_KEY_SCOPES: KeyScope[] = ["api"];
 
 export interface Principal {
   orgId: string;
   keyId: string;
   requestsPerMinute: number;
+  scopes: readonly KeyScope[];
 }
 
 export function hashKey(key: string): string {
@@ -69,7 +80,7 @@ export class OrganizationStore {
   }
 
   /** Creates a key and returns the secret; it is not stored and cannot be shown again. */
-  async createKey(orgId: string, requestsPerMinute = DEFAULT_KEY_REQUESTS_PER_MINUTE): Promise<{ id: string; key: string }> {
+  async createKey(orgId: string, requestsPerMinute = DEFAULT_KEY_REQUESTS_PER_MINUTE, scopes: KeyScope[] = DEFAULT_KEY_SCOPES): Promise<{ id: string; key: string }> {
     const key = `ask_${randomBytes(32).toString("base64url")}`;
     const hash = hashKey(key);
     const id = keyIdOf(hash);
@@ -78,6 +89,7 @@ export class OrganizationStore {
       orgId,
       hash,
       requestsPerMinute,
+      scopes: [...new Set(scopes)],
       createdAt: new Date(),
       revokedAt: null,
     });
@@ -95,7 +107,7 @@ export class OrganizationStore {
     const hash = hashKey(key);
     return this.cache.get(hash, async () => {
       const doc = await this.lookup(hash);
-      return doc && !doc.revokedAt ? { orgId: doc.orgId, keyId: doc._id, requestsPerMinute: doc.requestsPerMinute } : null;
+      return doc && !doc.revokedAt ? { orgId: doc.orgId, keyId: doc._id, requestsPerMinute: doc.requestsPerMinute, scopes: doc.scopes ?? DEFAULT_KEY_SCOPES } : null;
     });
   }
 

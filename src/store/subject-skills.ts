@@ -47,6 +47,11 @@ export class SubjectSkillStore {
   ) {
     this.skills = db.collection<SkillDoc>("subject_skills");
   }
+  /** Every subject's skills of the agent (its deployment was deleted). */
+  async deleteForAgent(orgId: string, agentId: string): Promise<void> {
+    await this.skills.deleteMany({ orgId, agentId });
+  }
+
 
   /** Name and summary of each, by name. */
   async list(scope: SkillScope): Promise<SkillSummary[]> {

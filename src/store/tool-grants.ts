@@ -27,6 +27,11 @@ export class ToolGrantStore {
   constructor(db: Db) {
     this.grants = db.collection<GrantDoc>("tool_grants");
   }
+  /** Every grant under the agent (its deployment was deleted). */
+  async deleteForAgent(orgId: string, agentId: string): Promise<void> {
+    await this.grants.deleteMany({ orgId, agentId });
+  }
+
 
   async always(scope: GrantScope): Promise<Set<string>> {
     const docs = await this.grants.find(scope, { projection: { tool: 1 } }).toArray();

@@ -4,6 +4,8 @@ import type { Clock } from "../../src/clock.js";
 import type { Server } from "node:http";
 import { loadConfig } from "../../src/config.js";
 import { createApp } from "../../src/http/app.js";
+import { createDeploymentsApp } from "../../src/http/deployments/app.js";
+import type { KeyScope } from "../../src/store/organizations.js";
 import { createHttpServer } from "../../src/http/server.js";
 import type { LogLevel } from "../../src/config.js";
 import { createLogger, printedAt, type LogSink } from "../../src/log.js";
@@ -15,10 +17,12 @@ import { holdsSecret, leaked } from "./secrets.js";
 
 export interface TestServer {
   url: string;
+  /** The deployments interface of the same process. */
+  deploymentsUrl: string;
   /** Every component of the server process (services, stores, Redis parts). */
   services: Components;
-  /** Creates a fresh organization and an API key for it. */
-  newKey(org?: string): Promise<string>;
+  /** Creates a fresh organization (or uses `org`) and an API key for it, with `scopes` (default: the core interface's). */
+  newKey(org?: string, scopes?: KeyScope[]): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -58,17 +62,22 @@ export async function startServer(extraEnv: Record<string, string> = {}, mongo: 
   const server: Server = createHttpServer(createApp(services)).listen(0, "127.0.0.1");
   await new Promise<void>((resolve) => server.once("listening", resolve));
   const { port } = server.address() as AddressInfo;
+  const deployments: Server = createHttpServer(createDeploymentsApp(runtime.deployments.services)).listen(0, "127.0.0.1");
+  await new Promise<void>((resolve) => deployments.once("listening", resolve));
   return {
     url: `http://127.0.0.1:${port}`,
+    deploymentsUrl: `http://127.0.0.1:${(deployments.address() as AddressInfo).port}`,
     services,
-    async newKey(org?: string) {
+    async newKey(org?: string, scopes?: KeyScope[]) {
       const name = org ?? `org-${process.pid}-${Date.now()}-${++orgCounter}`;
       const orgId = await services.organizations.ensureOrganization(name);
-      return (await services.organizations.createKey(orgId)).key;
+      return (await services.organizations.createKey(orgId, undefined, scopes)).key;
     },
     async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const s of [server, deployments]) {
+        s.closeAllConnections();
+        await new Promise<void>((resolve) => s.close(() => resolve()));
+      }
       await runtime.close();
     },
   };
@@ -80,11 +89,15 @@ export interface Reply<T = Record<string, unknown>> {
   body: T;
 }
 
-/** JSON over HTTP with an API key; `raw` sends a string body as is. Every response is checked against the served document. */
-export function client(baseUrl: string, key?: string) {
+/**
+ * JSON over HTTP with an API key (`x-api-key`, or `Authorization: Bearer` for the deployments
+ * interface); `raw` sends a string body as is. Every response is checked against the served document.
+ */
+export function client(baseUrl: string, key?: string, auth: "x-api-key" | "bearer" = "x-api-key") {
   async function send<T = any>(method: string, path: string, body?: unknown, opts: { headers?: Record<string, string>; raw?: string } = {}): Promise<Reply<T>> {
     const headers: Record<string, string> = { ...opts.headers };
-    if (key) headers["x-api-key"] = key;
+    if (key && auth === "bearer") headers.authorization = `Bearer ${key}`;
+    else if (key) headers["x-api-key"] = key;
     let payload: string | undefined;
     if (opts.raw !== undefined) payload = opts.raw;
     else if (body !== undefined) payload = JSON.stringify(body);

@@ -1,0 +1,83 @@
+/**
+ * The deployments interface's part of the composition root: its services, built over the core's
+ * components, and its background sweeps (provisioning and teardown recovery, expired snapshots).
+ */
+import type { Components } from "./runtime.js";
+import type { DeploymentServices } from "./http/deployments/context.js";
+import { SkillEpochs } from "./redis/skill-epochs.js";
+import { AgentLeftoversPurge } from "./services/agent-leftovers.js";
+import { DeploymentProvisioning } from "./services/deployment-provisioning.js";
+import { SkillSources } from "./services/deployment-skills.js";
+import { DeploymentThreads } from "./services/deployment-threads.js";
+import { LocalWorkspaces } from "./services/deployment-workspaces.js";
+import { DeploymentService, type CreditCheck, type SecretRefs } from "./services/deployments.js";
+import { AutomationRunStore } from "./store/automation-runs.js";
+import { DeploymentStore } from "./store/deployments.js";
+import { MemoryStore } from "./store/memories.js";
+import { SubjectSkillStore } from "./store/subject-skills.js";
+import { ToolGrantStore } from "./store/tool-grants.js";
+import { SnapshotStore } from "./store/workspace-snapshots.js";
+import { workspaceFiles } from "./tools/deployment-files.js";
+
+/** Where a deployment's workspace is, as its tools see it. */
+export const WORKSPACE_PATH_SEEN = "/workspace";
+
+export type DeploymentParts = ReturnType<typeof buildDeployments>;
+
+export function buildDeployments(c: Components, account: { credits: CreditCheck; secrets: SecretRefs }) {
+  const { config, log, mongo } = c;
+  const store = new DeploymentStore(mongo.db);
+  const workspaces = new LocalWorkspaces(config.workspaceRoot, new SnapshotStore(mongo.db), config.snapshotRetentionMs, log);
+  const leftovers = new AgentLeftoversPurge({
+    memories: new MemoryStore(mongo.db),
+    skills: new SubjectSkillStore(mongo.db, new SkillEpochs(c.redis, c.keys)),
+    grants: new ToolGrantStore(mongo.db),
+    automations: c.automationStore,
+    runs: new AutomationRunStore(mongo.db),
+    queue: c.automationQueue,
+  });
+  const provisioning = new DeploymentProvisioning({
+    store,
+    agents: c.agentStore,
+    sessions: c.sessions,
+    events: c.events,
+    mcp: c.mcp,
+    workspaces,
+    leftovers,
+    logger: log,
+    leaseMs: config.deploymentLeaseMs,
+  });
+  const deployments = new DeploymentService({
+    store,
+    skills: new SkillSources(c.outbound, workspaceFiles(config.workspaceRoot)),
+    secrets: account.secrets,
+    credits: account.credits,
+    provisioning,
+    defaultModel: config.deploymentsDefaultModel,
+  });
+  const services: DeploymentServices = {
+    config,
+    log,
+    validator: c.validator,
+    access: c.access,
+    deployments,
+    threads: new DeploymentThreads(deployments, c.sessions, c.events, account.credits, config.workspaceRoot),
+    streams: c.streams,
+    workspacePath: WORKSPACE_PATH_SEEN,
+  };
+  return { services, store, provisioning, workspaces };
+}
+
+/** Recovers provisioning and teardown left by dead processes, and removes expired snapshots, every `intervalMs`. */
+export function startDeploymentSweeps(parts: DeploymentParts, intervalMs: number, onError: (err: unknown) => void): () => void {
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    Promise.all([parts.provisioning.sweep(), parts.workspaces.sweep(new Date())])
+      .catch(onError)
+      .finally(() => (running = false));
+  }, intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}

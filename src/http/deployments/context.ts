@@ -1,0 +1,20 @@
+/** What the deployments interface's handlers can reach: services of the process, built once at start. */
+import type { Config } from "../../config.js";
+import type { Logger } from "../../log.js";
+import type { AccessService } from "../../services/access.js";
+import type { DeploymentService } from "../../services/deployments.js";
+import type { DeploymentThreads } from "../../services/deployment-threads.js";
+import type { EventStreams } from "../../services/event-stream.js";
+import type { Validator } from "../validate.js";
+
+export interface DeploymentServices {
+  config: Config;
+  log: Logger;
+  validator: Validator;
+  access: AccessService;
+  deployments: DeploymentService;
+  threads: DeploymentThreads;
+  streams: EventStreams<Buffer>;
+  /** Where a deployment's workspace is, as its tools see it. */
+  workspacePath: string;
+}

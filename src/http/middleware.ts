@@ -1,0 +1,99 @@
+/** The middleware every app of the service runs a request through: the one error path, and JSON bodies. */
+import { randomUUID } from "node:crypto";
+import type { Middleware } from "koa";
+import { HttpMethodEnum, koaBody } from "koa-body";
+import { attachmentSchema } from "../../schemas/attachment.js";
+import { AppError, isAppError, validationError } from "../errors.js";
+import type { Logger } from "../log.js";
+import type { AppState } from "./context.js";
+import { clientWentAway, errorResponse } from "./errors.js";
+
+/** Room for the largest attachment the schema allows (a 50 MB PDF as a data URL) and its batch around it, and no more. */
+export const EVENTS_BODY_LIMIT_BYTES = attachmentSchema.properties.source.properties.dataUrl.maxLength + 2 * 1024 * 1024;
+export const DEFAULT_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The one error path: every error thrown below becomes the `{error, message}` response of its code. A
+ * 5xx is logged with its cause. A client that went away (its connection closed while its request was
+ * read) is not a failure of the service: logged at info with the cause, and nothing is answered. A
+ * response already on its way (SSE writes its own headers) cannot be replaced; its error is logged and
+ * the connection ended.
+ */
+export function errors(log: Logger): Middleware<AppState> {
+  return async (ctx, next) => {
+    ctx.state.requestId = ctx.get("x-request-id").slice(0, 100) || randomUUID();
+    ctx.set("x-request-id", ctx.state.requestId);
+    const started = Date.now();
+    try {
+      await next();
+      if (ctx.body === undefined && ctx.respond !== false && (ctx.status === 405 || ctx.status === 501)) {
+        throw new AppError("method_not_allowed", "method not allowed on this path", { allow: ctx.response.get("Allow") });
+      }
+      if (ctx.status === 404 && ctx.body === undefined && ctx.respond !== false) throw new AppError("not_found", "no such route");
+    } catch (caught) {
+      const { status, headers, body } = errorResponse(caught);
+      const where = { requestId: ctx.state.requestId, method: ctx.method, path: ctx.path };
+      if (!ctx.writable && clientWentAway(caught)) {
+        log.info("client went away", { ...where, err: caught });
+        ctx.res.destroy();
+        return;
+      }
+      if (ctx.headerSent || !ctx.writable) {
+        log.error("request failed after its response began", { ...where, err: caught });
+        ctx.res.destroy();
+        return;
+      }
+      // An upstream's failure (an MCP server, a token endpoint) is the caller's to fix, not ours: a warning.
+      if (isAppError(caught, "upstream_failed")) log.warn("upstream failed", { ...where, err: caught });
+      else if (status >= 500) log.error("request failed", { ...where, err: caught });
+      ctx.status = status;
+      ctx.set(headers);
+      ctx.body = body;
+    } finally {
+      log.debug("request", { requestId: ctx.state.requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Date.now() - started });
+    }
+  };
+}
+
+/** What went wrong reading a request body, in the error contract's terms (never the body itself); the parser's error is the cause. */
+function bodyError(err: Error): AppError {
+  const e = err as Error & { status?: number; type?: string; limit?: number };
+  if (e.type === "entity.too.large" || e.status === 413) return validationError(`body: must be at most ${e.limit ?? "the allowed"} bytes`, err);
+  if (e.type === "encoding.unsupported" || e.type === "charset.unsupported" || e.status === 415) {
+    return validationError("body: must be UTF-8 encoded JSON", err);
+  }
+  if (e instanceof SyntaxError || e.status === 400) return validationError("body: must be a valid JSON object", err);
+  return new AppError("internal", "unexpected error", {}, err);
+}
+
+/** Bodies must be JSON (koa-body alone would silently ignore a body of another type); `raw`: paths that take any bytes. */
+export function requireJson(raw?: RegExp): Middleware<AppState> {
+  return async (ctx, next) => {
+    const hasBody = ctx.request.length > 0 || ctx.get("transfer-encoding") !== "";
+    if (hasBody && ["POST", "PUT", "PATCH"].includes(ctx.method) && !raw?.test(ctx.path) && !ctx.is("application/json", "+json")) {
+      throw validationError("content-type: must be application/json");
+    }
+    await next();
+  };
+}
+
+/** JSON bodies up to the default limit; up to the events limit on the paths that send events. */
+export function bodyParser(eventPaths: RegExp, raw?: RegExp): Middleware<AppState> {
+  const parser = (limit: number) =>
+    koaBody({
+      json: true,
+      jsonStrict: true,
+      jsonLimit: limit,
+      multipart: false,
+      urlencoded: false,
+      text: false,
+      parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH],
+      onError: (err) => {
+        throw bodyError(err);
+      },
+    }) as unknown as Middleware<AppState>;
+  const events = parser(EVENTS_BODY_LIMIT_BYTES);
+  const other = parser(DEFAULT_BODY_LIMIT_BYTES);
+  return (ctx, next) => (raw?.test(ctx.path) ? next() : eventPaths.test(ctx.path) ? events(ctx, next) : other(ctx, next));
+}
+

@@ -1,0 +1,161 @@
+/**
+ * The background work of a deployment: provisioning (its agent, its workspace, a check of each MCP
+ * server, its default thread) and teardown after a delete. Every step is idempotent and keyed by ids
+ * chosen at create, and the work is held under a lease in the record: a process that dies holding it
+ * leaves it to the recovery sweep of another, which redoes the steps from the start.
+ */
+import { configFromCreateBody, rateLimitsFrom } from "../domain/agent-config.js";
+import { agentBodyOf } from "../domain/deployment-agent.js";
+import { sameValue } from "../domain/deployments.js";
+import { AppError, isAppError } from "../errors.js";
+import type { Logger } from "../log.js";
+import { configOf, type AgentStore } from "../store/agents.js";
+import type { DeploymentDoc, DeploymentStore } from "../store/deployments.js";
+import type { EventService } from "./events.js";
+import type { McpAccess } from "./mcp-access.js";
+import type { SessionService } from "./sessions.js";
+
+/** The deployment's workspace: made at provisioning; at teardown removed, or kept as a snapshot. */
+export interface DeploymentWorkspaces {
+  prepare(doc: DeploymentDoc): Promise<void>;
+  /** Removes it, or with `retain` moves it into a snapshot kept for the retention period. */
+  dispose(doc: DeploymentDoc, retain: boolean): Promise<void>;
+}
+
+/** What else a deleted deployment's agent leaves behind (memories, automations, skills, grants). */
+export interface AgentLeftovers {
+  purge(orgId: string, agentId: string): Promise<void>;
+}
+
+export interface ProvisioningDeps {
+  store: DeploymentStore;
+  agents: AgentStore;
+  sessions: SessionService;
+  events: EventService;
+  mcp: McpAccess;
+  workspaces: DeploymentWorkspaces;
+  leftovers: AgentLeftovers;
+  logger: Logger;
+  leaseMs: number;
+}
+
+/** Threads deleted per page of a teardown. */
+const PAGE = 100;
+
+export class DeploymentProvisioning {
+  private readonly running = new Set<string>();
+
+  constructor(private readonly deps: ProvisioningDeps) {}
+
+  /** Starts the deployment's pending work in the background (the answer to its request does not wait). */
+  kick(id: string): void {
+    void this.work(id).catch((err: unknown) => this.deps.logger.warn("deployment work failed; the recovery sweep retries it", { deploymentId: id, err }));
+  }
+
+  /** Takes over every record whose work is due and unleased (its process died, or it never began). */
+  async sweep(limit = 50): Promise<number> {
+    const due = await this.deps.store.pendingWork(new Date(), limit);
+    await Promise.all(due.map((d) => this.work(d._id).catch((err: unknown) => this.deps.logger.warn("deployment work failed; retried later", { deploymentId: d._id, err }))));
+    return due.length;
+  }
+
+  /** Provisions or tears down the deployment, when its lease can be taken; a failure worth retrying releases it. */
+  async work(id: string): Promise<void> {
+    if (this.running.has(id)) return;
+    this.running.add(id);
+    try {
+      const now = new Date();
+      const doc = await this.deps.store.lease(id, new Date(now.getTime() + this.deps.leaseMs), now);
+      if (!doc) return;
+      try {
+        if (doc.deleting) await this.teardown(doc);
+        else if (doc.status === "provisioning") await this.provision(doc);
+        else await this.deps.store.release(id);
+      } catch (err) {
+        await this.deps.store.release(id).catch(() => undefined);
+        throw err;
+      }
+    } finally {
+      this.running.delete(id);
+    }
+  }
+
+  private async provision(doc: DeploymentDoc): Promise<void> {
+    const { store, logger } = this.deps;
+    let reason: string | null = null;
+    try {
+      await this.syncAgent(doc);
+      await this.deps.workspaces.prepare(doc);
+      reason = await this.checkServers(doc);
+      if (reason === null) {
+        await this.deps.sessions.createOnce(doc.orgId, { agentId: doc.agentId, subjectId: doc.customerId, title: doc.settings.name }, doc.threadId);
+      }
+    } catch (err) {
+      // A refusal of ours (a rule, a limit) will not change by retrying: the deployment is in error.
+      if (!(err instanceof AppError) || ["unavailable", "busy", "internal", "lock_lost"].includes(err.code)) throw err;
+      reason = err.message;
+    }
+    const settled = await store.settle(doc._id, doc.revision, reason === null ? "ready" : "error", reason);
+    if (!settled) await store.release(doc._id);
+    logger.info("deployment provisioned", { deploymentId: doc._id, status: reason === null ? "ready" : "error", settled });
+  }
+
+  /** The agent, made under the id chosen at create, or moved to the deployment's current settings (a new version when they differ). */
+  async syncAgent(doc: DeploymentDoc): Promise<void> {
+    const config = configFromCreateBody(agentBodyOf(doc._id, doc.settings));
+    const agent = await this.deps.agents.get(doc.orgId, doc.agentId);
+    if (!agent) {
+      try {
+        await this.deps.agents.create(doc.orgId, config, rateLimitsFrom(undefined), { id: doc.agentId, deploymentId: doc._id });
+      } catch (err) {
+        // A retried run whose first attempt made the agent: it is there now.
+        if (!(await this.deps.agents.get(doc.orgId, doc.agentId))) throw err;
+      }
+      return;
+    }
+    if (sameValue(configOf(agent.current), config)) return;
+    const published = await this.deps.agents.publish(agent, config);
+    if (!published.ok) throw new AppError("busy", "the deployment's agent changed during this update; retry");
+  }
+
+  /** Each MCP server answers with its tools; the first that does not is the deployment's error. */
+  private async checkServers(doc: DeploymentDoc): Promise<string | null> {
+    const owner = { orgId: doc.orgId, agentId: doc.agentId };
+    for (const server of doc.settings.mcpServers) {
+      try {
+        await this.deps.mcp.probe(owner, { name: server.name, url: server.url });
+      } catch (err) {
+        if (!isAppError(err)) throw err;
+        return `MCP server ${server.name} could not be reached: ${err.message}`;
+      }
+    }
+    return null;
+  }
+
+  private async teardown(doc: DeploymentDoc): Promise<void> {
+    const { sessions, agents, leftovers, workspaces, store } = this.deps;
+    for (const status of [undefined, "archived" as const]) {
+      for (;;) {
+        const page = await sessions.list(doc.orgId, { agentId: doc.agentId, ...(status ? { status } : {}) }, { limit: PAGE, offset: 0 });
+        if (page.items.length === 0) break;
+        for (const view of page.items) await this.deleteThread(doc, view.doc._id);
+      }
+    }
+    await leftovers.purge(doc.orgId, doc.agentId);
+    await agents.delete(doc.orgId, doc.agentId);
+    await workspaces.dispose(doc, doc.deleting?.retainFilesystem ?? false);
+    await store.remove(doc._id);
+    this.deps.logger.info("deployment deleted", { deploymentId: doc._id, retainedFilesystem: doc.deleting?.retainFilesystem ?? false });
+  }
+
+  /** Deletes a thread; one still running is interrupted first, and the teardown retried once it has stopped. */
+  private async deleteThread(doc: DeploymentDoc, sessionId: string): Promise<void> {
+    try {
+      await this.deps.sessions.delete(doc.orgId, sessionId);
+    } catch (err) {
+      if (!isAppError(err, "invalid_state")) throw err;
+      await this.deps.events.post(doc.orgId, sessionId, { events: [{ type: "user.interrupt" }] }, Promise.resolve()).catch(() => undefined);
+      throw new AppError("busy", "a thread of the deployment is still running; its teardown is retried once it has stopped", {}, err);
+    }
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * A deployment's threads (sessions of its agent for its customer), their events, and the files a
+ * caller uploads into its workspace. Everything here is reached through a deployment of the caller's
+ * organization; a thread of another deployment is `404`, as is one of another organization.
+ */
+import { AppError, notFound, validationError, type RateLimitStanding } from "../errors.js";
+import type { Envelope } from "../domain/events.js";
+import type { DeploymentDoc } from "../store/deployments.js";
+import { deploymentWorkspaceOf, writeWorkspaceFile } from "../tools/deployment-files.js";
+import type { CreditCheck, DeploymentService } from "./deployments.js";
+import type { EventService, EventsPostBody } from "./events.js";
+import type { SessionCreateBody, SessionService, SessionView } from "./sessions.js";
+
+export type ThreadCreate = Pick<SessionCreateBody, "title" | "metadata">;
+
+/** Largest file one upload may carry. */
+export const MAX_UPLOAD_BYTES = 1024 * 1024;
+
+export class DeploymentThreads {
+  constructor(
+    private readonly deployments: DeploymentService,
+    private readonly sessions: SessionService,
+    private readonly events: EventService,
+    private readonly credits: CreditCheck,
+    private readonly workspaceRoot: string,
+  ) {}
+
+  /** The deployment, which must be ready to take threads and messages. */
+  private async ready(orgId: string, deploymentId: string): Promise<DeploymentDoc> {
+    const d = await this.deployments.get(orgId, deploymentId);
+    if (d.status !== "ready") throw new AppError("invalid_state", `the deployment is ${d.status}; it takes threads and messages once ready`);
+    return d;
+  }
+
+  /** The thread when it is the deployment's (its agent's session). */
+  async thread(orgId: string, deploymentId: string, threadId: string): Promise<{ deployment: DeploymentDoc; view: SessionView }> {
+    const deployment = await this.deployments.get(orgId, deploymentId);
+    const view = await this.sessions.get(orgId, threadId).catch((err: unknown) => Promise.reject(err instanceof AppError && err.code === "not_found" ? notFound("thread") : err));
+    if (view.doc.agentId !== deployment.agentId) throw notFound("thread");
+    return { deployment, view };
+  }
+
+  async create(orgId: string, deploymentId: string, body: ThreadCreate): Promise<SessionView> {
+    const d = await this.ready(orgId, deploymentId);
+    const { view } = await this.sessions.create(orgId, { agentId: d.agentId, subjectId: d.customerId, ...body });
+    return view;
+  }
+
+  /** Sends events to a thread; each needs credits (a turn is refused before it starts without them). */
+  async send(orgId: string, deploymentId: string, threadId: string, body: EventsPostBody, ceiling: Promise<void>): Promise<{ data: Envelope[]; rateLimit: RateLimitStanding }> {
+    await this.thread(orgId, deploymentId, threadId);
+    await this.credits.requirePositive(orgId);
+    return this.events.post(orgId, threadId, body, ceiling);
+  }
+
+  async history(orgId: string, deploymentId: string, threadId: string, after: number, limit: number): Promise<{ data: Envelope[]; hasMore: boolean }> {
+    await this.thread(orgId, deploymentId, threadId);
+    return this.events.history(orgId, threadId, after, limit);
+  }
+
+  /** Puts a file into the deployment's workspace (a skill file, seed data); its tools see it at the same path. */
+  async upload(orgId: string, deploymentId: string, path: string, bytes: Buffer): Promise<void> {
+    const d = await this.deployments.get(orgId, deploymentId);
+    const workspace = deploymentWorkspaceOf(this.workspaceRoot, d._id);
+    if (!workspace) throw notFound("deployment");
+    if (!(await writeWorkspaceFile(workspace, path, bytes, null))) {
+      throw validationError("path: leads through a symbolic link or a file in the workspace");
+    }
+  }
+
+}

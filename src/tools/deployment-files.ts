@@ -1,0 +1,77 @@
+/**
+ * Files a caller uploads into a deployment's workspace (skill files, seed data), and reads back for
+ * skills. The workspace is also the deployment's tools' to change, so a path is trusted only after its
+ * real location is checked to be inside the workspace: a symbolic link a tool left there never makes
+ * the service read or write outside it.
+ */
+import { constants } from "node:fs";
+import { chown, lstat, mkdir, open, realpath } from "node:fs/promises";
+import { join, sep } from "node:path";
+
+/** The deployment's workspace directory under the root; null for a string that is not a deployment id (never a path). */
+export function deploymentWorkspaceOf(root: string, deploymentId: string): string | null {
+  return /^dep_[0-9a-z]{1,64}$/.test(deploymentId) ? join(root, deploymentId) : null;
+}
+
+async function inside(workspace: string, target: string): Promise<boolean> {
+  const [base, real] = await Promise.all([realpath(workspace), realpath(target)]);
+  return real.startsWith(base + sep);
+}
+
+const isMissing = (err: unknown) => (err as NodeJS.ErrnoException).code === "ENOENT" || (err as NodeJS.ErrnoException).code === "ENOTDIR";
+
+/** The file's text, or null when it is not there (or not inside the workspace, or larger than `maxBytes`). */
+export async function readWorkspaceFile(workspace: string, path: string, maxBytes: number): Promise<string | null> {
+  const target = join(workspace, path);
+  try {
+    if (!(await inside(workspace, target))) return null;
+    const file = await open(target, constants.O_RDONLY | constants.O_NOFOLLOW);
+    try {
+      const { size } = await file.stat();
+      if (size > maxBytes) return null;
+      return (await file.readFile()).toString("utf8");
+    } finally {
+      await file.close();
+    }
+  } catch (err) {
+    if (isMissing(err) || (err as NodeJS.ErrnoException).code === "ELOOP") return null;
+    throw err;
+  }
+}
+
+/**
+ * Writes (creates or replaces) the file; false when a directory on its path is a symbolic link or not a
+ * directory. Each directory is checked before it is entered, so nothing is created outside the workspace.
+ */
+export async function writeWorkspaceFile(workspace: string, path: string, bytes: Buffer, owner: { uid: number; gid: number } | null): Promise<boolean> {
+  await mkdir(workspace, { recursive: true, mode: 0o700 });
+  if (owner) await chown(workspace, owner.uid, owner.gid);
+  let dir = workspace;
+  for (const part of path.split("/").slice(0, -1)) {
+    dir = join(dir, part);
+    const found = await lstat(dir).catch((err: unknown) => (isMissing(err) ? null : Promise.reject(err)));
+    if (found && (found.isSymbolicLink() || !found.isDirectory())) return false;
+    if (!found) {
+      await mkdir(dir, { mode: 0o755 });
+      if (owner) await chown(dir, owner.uid, owner.gid);
+    }
+  }
+  const file = await open(join(workspace, path), constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o644);
+  try {
+    await file.writeFile(bytes);
+    if (owner) await file.chown(owner.uid, owner.gid);
+  } finally {
+    await file.close();
+  }
+  return true;
+}
+
+/** Reads files of deployments' workspaces under the root (skills with `source: file`). */
+export function workspaceFiles(root: string) {
+  return {
+    read(deploymentId: string, path: string, maxBytes: number): Promise<string | null> {
+      const workspace = deploymentWorkspaceOf(root, deploymentId);
+      return workspace ? readWorkspaceFile(workspace, path, maxBytes) : Promise.resolve(null);
+    },
+  };
+}

@@ -1,0 +1,36 @@
+/** The deployments interface in tests: Bearer clients with chosen scopes, a create body, and waiting for a status. */
+import type { KeyScope } from "../../src/store/organizations.js";
+import { client, type Client, type TestServer } from "./server.js";
+import { until } from "./sessions.js";
+
+export const BOTH: KeyScope[] = ["deployments:read", "deployments:write"];
+
+/** A Bearer client of the deployments interface for a new organization (or `org`), with `scopes`. */
+export async function deploymentsClient(server: TestServer, scopes: KeyScope[] = BOTH, org?: string): Promise<{ api: Client; key: string }> {
+  const key = await server.newKey(org, scopes);
+  return { api: client(server.deploymentsUrl, key, "bearer"), key };
+}
+
+export function deploymentBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return { customer_id: "cus_1", name: "Acme assistant", model: "mock/echo", system_prompt: "You help Acme.", ...overrides };
+}
+
+/** Polls the deployment until its status is no longer `provisioning`; answers it. */
+export async function settled(api: Client, id: string, timeoutMs = 15_000): Promise<any> {
+  const res = await until(
+    () => api.get(`/v1/deployments/${id}`),
+    (r) => r.status !== 200 || r.body.status !== "provisioning",
+    timeoutMs,
+    `deployment ${id} to leave provisioning`,
+  );
+  return res.body;
+}
+
+/** Creates a deployment and waits until it is ready. */
+export async function readyDeployment(api: Client, overrides: Record<string, unknown> = {}): Promise<any> {
+  const created = await api.post("/v1/deployments", deploymentBody(overrides));
+  if (created.status !== 201) throw new Error(`create answered ${created.status}: ${JSON.stringify(created.body)}`);
+  const d = await settled(api, created.body.deployment_id);
+  if (d.status !== "ready") throw new Error(`deployment ended ${d.status}: ${d.status_reason}`);
+  return d;
+}
