@@ -49,7 +49,7 @@ describe("deployments: create, get, list, authentication", () => {
     await refused({ sandbox: { type: "vm" } }, "sandbox.type: must be one of: docker, local");
     await refused({ model: "openai/gpt" }, "model: provider must be one of: anthropic, mock");
     await refused({ name: "" }, "name: must not be empty");
-    await refused({ customer_id: "x".repeat(201) }, "customer_id: must have at most 200 characters");
+    await refused({ customer_id: "x".repeat(201) }, "customer_id: must be at most 200 characters");
     const path = await api.post("/v1/deployments", deploymentBody({ skills: [{ name: "x", source: "file", path: "../etc/passwd" }] }));
     expectValidation(path);
     expect(path.body.message).to.match(/^skills\[0\]\.path: must match the pattern/);
