@@ -28,6 +28,11 @@ function refuseFullBody(body: AgentCreateBody): void {
   refuse([...bodyProblems(body), ...referenceProblems(body, body.mcpServers ?? [])]);
 }
 
+/** An agent a deployment owns changes only through the deployments interface (its settings are the truth). */
+function refuseManaged(agent: AgentDoc): void {
+  if (agent.deploymentId) throw conflict(`the agent belongs to deployment ${agent.deploymentId}; change or delete it through the deployments interface`);
+}
+
 export class AgentService {
   constructor(
     private readonly store: AgentStore,
@@ -54,6 +59,7 @@ export class AgentService {
   async replace(orgId: string, id: string, body: AgentCreateBody): Promise<AgentDoc> {
     refuseFullBody(body);
     const agent = await this.get(orgId, id);
+    refuseManaged(agent);
     const rateLimits = body.rateLimits ? rateLimitsFrom(body.rateLimits, agent.rateLimits) : undefined;
     const result = this.settle(agent, await this.store.publish(agent, configFromCreateBody(body), rateLimits));
     if (rateLimits) await this.limitsCache.invalidate(id);
@@ -65,6 +71,7 @@ export class AgentService {
     if (Object.keys(changes).length === 0) throw validationError("body: must contain at least one field other than expectedVersion");
     refuse(bodyProblems(changes));
     const agent = await this.get(orgId, id);
+    refuseManaged(agent);
     if (expectedVersion !== undefined && expectedVersion !== agent.version) {
       throw conflict(`expectedVersion ${expectedVersion} does not match the current version ${agent.version}; refetch the agent and retry`);
     }
@@ -89,6 +96,7 @@ export class AgentService {
   }
 
   async archive(orgId: string, id: string): Promise<AgentDoc> {
+    refuseManaged(await this.get(orgId, id));
     const agent = await this.store.archive(orgId, id);
     if (!agent) throw notFound("agent");
     return agent;
@@ -96,7 +104,7 @@ export class AgentService {
 
   /** Permanent delete of an agent and all its versions; refused while any session still records it. */
   async delete(orgId: string, id: string): Promise<void> {
-    await this.get(orgId, id);
+    refuseManaged(await this.get(orgId, id));
     if (await this.dependents.hasSessions(orgId, id)) {
       throw conflict("the agent still has sessions; delete them first, or archive the agent instead");
     }

@@ -82,7 +82,7 @@ export function agentRoutes(routes: Routes, { agents }: Services): void {
   );
 
   routes.add(
-    { method: "post", path: "/v1/agents/:agentId/archive", operationId: "archiveAgent", summary: "Archive an agent (idempotent)", tag, params: agentPathSchema, success: agentOk },
+    { method: "post", path: "/v1/agents/:agentId/archive", operationId: "archiveAgent", summary: "Archive an agent (idempotent)", tag, params: agentPathSchema, success: agentOk, errors: [409] },
     async ({ orgId, params }) => ({ body: presentAgent(await agents.archive(orgId, params.agentId)) }),
   );
 
