@@ -74,8 +74,8 @@ describe("deployments: update", () => {
 
   it("refuses to change customer_id or runtime", async () => {
     const d = await readyDeployment(api);
-    expect((await api.patch(`/v1/deployments/${d.deployment_id}`, { customer_id: "cus_2" })).body.message).to.equal("customer_id: is immutable; create a new deployment for another customer");
-    expect((await api.patch(`/v1/deployments/${d.deployment_id}`, { runtime: "other" })).body.message).to.equal("runtime: is immutable; create a new deployment for another runtime");
+    expectValidation(await api.patch(`/v1/deployments/${d.deployment_id}`, { customer_id: "cus_2" }), "customer_id: is immutable (create a new deployment for another customer)");
+    expectValidation(await api.patch(`/v1/deployments/${d.deployment_id}`, { runtime: "other" }), "runtime: is immutable (create a new deployment for another runtime)");
     expect((await api.get(`/v1/deployments/${d.deployment_id}`)).body.customer_id).to.equal("cus_1");
   });
 

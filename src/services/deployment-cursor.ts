@@ -37,7 +37,7 @@ export function decodeListCursor(cursor: string, filter: ListFilter): string {
   }
   if (!isPayload(payload)) throw validationError("cursor: must be a next_cursor this list returned");
   if (payload.customerId !== (filter.customerId ?? null) || payload.status !== (filter.status ?? null)) {
-    throw validationError("cursor: was made for other filters; send the same customer_id and status as the request that returned it");
+    throw validationError("cursor: was made for other filters (send the customer_id and status of the request that returned it)");
   }
   return payload.before;
 }

@@ -118,9 +118,9 @@ export class DeploymentService {
   async update(orgId: string, id: string, body: DeploymentPatchBody): Promise<DeploymentDoc> {
     const doc = await this.get(orgId, id);
     if (body.customer_id !== undefined && body.customer_id !== doc.customerId) {
-      throw validationError("customer_id: is immutable; create a new deployment for another customer");
+      throw validationError("customer_id: is immutable (create a new deployment for another customer)");
     }
-    if (body.runtime !== undefined && body.runtime !== doc.runtime) throw validationError("runtime: is immutable; create a new deployment for another runtime");
+    if (body.runtime !== undefined && body.runtime !== doc.runtime) throw validationError("runtime: is immutable (create a new deployment for another runtime)");
     const change: SettingsChange = {
       ...(body.name !== undefined ? { name: body.name } : {}),
       ...(body.model !== undefined ? { model: body.model } : {}),
