@@ -1,0 +1,85 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { expect } from "chai";
+import { deploymentBody, settled } from "./support/deployments.js";
+import { startEverythingServer, type McpTestServer } from "./support/mcp-servers.js";
+import { listenLoopback } from "./support/mcp-tools.js";
+import { freePort, startProcess, type ServiceProcess } from "./support/processes.js";
+import { LOOPBACK, client, startServer, type TestServer } from "./support/server.js";
+
+/**
+ * An MCP server behind a gate: while shut, requests are held unanswered (a provisioning run waits on
+ * them); once open, they are forwarded to the real server.
+ */
+async function gatedMcp(target: McpTestServer) {
+  let open = false;
+  const held = new Set<ServerResponse>();
+  let arrived: () => void = () => undefined;
+  const firstArrival = new Promise<void>((resolve) => (arrived = resolve));
+  const forward = async (req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !["host", "connection", "content-length"].includes(k)).map(([k, v]) => [k, String(v)]));
+    const upstream = await fetch(target.url, { method: req.method!, headers, ...(chunks.length ? { body: Buffer.concat(chunks) } : {}) });
+    res.writeHead(upstream.status, Object.fromEntries(upstream.headers));
+    if (upstream.body) for await (const chunk of upstream.body as unknown as AsyncIterable<Uint8Array>) res.write(chunk);
+    res.end();
+  };
+  const server = await listenLoopback(async (req, res) => {
+    if (open) return forward(req, res);
+    held.add(res);
+    arrived();
+  });
+  return {
+    url: `${server.origin}/mcp`,
+    firstArrival,
+    open() {
+      open = true;
+      held.forEach((r) => r.destroy());
+    },
+    close: () => server.close(),
+  };
+}
+
+describe("deployments: provisioning survives its process dying", () => {
+  let everything: McpTestServer;
+  let gate: Awaited<ReturnType<typeof gatedMcp>>;
+  let keys: TestServer;
+  let processes: ServiceProcess[] = [];
+
+  before(async () => {
+    everything = await startEverythingServer();
+    gate = await gatedMcp(everything);
+    // Keys are made through a server of this process; the service under test runs in child processes.
+    keys = await startServer({ ROLE: "api" });
+  });
+  after(async () => {
+    await Promise.all(processes.map((p) => p.stop("SIGKILL")));
+    await keys.close();
+    await gate.close();
+    await everything.close();
+  });
+
+  async function serviceProcess(): Promise<{ proc: ServiceProcess; url: string }> {
+    const port = await freePort();
+    const proc = await startProcess("all", { DEPLOYMENTS_PORT: String(port), DEPLOYMENT_LEASE_MS: "2000", DEPLOYMENT_SWEEP_INTERVAL_MS: "200", OUTBOUND_ALLOWED_NETWORKS: LOOPBACK, LOG_LEVEL: "info" });
+    processes.push(proc);
+    await proc.waitForLog("deployments interface listening");
+    return { proc, url: `http://127.0.0.1:${port}` };
+  }
+
+  it("a deployment whose process was killed mid-provisioning is provisioned by another", async () => {
+    const key = await keys.newKey(undefined, ["deployments:read", "deployments:write"]);
+    const first = await serviceProcess();
+    const api = client(first.url, key, "bearer");
+    const created = await api.post("/v1/deployments", deploymentBody({ mcp_servers: [{ name: "tools", url: gate.url }] }));
+    expect(created.status).to.equal(201);
+    await gate.firstArrival;
+    await first.proc.stop("SIGKILL");
+    gate.open();
+
+    const second = await serviceProcess();
+    const ready = await settled(client(second.url, key, "bearer"), created.body.deployment_id, 20_000);
+    expect(ready).to.include({ status: "ready", thread_id: created.body.thread_id });
+    expect(second.proc.output()).to.include('"msg":"deployment provisioned"');
+  });
+});
