@@ -2,7 +2,21 @@
  * The deployments interface's part of the composition root: its services, built over the core's
  * components, and its background sweeps (provisioning and teardown recovery, expired snapshots).
  */
-import type { Components } from "./runtime.js";
+import type { Db } from "mongodb";
+import type { Config } from "./config.js";
+import type { Logger } from "./log.js";
+import type { Validator } from "./http/validate.js";
+import type { Redis } from "ioredis";
+import type { Keys } from "./redis/keys.js";
+import type { AutomationQueue } from "./redis/automation-queue.js";
+import type { AccessService } from "./services/access.js";
+import type { EventStreams } from "./services/event-stream.js";
+import type { EventService } from "./services/events.js";
+import type { McpAccess } from "./services/mcp-access.js";
+import type { SessionService } from "./services/sessions.js";
+import type { AgentStore } from "./store/agents.js";
+import type { AutomationStore } from "./store/automations.js";
+import type { Fetch } from "./tools/outbound.js";
 import type { DeploymentServices } from "./http/deployments/context.js";
 import { SkillEpochs } from "./redis/skill-epochs.js";
 import { AgentLeftoversPurge } from "./services/agent-leftovers.js";
@@ -24,7 +38,26 @@ export const WORKSPACE_PATH_SEEN = "/workspace";
 
 export type DeploymentParts = ReturnType<typeof buildDeployments>;
 
-export function buildDeployments(c: Components, account: { credits: CreditCheck; secrets: SecretRefs }) {
+/** The core components the deployments interface is built over. */
+export interface CoreParts {
+  config: Config;
+  log: Logger;
+  mongo: { db: Db };
+  redis: Redis;
+  keys: Keys;
+  validator: Validator;
+  access: AccessService;
+  agentStore: AgentStore;
+  automationStore: AutomationStore;
+  automationQueue: AutomationQueue;
+  sessions: SessionService;
+  events: EventService;
+  mcp: McpAccess;
+  outbound: Fetch;
+  streams: EventStreams<Buffer>;
+}
+
+export function buildDeployments(c: CoreParts, account: { credits: CreditCheck; secrets: SecretRefs }) {
   const { config, log, mongo } = c;
   const store = new DeploymentStore(mongo.db);
   const workspaces = new LocalWorkspaces(config.workspaceRoot, new SnapshotStore(mongo.db), config.snapshotRetentionMs, log);
