@@ -26,6 +26,7 @@ import { automationRunSchema } from "./automation-run.js";
 import { automationRunListSchema } from "./automation-run-list.js";
 import { deletedSchema } from "./deleted.js";
 import { deploymentSchema } from "./deployment.js";
+import { deploymentAutomationPathSchema } from "./deployment-automation-path.js";
 import { deploymentCreateSchema } from "./deployment-create.js";
 import { deploymentCreatedSchema } from "./deployment-created.js";
 import { deploymentDeleteQuerySchema } from "./deployment-delete-query.js";
@@ -125,6 +126,7 @@ export const REQUEST_SCHEMAS = [
   credentialCreateSchema,
   credentialPathSchema,
   credentialUpdateSchema,
+  deploymentAutomationPathSchema,
   deploymentCreateSchema,
   deploymentDeleteQuerySchema,
   deploymentEventsQuerySchema,

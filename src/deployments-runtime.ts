@@ -10,6 +10,7 @@ import type { Redis } from "ioredis";
 import type { Keys } from "./redis/keys.js";
 import type { AutomationQueue } from "./redis/automation-queue.js";
 import type { AccessService } from "./services/access.js";
+import type { AutomationService } from "./services/automations.js";
 import type { EventStreams } from "./services/event-stream.js";
 import type { EventService } from "./services/events.js";
 import type { McpAccess } from "./services/mcp-access.js";
@@ -50,6 +51,7 @@ export interface CoreParts {
   agentStore: AgentStore;
   automationStore: AutomationStore;
   automationQueue: AutomationQueue;
+  automations: AutomationService;
   sessions: SessionService;
   events: EventService;
   mcp: McpAccess;
@@ -94,6 +96,7 @@ export function buildDeployments(c: CoreParts, account: { credits: CreditCheck; 
     validator: c.validator,
     access: c.access,
     deployments,
+    automations: c.automations,
     threads: new DeploymentThreads(deployments, c.sessions, c.events, account.credits, config.workspaceRoot),
     streams: c.streams,
     workspacePath: WORKSPACE_PATH_SEEN,

@@ -47,6 +47,8 @@ import { AgentService } from "./services/agents.js";
 import { AutomationOccurrences } from "./services/automation-occurrences.js";
 import { AutomationRunner } from "./services/automation-runs.js";
 import { AutomationService } from "./services/automations.js";
+import { DeploymentFeatureGate } from "./services/deployment-gate.js";
+import { DeploymentStore } from "./store/deployments.js";
 import { EventStreams } from "./services/event-stream.js";
 import { EventService } from "./services/events.js";
 import { HealthService } from "./services/health.js";
@@ -142,7 +144,8 @@ async function buildComponents(config: Config, log: Logger, mongoOptions: MongoO
   const automationStore = new AutomationStore(mongo.db);
   const automationRuns = new AutomationRunStore(mongo.db);
   const automationQueue = new AutomationQueue(redis, keys);
-  const occurrences = new AutomationOccurrences(automationStore, automationRuns, new AutomationRunner(agentStore, sessions, events, eventLog), clock);
+  const gate = new DeploymentFeatureGate(new DeploymentStore(mongo.db));
+  const occurrences = new AutomationOccurrences(automationStore, automationRuns, new AutomationRunner(agentStore, sessions, events, eventLog, gate), clock);
   let reader: StreamReader | undefined;
   const streamReader = () => (reader ??= new StreamReader(createRedis(config.redisUrl, "agent-sessions-sse"), redis, log));
 
@@ -152,8 +155,8 @@ async function buildComponents(config: Config, log: Logger, mongoOptions: MongoO
     access: new AccessService(organizations, allowances),
     health: new HealthService(mongo, redis),
     agents: new AgentService(agentStore, sessionStore, limitsCache),
-    sessions, events, clock, automationStore, automationQueue, occurrences,
-    automations: new AutomationService(automationStore, automationRuns, automationQueue, occurrences, agentStore, sessions, clock),
+    sessions, events, clock, automationStore, automationQueue, occurrences, automationGate: gate,
+    automations: new AutomationService(automationStore, automationRuns, automationQueue, occurrences, agentStore, sessions, clock, gate),
     vaults: new VaultService(vaultStore, credentialStore, agentVaultStore),
     credentials: new CredentialService(vaultStore, credentialStore),
     agentVaults,

@@ -77,7 +77,7 @@ describe("automations: durable, exactly once", function () {
 
   it("a scheduler killed after opening the run, creating the session, prompting it or counting it: recovery finishes it, with one session, one prompt, one count", async () => {
     const s = one.services;
-    const runner = new AutomationRunner(s.agentStore, s.sessions, s.events, s.eventLog);
+    const runner = new AutomationRunner(s.agentStore, s.sessions, s.events, s.eventLog, s.automationGate);
     const store = new AutomationRunStore(s.mongo.db);
     for (const stage of ["opened", "created", "prompted", "counted"] as const) {
       const { id, subject, url } = await create();

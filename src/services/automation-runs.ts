@@ -24,12 +24,18 @@ export function promptMessage(a: Pick<AutomationDoc, "prompt" | "skills" | "_id"
   return { type: "user.message" as const, content, metadata: { automationId: a._id, automationRunId: runId } };
 }
 
+/** Whether a deployment lets its automations run now (its `automations` feature); the refusal when not. */
+export interface AutomationGate {
+  refusal(deploymentId: string): Promise<AppError | null>;
+}
+
 export class AutomationRunner {
   constructor(
     private readonly agents: AgentStore,
     private readonly sessions: SessionService,
     private readonly events: EventService,
     private readonly log: EventLog,
+    private readonly gate: AutomationGate,
   ) {}
 
   /**
@@ -38,6 +44,8 @@ export class AutomationRunner {
    */
   async execute(a: AutomationDoc, run: RunDoc, fresh: boolean): Promise<{ outcome: OccurrenceOutcome; refusal?: AppError }> {
     const refused = (refusal: AppError, sessionId: string | null = null) => ({ outcome: { status: "failed" as const, sessionId, error: refusal.message }, refusal });
+    const closed = a.deploymentId ? await this.gate.refusal(a.deploymentId) : null;
+    if (closed) return refused(closed);
     // The session's creation refuses an archived or deleted agent; only named skills need it read first.
     if (a.skills.length > 0) {
       const agent = await this.agents.get(a.orgId, a.agentId);

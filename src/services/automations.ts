@@ -17,6 +17,7 @@ import type { AgentDoc, AgentStore, Page } from "../store/agents.js";
 import type { AutomationDoc, AutomationScope, AutomationSet, AutomationStore } from "../store/automations.js";
 import type { AutomationRunStore, RunDoc } from "../store/automation-runs.js";
 import type { AutomationOccurrences } from "./automation-occurrences.js";
+import type { AutomationGate } from "./automation-runs.js";
 import type { SessionService, SessionView } from "./sessions.js";
 
 export type AutomationCreateBody = FromSchemas<typeof automationCreateSchema>;
@@ -54,6 +55,7 @@ export class AutomationService {
     private readonly agents: AgentStore,
     private readonly sessions: SessionService,
     private readonly clock: Clock,
+    private readonly gate: AutomationGate,
   ) {}
 
   /** Each skill an automation names must be configured on the agent's latest version. */
@@ -69,6 +71,8 @@ export class AutomationService {
     const agent = await this.agents.get(orgId, agentId);
     if (!agent) throw notFound("agent");
     if (agent.status === "archived") throw invalidState("the agent is archived and accepts no new automations");
+    const closed = agent.deploymentId ? await this.gate.refusal(agent.deploymentId) : null;
+    if (closed) throw closed;
     const now = this.clock.now();
     const schedule = readSchedule(body.schedule, body.timezone ?? null, now);
     await this.checkSkills(orgId, agentId, body.skills ?? [], agent);
@@ -95,6 +99,7 @@ export class AutomationService {
       failedRunCount: 0,
       lastRun: null,
       revision: 0,
+      ...(agent.deploymentId ? { deploymentId: agent.deploymentId } : {}),
       createdAt: at,
       updatedAt: at,
     };

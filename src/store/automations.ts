@@ -23,6 +23,8 @@ export interface AutomationDoc extends AutomationFacts {
   lastRun: RunSummary | null;
   /** Bumped by every write; a change is written only over the revision it read. */
   revision: number;
+  /** Set when the agent belongs to a deployment: its `automations` feature decides whether runs happen. */
+  deploymentId?: string;
   createdAt: Date;
   updatedAt: Date;
 }

@@ -11,6 +11,7 @@ import type { AppState } from "../context.js";
 import { bodyParser, errors, requireJson } from "../middleware.js";
 import { buildOpenApi, type DocumentIdentity } from "../openapi.js";
 import { Routes } from "../route.js";
+import { deploymentAutomationRoutes } from "../routes/deployment-automations.js";
 import { deploymentRoutes } from "../routes/deployments.js";
 import { deploymentThreadRoutes } from "../routes/deployment-threads.js";
 import type { DeploymentServices } from "./context.js";
@@ -60,6 +61,7 @@ export function createDeploymentsApp(services: DeploymentServices): Koa<AppState
   );
   deploymentRoutes(api, services);
   deploymentThreadRoutes(api, services);
+  deploymentAutomationRoutes(api, services);
 
   app.use(errors(services.log));
   app.use(open.router.routes());

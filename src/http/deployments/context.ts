@@ -2,6 +2,7 @@
 import type { Config } from "../../config.js";
 import type { Logger } from "../../log.js";
 import type { AccessService } from "../../services/access.js";
+import type { AutomationService } from "../../services/automations.js";
 import type { DeploymentService } from "../../services/deployments.js";
 import type { DeploymentThreads } from "../../services/deployment-threads.js";
 import type { EventStreams } from "../../services/event-stream.js";
@@ -13,6 +14,7 @@ export interface DeploymentServices {
   validator: Validator;
   access: AccessService;
   deployments: DeploymentService;
+  automations: AutomationService;
   threads: DeploymentThreads;
   streams: EventStreams<Buffer>;
   /** Where a deployment's workspace is, as its tools see it. */
