@@ -35,6 +35,8 @@ import { deploymentEventsQuerySchema } from "./deployment-events-query.js";
 import { deploymentFileSchema } from "./deployment-file.js";
 import { deploymentFilePathSchema } from "./deployment-file-path.js";
 import { deploymentThreadSchema } from "./deployment-thread.js";
+import { deploymentThreadListSchema } from "./deployment-thread-list.js";
+import { deploymentThreadListQuerySchema } from "./deployment-thread-list-query.js";
 import { deploymentThreadCreateSchema } from "./deployment-thread-create.js";
 import { deploymentThreadPathSchema } from "./deployment-thread-path.js";
 import { deploymentFeaturesSchema } from "./deployment-features.js";
@@ -133,6 +135,7 @@ export const REQUEST_SCHEMAS = [
   deploymentFeaturesSchema,
   deploymentFilePathSchema,
   deploymentThreadCreateSchema,
+  deploymentThreadListQuerySchema,
   deploymentThreadPathSchema,
   deploymentListQuerySchema,
   deploymentMcpServerSchema,
@@ -202,6 +205,7 @@ export const RESPONSE_SCHEMAS = [
   deploymentFileSchema,
   deploymentListSchema,
   deploymentThreadSchema,
+  deploymentThreadListSchema,
   deploymentSummarySchema,
   errorSchema,
   eventSchema,

@@ -18,6 +18,8 @@ export interface Config {
   deploymentLeaseMs: number;
   /** How often a scheduler looks for deployments whose provisioning or teardown was left by a dead process. */
   deploymentSweepMs: number;
+  /** How long a deployment with `features.dreaming` must be idle after activity before it dreams. */
+  dreamIdleMs: number;
   /** How long a deleted deployment's retained workspace snapshot is kept. */
   snapshotRetentionMs: number;
   host: string;
@@ -171,6 +173,7 @@ export function loadConfig(env: Env = process.env): Config {
     deploymentsDefaultModel: pattern(env, "DEPLOYMENTS_DEFAULT_MODEL", "anthropic/claude-sonnet-4-5", /^(anthropic|mock)\/[A-Za-z0-9][A-Za-z0-9._:@/-]{0,150}$/, "<provider>/<model> with provider anthropic or mock"),
     deploymentLeaseMs: integer(env, "DEPLOYMENT_LEASE_MS", 60_000, 500, 3_600_000),
     deploymentSweepMs: integer(env, "DEPLOYMENT_SWEEP_INTERVAL_MS", 10_000, 100, 3_600_000),
+    dreamIdleMs: integer(env, "DEPLOYMENT_DREAM_IDLE_MS", 1_800_000, 100, 7 * 86_400_000),
     snapshotRetentionMs: integer(env, "DEPLOYMENT_SNAPSHOT_RETENTION_MS", 30 * 86_400_000, 1_000, 365 * 86_400_000),
     host: env.HOST || "0.0.0.0",
     mongoUrl: url(env, "MONGO_URL", "mongodb://127.0.0.1:27017/agent_sessions", ["mongodb", "mongodb+srv"]),

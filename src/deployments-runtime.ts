@@ -16,11 +16,13 @@ import type { EventService } from "./services/events.js";
 import type { McpAccess } from "./services/mcp-access.js";
 import type { SessionService } from "./services/sessions.js";
 import type { AgentStore } from "./store/agents.js";
+import type { SessionStore } from "./store/sessions.js";
 import type { AutomationStore } from "./store/automations.js";
 import type { Fetch } from "./tools/outbound.js";
 import type { DeploymentServices } from "./http/deployments/context.js";
 import { SkillEpochs } from "./redis/skill-epochs.js";
 import { AgentLeftoversPurge } from "./services/agent-leftovers.js";
+import { DeploymentDreams } from "./services/deployment-dreams.js";
 import { DeploymentProvisioning } from "./services/deployment-provisioning.js";
 import { SkillSources } from "./services/deployment-skills.js";
 import { DeploymentThreads } from "./services/deployment-threads.js";
@@ -53,6 +55,7 @@ export interface CoreParts {
   automationQueue: AutomationQueue;
   automations: AutomationService;
   sessions: SessionService;
+  sessionStore: SessionStore;
   events: EventService;
   mcp: McpAccess;
   outbound: Fetch;
@@ -97,20 +100,22 @@ export function buildDeployments(c: CoreParts, account: { credits: CreditCheck; 
     access: c.access,
     deployments,
     automations: c.automations,
-    threads: new DeploymentThreads(deployments, c.sessions, c.events, account.credits, config.workspaceRoot),
+    threads: new DeploymentThreads(deployments, c.sessions, c.sessionStore, c.events, account.credits, config.workspaceRoot),
     streams: c.streams,
     workspacePath: WORKSPACE_PATH_SEEN,
   };
-  return { services, store, provisioning, workspaces };
+  const dreams = new DeploymentDreams({ store, sessionStore: c.sessionStore, sessions: c.sessions, events: c.events, logger: log, idleMs: config.dreamIdleMs });
+  return { services, store, provisioning, workspaces, dreams };
 }
 
-/** Recovers provisioning and teardown left by dead processes, and removes expired snapshots, every `intervalMs`. */
+/** Recovers provisioning and teardown left by dead processes, removes expired snapshots and starts dreams, every `intervalMs`. */
 export function startDeploymentSweeps(parts: DeploymentParts, intervalMs: number, onError: (err: unknown) => void): () => void {
   let running = false;
   const timer = setInterval(() => {
     if (running) return;
     running = true;
-    Promise.all([parts.provisioning.sweep(), parts.workspaces.sweep(new Date())])
+    const now = new Date();
+    Promise.all([parts.provisioning.sweep(), parts.workspaces.sweep(now), parts.dreams.sweep(now)])
       .catch(onError)
       .finally(() => (running = false));
   }, intervalMs);

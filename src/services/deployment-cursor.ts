@@ -10,32 +10,36 @@ export interface ListFilter {
   status?: string;
 }
 
+/** Which list a cursor belongs to. */
+export type ListKind = "deployments" | "threads";
+
 interface Payload {
   v: 1;
+  list: ListKind;
   before: string;
   customerId: string | null;
   status: string | null;
 }
 
-export function encodeListCursor(before: string, filter: ListFilter): string {
-  const payload: Payload = { v: 1, before, customerId: filter.customerId ?? null, status: filter.status ?? null };
+export function encodeListCursor(list: ListKind, before: string, filter: ListFilter = {}): string {
+  const payload: Payload = { v: 1, list, before, customerId: filter.customerId ?? null, status: filter.status ?? null };
   return Buffer.from(JSON.stringify(payload)).toString("base64url");
 }
 
-const isPayload = (p: unknown): p is Payload => {
+const isPayload = (p: unknown, list: ListKind): p is Payload => {
   const o = p as Partial<Payload> | null;
-  return !!o && o.v === 1 && typeof o.before === "string" && /^dep_[0-9a-z]{1,64}$/.test(o.before);
+  return !!o && o.v === 1 && o.list === list && typeof o.before === "string" && /^[a-z]{3}_[0-9a-z]{1,64}$/.test(o.before);
 };
 
 /** The id to continue before; 400 for a string that is not a cursor of this list and filters. */
-export function decodeListCursor(cursor: string, filter: ListFilter): string {
+export function decodeListCursor(list: ListKind, cursor: string, filter: ListFilter = {}): string {
   let payload: unknown;
   try {
     payload = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
   } catch {
     payload = null;
   }
-  if (!isPayload(payload)) throw validationError("cursor: must be a next_cursor this list returned");
+  if (!isPayload(payload, list)) throw validationError("cursor: must be a next_cursor this list returned");
   if (payload.customerId !== (filter.customerId ?? null) || payload.status !== (filter.status ?? null)) {
     throw validationError("cursor: was made for other filters (send the customer_id and status of the request that returned it)");
   }

@@ -7,6 +7,8 @@ import { AppError, notFound, validationError, type RateLimitStanding } from "../
 import type { Envelope } from "../domain/events.js";
 import type { DeploymentDoc } from "../store/deployments.js";
 import { deploymentWorkspaceOf, writeWorkspaceFile } from "../tools/deployment-files.js";
+import type { SessionStore } from "../store/sessions.js";
+import { decodeListCursor, encodeListCursor } from "./deployment-cursor.js";
 import type { CreditCheck, DeploymentService } from "./deployments.js";
 import type { EventService, EventsPostBody } from "./events.js";
 import type { SessionCreateBody, SessionService, SessionView } from "./sessions.js";
@@ -20,6 +22,7 @@ export class DeploymentThreads {
   constructor(
     private readonly deployments: DeploymentService,
     private readonly sessions: SessionService,
+    private readonly sessionStore: SessionStore,
     private readonly events: EventService,
     private readonly credits: CreditCheck,
     private readonly workspaceRoot: string,
@@ -38,6 +41,16 @@ export class DeploymentThreads {
     const view = await this.sessions.get(orgId, threadId).catch((err: unknown) => Promise.reject(err instanceof AppError && err.code === "not_found" ? notFound("thread") : err));
     if (view.doc.agentId !== deployment.agentId) throw notFound("thread");
     return { deployment, view };
+  }
+
+  /** The deployment's threads, newest first, a page at a time. */
+  async list(orgId: string, deploymentId: string, opts: { limit: number; cursor?: string }): Promise<{ items: SessionView[]; nextCursor: string | null }> {
+    const d = await this.deployments.get(orgId, deploymentId);
+    const before = opts.cursor === undefined ? undefined : decodeListCursor("threads", opts.cursor);
+    const page = await this.sessionStore.pageOfAgent(orgId, d.agentId, { limit: opts.limit, ...(before ? { before } : {}) });
+    const views = await this.sessions.views(orgId, page.items.map((s) => s._id));
+    const last = page.items[page.items.length - 1];
+    return { items: views, nextCursor: page.more && last ? encodeListCursor("threads", last._id) : null };
   }
 
   async create(orgId: string, deploymentId: string, body: ThreadCreate): Promise<SessionView> {

@@ -107,11 +107,11 @@ export class DeploymentService {
 
   async list(orgId: string, query: DeploymentListQuery): Promise<{ items: DeploymentDoc[]; nextCursor: string | null }> {
     const filter = { ...(query.customer_id !== undefined ? { customerId: query.customer_id } : {}), ...(query.status ? { status: query.status } : {}) };
-    const before = query.cursor === undefined ? undefined : decodeListCursor(query.cursor, filter);
+    const before = query.cursor === undefined ? undefined : decodeListCursor("deployments", query.cursor, filter);
     const limit = query.limit ?? 20;
     const page = await this.deps.store.list(orgId, filter, { limit, ...(before ? { before } : {}) });
     const last = page.items[page.items.length - 1];
-    return { items: page.items, nextCursor: page.more && last ? encodeListCursor(last._id, filter) : null };
+    return { items: page.items, nextCursor: page.more && last ? encodeListCursor("deployments", last._id, filter) : null };
   }
 
   /** Applies the update; one that changes nothing answers the deployment as it is, and writes nothing. */

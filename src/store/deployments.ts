@@ -32,6 +32,8 @@ export interface DeploymentDoc {
   /** Until when a process holds the provisioning or teardown work; another takes it over after. */
   leaseUntil: Date | null;
   deleting: { retainFilesystem: boolean; at: Date } | null;
+  /** The idle-time runs made so far (features.dreaming): when the last began, and the latest dream threads. */
+  dreams?: { lastAt: Date; threadIds: string[] };
   createdAt: Date;
   updatedAt: Date;
 }
@@ -40,6 +42,9 @@ export interface DeploymentFilter {
   customerId?: string;
   status?: DeploymentStatus;
 }
+
+/** Dream threads remembered per record (told apart from the customer's threads when judging idleness). */
+const DREAMS_KEPT = 20;
 
 /** Transitions kept per record: the latest ones. */
 const TRANSITIONS_KEPT = 50;
@@ -127,6 +132,21 @@ export class DeploymentStore {
 
   async remove(id: string): Promise<void> {
     await this.deployments.deleteOne({ _id: id });
+  }
+
+  /** Ready deployments that dream when idle. */
+  dreamers(limit: number): Promise<DeploymentDoc[]> {
+    return this.deployments.find({ status: "ready", deleting: null, "settings.features.dreaming": true }).limit(limit).toArray();
+  }
+
+  /**
+   * Records a dream beginning, over the last one the caller read (so two sweepers never both begin one);
+   * false when another began first.
+   */
+  async beginDream(doc: DeploymentDoc, threadId: string, at: Date): Promise<boolean> {
+    const threadIds = [...(doc.dreams?.threadIds ?? []), threadId].slice(-DREAMS_KEPT);
+    const res = await this.deployments.updateOne({ _id: doc._id, "dreams.lastAt": doc.dreams?.lastAt ?? null }, { $set: { dreams: { lastAt: at, threadIds } } });
+    return res.modifiedCount === 1;
   }
 
   /** Records whose provisioning or teardown is due and unleased (a process died holding it, or never began). */

@@ -34,6 +34,7 @@ export async function ensureIndexes(db: Db): Promise<void> {
     db.collection("agent_versions").createIndex({ agentId: 1, version: -1 }, { unique: true }),
     db.collection("sessions").createIndex({ orgId: 1, createdAt: -1, _id: -1 }),
     db.collection("sessions").createIndex({ orgId: 1, agentId: 1, subjectId: 1, "projected.status": 1 }),
+    db.collection("sessions").createIndex({ orgId: 1, agentId: 1, updatedAt: -1 }),
     db.collection("sessions").createIndex({ orgId: 1, "projected.status": 1, createdAt: -1, _id: -1 }),
     db.collection("vaults").createIndex({ orgId: 1, archivedAt: 1, createdAt: -1, _id: -1 }),
     db.collection("vault_credentials").createIndex({ vaultId: 1, archivedAt: 1, createdAt: -1, _id: -1 }),

@@ -61,6 +61,20 @@ export class SessionStore {
     return { items: docs.slice(0, opts.limit).map((d) => fromStored(d)!), hasMore: docs.length > opts.limit };
   }
 
+  /** The agent's sessions, newest first, before the id a previous page ended at (ids sort by creation time). */
+  async pageOfAgent(orgId: string, agentId: string, opts: { limit: number; before?: string }): Promise<{ items: SessionDoc[]; more: boolean }> {
+    const query: Filter<StoredSession> = { orgId, agentId };
+    if (opts.before !== undefined) query._id = { $lt: opts.before };
+    const docs = await this.sessions.find(query).sort({ _id: -1 }).limit(opts.limit + 1).toArray();
+    return { items: docs.slice(0, opts.limit).map((d) => fromStored(d)!), more: docs.length > opts.limit };
+  }
+
+  /** The agent's most recently changed sessions (a status change, an update), latest first. */
+  async recentlyActive(orgId: string, agentId: string, limit: number): Promise<SessionDoc[]> {
+    const docs = await this.sessions.find({ orgId, agentId }).sort({ updatedAt: -1 }).limit(limit).toArray();
+    return docs.map((d) => fromStored(d)!);
+  }
+
   async update(orgId: string, id: string, set: Partial<Pick<SessionDoc, "title" | "titleSource" | "yoloMode" | "metadata">>): Promise<SessionDoc | null> {
     if (!(await this.get(orgId, id))) return null;
     const stored = set.metadata ? { ...set, metadata: storedMetadata(set.metadata) } : set;

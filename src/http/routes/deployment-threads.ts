@@ -10,6 +10,8 @@ import { deploymentFilePathSchema } from "../../../schemas/deployment-file-path.
 import { deploymentPathSchema } from "../../../schemas/deployment-path.js";
 import { deploymentThreadSchema } from "../../../schemas/deployment-thread.js";
 import { deploymentThreadCreateSchema } from "../../../schemas/deployment-thread-create.js";
+import { deploymentThreadListSchema } from "../../../schemas/deployment-thread-list.js";
+import { deploymentThreadListQuerySchema } from "../../../schemas/deployment-thread-list-query.js";
 import { deploymentThreadPathSchema } from "../../../schemas/deployment-thread-path.js";
 import { eventListSchema } from "../../../schemas/event-list.js";
 import { eventsAcceptedSchema } from "../../../schemas/events-accepted.js";
@@ -55,6 +57,24 @@ export function deploymentThreadRoutes(routes: Routes, { threads, deployments, s
       errors: [409],
     },
     async ({ orgId, params, body }) => ({ status: 201, body: presentThread(params.deployment_id, await threads.create(orgId, params.deployment_id, body)) }),
+  );
+
+  routes.add(
+    {
+      method: "get",
+      path: "/v1/deployments/:deployment_id/threads",
+      operationId: "listThreads",
+      summary: "The deployment's threads, newest first (its default thread, more threads, automation runs, dreams)",
+      tag,
+      scope: "deployments:read",
+      params: deploymentPathSchema,
+      query: deploymentThreadListQuerySchema,
+      success: { status: 200, schema: deploymentThreadListSchema },
+    },
+    async ({ orgId, params, query }) => {
+      const page = await threads.list(orgId, params.deployment_id, { limit: query.limit ?? 20, ...(query.cursor ? { cursor: query.cursor } : {}) });
+      return { body: { data: page.items.map((v) => presentThread(params.deployment_id, v)), next_cursor: page.nextCursor } };
+    },
   );
 
   routes.add(
