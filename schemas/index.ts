@@ -34,9 +34,13 @@ import { deploymentDeletedSchema } from "./deployment-deleted.js";
 import { deploymentEventsQuerySchema } from "./deployment-events-query.js";
 import { deploymentFileSchema } from "./deployment-file.js";
 import { deploymentFilePathSchema } from "./deployment-file-path.js";
+import { deploymentWebhookSchema } from "./deployment-webhook.js";
+import { deploymentWebhookDeliveryListSchema } from "./deployment-webhook-delivery-list.js";
+import { deploymentWebhookDeletedSchema } from "./deployment-webhook-deleted.js";
+import { deploymentWebhookPutSchema } from "./deployment-webhook-put.js";
 import { deploymentThreadSchema } from "./deployment-thread.js";
 import { deploymentThreadListSchema } from "./deployment-thread-list.js";
-import { deploymentThreadListQuerySchema } from "./deployment-thread-list-query.js";
+import { deploymentPageQuerySchema } from "./deployment-page-query.js";
 import { deploymentThreadCreateSchema } from "./deployment-thread-create.js";
 import { deploymentThreadPathSchema } from "./deployment-thread-path.js";
 import { deploymentFeaturesSchema } from "./deployment-features.js";
@@ -135,8 +139,9 @@ export const REQUEST_SCHEMAS = [
   deploymentFeaturesSchema,
   deploymentFilePathSchema,
   deploymentThreadCreateSchema,
-  deploymentThreadListQuerySchema,
+  deploymentPageQuerySchema,
   deploymentThreadPathSchema,
+  deploymentWebhookPutSchema,
   deploymentListQuerySchema,
   deploymentMcpServerSchema,
   deploymentPatchSchema,
@@ -206,6 +211,9 @@ export const RESPONSE_SCHEMAS = [
   deploymentListSchema,
   deploymentThreadSchema,
   deploymentThreadListSchema,
+  deploymentWebhookSchema,
+  deploymentWebhookDeliveryListSchema,
+  deploymentWebhookDeletedSchema,
   deploymentSummarySchema,
   errorSchema,
   eventSchema,

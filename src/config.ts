@@ -20,6 +20,11 @@ export interface Config {
   deploymentSweepMs: number;
   /** How long a deployment with `features.dreaming` must be idle after activity before it dreams. */
   dreamIdleMs: number;
+  /** Webhook deliveries: attempts before one fails for good, the first retry's delay (doubling up to the max), each attempt's time limit. */
+  webhookMaxAttempts: number;
+  webhookRetryFirstMs: number;
+  webhookRetryMaxMs: number;
+  webhookTimeoutMs: number;
   /** How long a deleted deployment's retained workspace snapshot is kept. */
   snapshotRetentionMs: number;
   host: string;
@@ -174,6 +179,10 @@ export function loadConfig(env: Env = process.env): Config {
     deploymentLeaseMs: integer(env, "DEPLOYMENT_LEASE_MS", 60_000, 500, 3_600_000),
     deploymentSweepMs: integer(env, "DEPLOYMENT_SWEEP_INTERVAL_MS", 10_000, 100, 3_600_000),
     dreamIdleMs: integer(env, "DEPLOYMENT_DREAM_IDLE_MS", 1_800_000, 100, 7 * 86_400_000),
+    webhookMaxAttempts: integer(env, "WEBHOOK_MAX_ATTEMPTS", 10, 1, 100),
+    webhookRetryFirstMs: integer(env, "WEBHOOK_RETRY_FIRST_MS", 5_000, 10, 3_600_000),
+    webhookRetryMaxMs: integer(env, "WEBHOOK_RETRY_MAX_MS", 3_600_000, 10, 86_400_000),
+    webhookTimeoutMs: integer(env, "WEBHOOK_TIMEOUT_MS", 10_000, 100, 120_000),
     snapshotRetentionMs: integer(env, "DEPLOYMENT_SNAPSHOT_RETENTION_MS", 30 * 86_400_000, 1_000, 365 * 86_400_000),
     host: env.HOST || "0.0.0.0",
     mongoUrl: url(env, "MONGO_URL", "mongodb://127.0.0.1:27017/agent_sessions", ["mongodb", "mongodb+srv"]),

@@ -21,7 +21,7 @@ import type { AutomationStore } from "./store/automations.js";
 import type { Fetch } from "./tools/outbound.js";
 import type { DeploymentServices } from "./http/deployments/context.js";
 import { SkillEpochs } from "./redis/skill-epochs.js";
-import { AgentLeftoversPurge } from "./services/agent-leftovers.js";
+import { DeploymentLeftovers } from "./services/agent-leftovers.js";
 import { DeploymentDreams } from "./services/deployment-dreams.js";
 import { DeploymentProvisioning } from "./services/deployment-provisioning.js";
 import { SkillSources } from "./services/deployment-skills.js";
@@ -34,7 +34,12 @@ import { MemoryStore } from "./store/memories.js";
 import { SubjectSkillStore } from "./store/subject-skills.js";
 import { ToolGrantStore } from "./store/tool-grants.js";
 import { SnapshotStore } from "./store/workspace-snapshots.js";
-import { workspaceFiles } from "./tools/deployment-files.js";
+import { deploymentWorkspaceOf, scanWorkspace, workspaceFiles } from "./tools/deployment-files.js";
+import { FilesystemWebhooks, MAX_SCANNED_FILES } from "./services/filesystem-webhooks.js";
+import { WebhookSender } from "./services/webhook-sender.js";
+import { DeploymentWebhookStore } from "./store/deployment-webhooks.js";
+import { SecretBox } from "./store/secret-box.js";
+import { WebhookDeliveryStore } from "./store/webhook-deliveries.js";
 
 /** Where a deployment's workspace is, as its tools see it. */
 export const WORKSPACE_PATH_SEEN = "/workspace";
@@ -66,13 +71,17 @@ export function buildDeployments(c: CoreParts, account: { credits: CreditCheck; 
   const { config, log, mongo } = c;
   const store = new DeploymentStore(mongo.db);
   const workspaces = new LocalWorkspaces(config.workspaceRoot, new SnapshotStore(mongo.db), config.snapshotRetentionMs, log);
-  const leftovers = new AgentLeftoversPurge({
+  const hooks = new DeploymentWebhookStore(mongo.db, config.vaultKeys && new SecretBox(config.vaultKeys.current, config.vaultKeys.older));
+  const deliveries = new WebhookDeliveryStore(mongo.db);
+  const leftovers = new DeploymentLeftovers({
     memories: new MemoryStore(mongo.db),
     skills: new SubjectSkillStore(mongo.db, new SkillEpochs(c.redis, c.keys)),
     grants: new ToolGrantStore(mongo.db),
     automations: c.automationStore,
     runs: new AutomationRunStore(mongo.db),
     queue: c.automationQueue,
+    hooks,
+    deliveries,
   });
   const provisioning = new DeploymentProvisioning({
     store,
@@ -93,6 +102,19 @@ export function buildDeployments(c: CoreParts, account: { credits: CreditCheck; 
     provisioning,
     defaultModel: config.deploymentsDefaultModel,
   });
+  const webhooks = new FilesystemWebhooks({
+    store,
+    hooks,
+    deliveries,
+    scan: (id) => scanWorkspace(deploymentWorkspaceOf(config.workspaceRoot, id)!, MAX_SCANNED_FILES),
+    logger: log,
+  });
+  const sender = new WebhookSender(deliveries, hooks, c.outbound, log, {
+    maxAttempts: config.webhookMaxAttempts,
+    firstRetryMs: config.webhookRetryFirstMs,
+    maxRetryMs: config.webhookRetryMaxMs,
+    timeoutMs: config.webhookTimeoutMs,
+  });
   const services: DeploymentServices = {
     config,
     log,
@@ -102,10 +124,12 @@ export function buildDeployments(c: CoreParts, account: { credits: CreditCheck; 
     automations: c.automations,
     threads: new DeploymentThreads(deployments, c.sessions, c.sessionStore, c.events, account.credits, config.workspaceRoot),
     streams: c.streams,
+    webhooks,
+    deliveries,
     workspacePath: WORKSPACE_PATH_SEEN,
   };
   const dreams = new DeploymentDreams({ store, sessionStore: c.sessionStore, sessions: c.sessions, events: c.events, logger: log, idleMs: config.dreamIdleMs });
-  return { services, store, provisioning, workspaces, dreams };
+  return { services, store, provisioning, workspaces, dreams, webhooks, sender };
 }
 
 /** Recovers provisioning and teardown left by dead processes, removes expired snapshots and starts dreams, every `intervalMs`. */
@@ -115,7 +139,7 @@ export function startDeploymentSweeps(parts: DeploymentParts, intervalMs: number
     if (running) return;
     running = true;
     const now = new Date();
-    Promise.all([parts.provisioning.sweep(), parts.workspaces.sweep(now), parts.dreams.sweep(now)])
+    Promise.all([parts.provisioning.sweep(), parts.workspaces.sweep(now), parts.dreams.sweep(now), parts.webhooks.sweep(now).then(() => parts.sender.sweep(new Date()))])
       .catch(onError)
       .finally(() => (running = false));
   }, intervalMs);

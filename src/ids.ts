@@ -21,7 +21,7 @@ function encodeRandom(bytes: Buffer): string {
   return out;
 }
 
-export type IdPrefix = "org" | "key" | "agt" | "ver" | "ses" | "evt" | "turn" | "call" | "req" | "wrk" | "vlt" | "vcr" | "proc" | "aut" | "run" | "dep" | "sec";
+export type IdPrefix = "org" | "key" | "agt" | "ver" | "ses" | "evt" | "turn" | "call" | "req" | "wrk" | "vlt" | "vcr" | "proc" | "aut" | "run" | "dep" | "sec" | "msg";
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${encodeTime(Date.now())}${encodeRandom(randomBytes(16))}`;

@@ -1,5 +1,8 @@
-/** What a deleted deployment's agent leaves behind besides its threads: memories, skills, grants, automations. */
+/** What a deleted deployment leaves behind besides its threads: memories, skills, grants, automations, its webhook and deliveries. */
 import type { AutomationQueue } from "../redis/automation-queue.js";
+import type { DeploymentWebhookStore } from "../store/deployment-webhooks.js";
+import type { DeploymentDoc } from "../store/deployments.js";
+import type { WebhookDeliveryStore } from "../store/webhook-deliveries.js";
 import type { AutomationRunStore } from "../store/automation-runs.js";
 import type { AutomationStore } from "../store/automations.js";
 import type { MemoryStore } from "../store/memories.js";
@@ -7,7 +10,7 @@ import type { SubjectSkillStore } from "../store/subject-skills.js";
 import type { ToolGrantStore } from "../store/tool-grants.js";
 import type { AgentLeftovers } from "./deployment-provisioning.js";
 
-export class AgentLeftoversPurge implements AgentLeftovers {
+export class DeploymentLeftovers implements AgentLeftovers {
   constructor(
     private readonly stores: {
       memories: MemoryStore;
@@ -16,11 +19,14 @@ export class AgentLeftoversPurge implements AgentLeftovers {
       automations: AutomationStore;
       runs: AutomationRunStore;
       queue: AutomationQueue;
+      hooks: DeploymentWebhookStore;
+      deliveries: WebhookDeliveryStore;
     },
   ) {}
 
-  async purge(orgId: string, agentId: string): Promise<void> {
-    const { memories, skills, grants, automations, runs, queue } = this.stores;
+  async purge(doc: DeploymentDoc): Promise<void> {
+    const { orgId, agentId } = doc;
+    const { memories, skills, grants, automations, runs, queue, hooks, deliveries } = this.stores;
     for (;;) {
       const page = await automations.list(orgId, { agentId }, { limit: 100, offset: 0 });
       for (const a of page.items) {
@@ -30,6 +36,12 @@ export class AgentLeftoversPurge implements AgentLeftovers {
       }
       if (!page.hasMore) break;
     }
-    await Promise.all([memories.deleteForAgent(orgId, agentId), skills.deleteForAgent(orgId, agentId), grants.deleteForAgent(orgId, agentId)]);
+    await Promise.all([
+      memories.deleteForAgent(orgId, agentId),
+      skills.deleteForAgent(orgId, agentId),
+      grants.deleteForAgent(orgId, agentId),
+      hooks.remove(doc._id),
+      deliveries.removeFor(doc._id),
+    ]);
   }
 }

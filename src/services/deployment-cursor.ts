@@ -11,7 +11,7 @@ export interface ListFilter {
 }
 
 /** Which list a cursor belongs to. */
-export type ListKind = "deployments" | "threads";
+export type ListKind = "deployments" | "threads" | "deliveries";
 
 interface Payload {
   v: 1;

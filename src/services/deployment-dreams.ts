@@ -42,7 +42,7 @@ export class DeploymentDreams {
   /** Starts a dream for each idle deployment that has had activity since its last one; answers how many. */
   async sweep(now: Date, limit = 100): Promise<number> {
     let started = 0;
-    for (const d of await this.deps.store.dreamers(limit)) {
+    for (const d of await this.deps.store.withFeature("dreaming", limit)) {
       try {
         if (await this.dueAt(d, now)) started += (await this.dream(d, now)) ? 1 : 0;
       } catch (err) {

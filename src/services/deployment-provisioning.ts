@@ -22,9 +22,9 @@ export interface DeploymentWorkspaces {
   dispose(doc: DeploymentDoc, retain: boolean): Promise<void>;
 }
 
-/** What else a deleted deployment's agent leaves behind (memories, automations, skills, grants). */
+/** What else a deleted deployment leaves behind (memories, automations, skills, grants, its webhook). */
 export interface AgentLeftovers {
-  purge(orgId: string, agentId: string): Promise<void>;
+  purge(doc: DeploymentDoc): Promise<void>;
 }
 
 export interface ProvisioningDeps {
@@ -141,7 +141,7 @@ export class DeploymentProvisioning {
         for (const view of page.items) await this.deleteThread(doc, view.doc._id);
       }
     }
-    await leftovers.purge(doc.orgId, doc.agentId);
+    await leftovers.purge(doc);
     await agents.delete(doc.orgId, doc.agentId);
     await workspaces.dispose(doc, doc.deleting?.retainFilesystem ?? false);
     await store.remove(doc._id);

@@ -134,9 +134,9 @@ export class DeploymentStore {
     await this.deployments.deleteOne({ _id: id });
   }
 
-  /** Ready deployments that dream when idle. */
-  dreamers(limit: number): Promise<DeploymentDoc[]> {
-    return this.deployments.find({ status: "ready", deleting: null, "settings.features.dreaming": true }).limit(limit).toArray();
+  /** Ready deployments with the feature on. */
+  withFeature(feature: "dreaming" | "filesystemWebhooks", limit: number): Promise<DeploymentDoc[]> {
+    return this.deployments.find({ status: "ready", deleting: null, [`settings.features.${feature}`]: true }).limit(limit).toArray();
   }
 
   /**

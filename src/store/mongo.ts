@@ -48,6 +48,9 @@ export async function ensureIndexes(db: Db): Promise<void> {
     db.collection("deployments").createIndex({ orgId: 1, _id: -1 }),
     db.collection("deployments").createIndex({ orgId: 1, customerId: 1, _id: -1 }),
     db.collection("deployments").createIndex({ status: 1, leaseUntil: 1 }),
+    db.collection("webhook_deliveries").createIndex({ status: 1, nextAttemptAt: 1 }),
+    db.collection("webhook_deliveries").createIndex({ deploymentId: 1, _id: -1 }),
+    db.collection("workspace_snapshots").createIndex({ expiresAt: 1 }),
     db.collection("subject_skills").createIndex({ orgId: 1, agentId: 1, subjectId: 1, name: 1 }, { unique: true }),
   ]);
 }

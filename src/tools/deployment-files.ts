@@ -5,7 +5,7 @@
  * the service read or write outside it.
  */
 import { constants } from "node:fs";
-import { chown, lstat, mkdir, open, realpath } from "node:fs/promises";
+import { chown, lstat, mkdir, open, readdir, realpath } from "node:fs/promises";
 import { join, sep } from "node:path";
 
 /** The deployment's workspace directory under the root; null for a string that is not a deployment id (never a path). */
@@ -74,4 +74,27 @@ export function workspaceFiles(root: string) {
       return workspace ? readWorkspaceFile(workspace, path, maxBytes) : Promise.resolve(null);
     },
   };
+}
+
+/**
+ * Every file of a workspace with its size and modification time, at most `maxFiles` of them (the rest
+ * are not listed: `truncated`). Links are listed as themselves, never followed.
+ */
+export async function scanWorkspace(workspace: string, maxFiles: number): Promise<{ files: [string, number, number][]; truncated: boolean }> {
+  let entries;
+  try {
+    entries = await readdir(workspace, { recursive: true, withFileTypes: true });
+  } catch (err) {
+    if (isMissing(err)) return { files: [], truncated: false };
+    throw err;
+  }
+  const files: [string, number, number][] = [];
+  for (const entry of entries) {
+    if (entry.isDirectory()) continue;
+    if (files.length >= maxFiles) return { files, truncated: true };
+    const full = join(entry.parentPath, entry.name);
+    const info = await lstat(full).catch((err: unknown) => (isMissing(err) ? null : Promise.reject(err)));
+    if (info) files.push([full.slice(workspace.length + 1), info.size, Math.trunc(info.mtimeMs)]);
+  }
+  return { files, truncated: false };
 }

@@ -13,6 +13,7 @@ import { buildOpenApi, type DocumentIdentity } from "../openapi.js";
 import { Routes } from "../route.js";
 import { deploymentAutomationRoutes } from "../routes/deployment-automations.js";
 import { deploymentRoutes } from "../routes/deployments.js";
+import { deploymentWebhookRoutes } from "../routes/deployment-webhooks.js";
 import { deploymentThreadRoutes } from "../routes/deployment-threads.js";
 import type { DeploymentServices } from "./context.js";
 
@@ -62,6 +63,7 @@ export function createDeploymentsApp(services: DeploymentServices): Koa<AppState
   deploymentRoutes(api, services);
   deploymentThreadRoutes(api, services);
   deploymentAutomationRoutes(api, services);
+  deploymentWebhookRoutes(api, services);
 
   app.use(errors(services.log));
   app.use(open.router.routes());

@@ -5,6 +5,8 @@ import type { AccessService } from "../../services/access.js";
 import type { AutomationService } from "../../services/automations.js";
 import type { DeploymentService } from "../../services/deployments.js";
 import type { DeploymentThreads } from "../../services/deployment-threads.js";
+import type { FilesystemWebhooks } from "../../services/filesystem-webhooks.js";
+import type { WebhookDeliveryStore } from "../../store/webhook-deliveries.js";
 import type { EventStreams } from "../../services/event-stream.js";
 import type { Validator } from "../validate.js";
 
@@ -17,6 +19,8 @@ export interface DeploymentServices {
   automations: AutomationService;
   threads: DeploymentThreads;
   streams: EventStreams<Buffer>;
+  webhooks: FilesystemWebhooks;
+  deliveries: WebhookDeliveryStore;
   /** Where a deployment's workspace is, as its tools see it. */
   workspacePath: string;
 }

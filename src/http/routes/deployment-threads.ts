@@ -11,7 +11,7 @@ import { deploymentPathSchema } from "../../../schemas/deployment-path.js";
 import { deploymentThreadSchema } from "../../../schemas/deployment-thread.js";
 import { deploymentThreadCreateSchema } from "../../../schemas/deployment-thread-create.js";
 import { deploymentThreadListSchema } from "../../../schemas/deployment-thread-list.js";
-import { deploymentThreadListQuerySchema } from "../../../schemas/deployment-thread-list-query.js";
+import { deploymentPageQuerySchema } from "../../../schemas/deployment-page-query.js";
 import { deploymentThreadPathSchema } from "../../../schemas/deployment-thread-path.js";
 import { eventListSchema } from "../../../schemas/event-list.js";
 import { eventsAcceptedSchema } from "../../../schemas/events-accepted.js";
@@ -68,7 +68,7 @@ export function deploymentThreadRoutes(routes: Routes, { threads, deployments, s
       tag,
       scope: "deployments:read",
       params: deploymentPathSchema,
-      query: deploymentThreadListQuerySchema,
+      query: deploymentPageQuerySchema,
       success: { status: 200, schema: deploymentThreadListSchema },
     },
     async ({ orgId, params, query }) => {

@@ -1,7 +1,7 @@
-/** DeploymentThreadListQuery: the page of GET /v1/deployments/{deployment_id}/threads. */
-export const deploymentThreadListQuerySchema = {
-  $id: "deployment-thread-list-query",
-  title: "DeploymentThreadListQuery",
+/** DeploymentPageQuery: a page of a list under a deployment (threads, webhook deliveries). */
+export const deploymentPageQuerySchema = {
+  $id: "deployment-page-query",
+  title: "DeploymentPageQuery",
   type: "object",
   additionalProperties: false,
   properties: {

@@ -1,0 +1,67 @@
+/**
+ * Sends queued webhook deliveries: signed (Standard Webhooks), through the outbound guard, with a time
+ * limit; a 2xx answer delivers, anything else is retried with doubling delays until the last attempt.
+ */
+import { retryDelayMs } from "../domain/workspace-diff.js";
+import type { Logger } from "../log.js";
+import type { DeploymentWebhookStore } from "../store/deployment-webhooks.js";
+import type { DeliveryDoc, WebhookDeliveryStore } from "../store/webhook-deliveries.js";
+import { outboundRefusal, type Fetch } from "../tools/outbound.js";
+import { webhookHeaders } from "./webhook-signature.js";
+
+export interface SenderOptions {
+  maxAttempts: number;
+  firstRetryMs: number;
+  maxRetryMs: number;
+  timeoutMs: number;
+}
+
+export class WebhookSender {
+  constructor(
+    private readonly deliveries: WebhookDeliveryStore,
+    private readonly hooks: DeploymentWebhookStore,
+    private readonly fetch: Fetch,
+    private readonly logger: Logger,
+    private readonly opts: SenderOptions,
+  ) {}
+
+  /** Sends due deliveries, one at a time, up to `limit`; answers how many were attempted. */
+  async sweep(now: Date, limit = 50): Promise<number> {
+    let sent = 0;
+    for (; sent < limit; sent++) {
+      // Claimed past the attempt's time limit: a sender that dies mid-attempt leaves it to another.
+      const due = await this.deliveries.claimDue(now, new Date(now.getTime() + this.opts.timeoutMs * 2));
+      if (!due) break;
+      await this.attempt(due);
+    }
+    return sent;
+  }
+
+  private async attempt(d: DeliveryDoc): Promise<void> {
+    const endpoint = await this.hooks.withSecret(d.deploymentId);
+    if (!endpoint) {
+      await this.deliveries.attemptFailed(d._id, "the deployment has no webhook (removed, or its secret cannot be opened here)", null, null);
+      return;
+    }
+    const now = new Date();
+    let status: number | null = null;
+    let error: string;
+    try {
+      const res = await this.fetch(endpoint.url, { method: "POST", headers: webhookHeaders(endpoint.secret, d._id, d.body, now), body: d.body, signal: AbortSignal.timeout(this.opts.timeoutMs), redirect: "manual" });
+      await res.body?.cancel();
+      status = res.status;
+      if (res.status >= 200 && res.status < 300) {
+        await this.deliveries.delivered(d._id, res.status, new Date());
+        return;
+      }
+      error = `the endpoint answered HTTP ${res.status}`;
+    } catch (err) {
+      const refused = outboundRefusal(err);
+      error = refused ? `refused: ${refused.message}` : "the endpoint did not answer";
+    }
+    const attempt = d.attempts + 1;
+    const retryAt = attempt < this.opts.maxAttempts ? new Date(Date.now() + retryDelayMs(attempt, this.opts.firstRetryMs, this.opts.maxRetryMs)) : null;
+    await this.deliveries.attemptFailed(d._id, error, status, retryAt);
+    if (!retryAt) this.logger.warn("webhook delivery failed for good", { deploymentId: d.deploymentId, deliveryId: d._id, attempts: attempt, error });
+  }
+}

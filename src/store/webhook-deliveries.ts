@@ -1,0 +1,69 @@
+/**
+ * The durable queue of webhook deliveries: a delivery is written before it is sent, taken by one sender
+ * at a time (its next attempt time moved past a claim window), and settled as delivered, or retried
+ * later, or failed after its last attempt. A sender that dies holding one leaves it to be taken again
+ * when the claim window passes: delivery is at least once.
+ */
+import type { Collection, Db } from "mongodb";
+
+export type DeliveryStatus = "pending" | "delivered" | "failed";
+
+export interface DeliveryDoc {
+  /** The message id (`webhook-id`): the same on every attempt, so a receiver can drop repeats. */
+  _id: string;
+  orgId: string;
+  deploymentId: string;
+  type: string;
+  /** The JSON body, as sent (and signed). */
+  body: string;
+  status: DeliveryStatus;
+  attempts: number;
+  nextAttemptAt: Date;
+  lastError: string | null;
+  /** The HTTP status of the last attempt that got an answer. */
+  lastStatus: number | null;
+  createdAt: Date;
+  deliveredAt: Date | null;
+}
+
+export class WebhookDeliveryStore {
+  private readonly deliveries: Collection<DeliveryDoc>;
+
+  constructor(db: Db) {
+    this.deliveries = db.collection<DeliveryDoc>("webhook_deliveries");
+  }
+
+  async enqueue(docs: DeliveryDoc[]): Promise<void> {
+    if (docs.length > 0) await this.deliveries.insertMany(docs, { ordered: false });
+  }
+
+  /** Claims one due delivery until `claimUntil`; null when none is due. */
+  async claimDue(now: Date, claimUntil: Date): Promise<DeliveryDoc | null> {
+    return this.deliveries.findOneAndUpdate(
+      { status: "pending", nextAttemptAt: { $lte: now } },
+      { $set: { nextAttemptAt: claimUntil } },
+      { sort: { nextAttemptAt: 1 }, returnDocument: "after" },
+    );
+  }
+
+  async delivered(id: string, status: number, at: Date): Promise<void> {
+    await this.deliveries.updateOne({ _id: id }, { $set: { status: "delivered", lastStatus: status, lastError: null, deliveredAt: at }, $inc: { attempts: 1 } });
+  }
+
+  /** An attempt failed: retried at `retryAt`, or failed for good when null. */
+  async attemptFailed(id: string, error: string, status: number | null, retryAt: Date | null): Promise<void> {
+    const set = retryAt ? { nextAttemptAt: retryAt, lastError: error, lastStatus: status } : { status: "failed" as const, lastError: error, lastStatus: status };
+    await this.deliveries.updateOne({ _id: id }, { $set: set, $inc: { attempts: 1 } });
+  }
+
+  /** The deployment's deliveries, newest first, before the id a previous page ended at. */
+  async page(deploymentId: string, opts: { limit: number; before?: string }): Promise<{ items: DeliveryDoc[]; more: boolean }> {
+    const query = opts.before ? { deploymentId, _id: { $lt: opts.before } } : { deploymentId };
+    const docs = await this.deliveries.find(query).sort({ _id: -1 }).limit(opts.limit + 1).toArray();
+    return { items: docs.slice(0, opts.limit), more: docs.length > opts.limit };
+  }
+
+  async removeFor(deploymentId: string): Promise<void> {
+    await this.deliveries.deleteMany({ deploymentId });
+  }
+}
