@@ -84,6 +84,10 @@ export class Keys {
   kickoffs(): string {
     return `${this.prefix}:kickoffs`;
   }
+  /** Turn debits written before their turn's end commits, until applied to the credit ledger (`owed-debits.ts`). */
+  owedDebits(): string {
+    return `${this.prefix}:credits:owed`;
+  }
   /** Writers changing a session's MongoDB record, scored by when: the recovery sweep's outbox. */
   projections(): string {
     return `${this.prefix}:projections`;
