@@ -1,6 +1,6 @@
 /**
  * The end of a turn: a title generated after the first turn, then its output, `session.status_idle` and
- * its usage added to the session's total, in one transition.
+ * its usage added to the session's total, in one transition; then its cost debited from the organization's credits.
  */
 import { titleFrom } from "../src/domain/conversation.js";
 import { draft, type Draft, type Envelope, type StopReason, type Usage } from "../src/domain/events.js";
@@ -11,6 +11,7 @@ import { needsRecordedUsage, planTurnEnd, type TurnEnd } from "../src/domain/tur
 import { newId } from "../src/ids.js";
 import { usageSnapshot } from "../src/models/usage.js";
 import type { EventLog } from "../src/redis/event-log.js";
+import type { TurnDebits } from "../src/services/credits.js";
 import { change, unchanged, type SessionTransitions } from "../src/services/session-transitions.js";
 import type { SessionStore } from "../src/store/sessions.js";
 import type { AgentVersions } from "./agent-versions.js";
@@ -22,6 +23,7 @@ export interface TurnEndDeps {
   sessions: SessionStore;
   records: SessionRecords;
   versions: AgentVersions;
+  debits: TurnDebits;
 }
 
 export const zeroTokens = (): TokenUsage => ({ input: 0, output: 0, cache_read: 0, cache_write: 0, reasoning: 0 });
@@ -44,6 +46,8 @@ export class TurnEnding {
   async end(session: SessionFacts, turnId: string, output: Draft[], stop: StopReason, usage: Usage | undefined, fence: string): Promise<void> {
     const title = await this.generatedTitle(session, turnId, stop);
     const ending: TurnEnd = { output, stop, ...(usage ? { usage } : {}) };
+    // Owed before the commit, applied after it: a worker stopping in between leaves it to the repair.
+    const debit = usage ? await this.deps.debits.owe(session.orgId, session._id, turnId, usage) : null;
     for (;;) {
       const { value } = await this.deps.transitions.run(
         session._id,
@@ -55,9 +59,10 @@ export class TurnEnding {
         },
         { fence },
       );
-      if (value === "ended") return;
+      if (value === "ended") break;
       ending.recorded = (await this.deps.sessions.byId(session._id))?.usage ?? null;
     }
+    if (debit) await this.deps.debits.settle(debit);
   }
 
   /**

@@ -23,6 +23,7 @@ import { contextTokens } from "../src/models/usage.js";
 import type { ProviderRegistry } from "../src/models/registry.js";
 import type { EventLog } from "../src/redis/event-log.js";
 import type { LiveStream } from "../src/redis/live-stream.js";
+import type { CreditService } from "../src/services/credits.js";
 import type { McpAccess } from "../src/services/mcp-access.js";
 import { change, unchanged, type SessionTransitions } from "../src/services/session-transitions.js";
 import type { VersionDoc } from "../src/store/agents.js";
@@ -49,6 +50,7 @@ export interface TurnDeps {
   providers: ProviderRegistry;
   settler: ToolSettler;
   ending: TurnEnding;
+  credits: Pick<CreditService, "requireTurnCredits">;
   transcripts: Transcripts;
   compactor: Compactor;
   mcp: McpAccess;
@@ -104,6 +106,8 @@ export class TurnRunner {
       const version = await this.deps.versions.get(session.agentId, session.agentVersion);
       if (!version) throw unavailable("the agent version this session records no longer exists");
       modelName = version.modelName;
+      // Refused before its first model call, ended at once with the error: a metered organization without credits.
+      if (calls === 0) await this.deps.credits.requireTurnCredits(session.orgId);
       const governing = governingTools(version, session.role);
       // MCP tools are listed once per turn (the pool caches lists briefly): a turn offers one stable set.
       const mcp = await this.deps.mcp.offer({ orgId: session.orgId, agentId: session.agentId }, version.mcpServers, governing, abort.signal);

@@ -58,6 +58,9 @@ import { McpAccess } from "./services/mcp-access.js";
 import { McpServerTests } from "./services/mcp-server-tests.js";
 import { PreparationService } from "./services/preparation.js";
 import { CredentialService } from "./services/credentials.js";
+import { CreditService, TurnDebits } from "./services/credits.js";
+import { CreditStore } from "./store/credits.js";
+import { OwedDebits } from "./redis/owed-debits.js";
 import { McpInstallationService } from "./services/mcp-installations.js";
 import { VaultService } from "./services/vaults.js";
 import { AgentVaultStore } from "./store/agent-vaults.js";
@@ -159,6 +162,7 @@ async function buildComponents(config: Config, log: Logger, mongoOptions: MongoO
     automations: new AutomationService(automationStore, automationRuns, automationQueue, occurrences, agentStore, sessions, clock, gate),
     vaults: new VaultService(vaultStore, credentialStore, agentVaultStore),
     credentials: new CredentialService(vaultStore, credentialStore),
+    credits: new CreditService(new CreditStore(mongo.db)),
     agentVaults,
     mcpServerTests: new McpServerTests(agentStore, mcp),
     mcpInstallations: new McpInstallationService(agentStore, agentVaultStore, vaultStore, credentialStore, new McpInstallationStore(mongo.db, config.vaultKeys && hkdfPepper(config.vaultKeys.current))),
@@ -207,7 +211,8 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
         await reaper.stop();
         await terminal.close();
       };
-      const ending = new TurnEnding({ log: eventLog, transitions, sessions: sessionStore, records, versions });
+      const debits = new TurnDebits(components.credits, new OwedDebits(redis, components.keys), eventLog, log);
+      const ending = new TurnEnding({ log: eventLog, transitions, sessions: sessionStore, records, versions, debits });
       const settler = new ToolSettler({
         transitions,
         tools,
@@ -231,6 +236,7 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
         providers,
         settler,
         ending,
+        credits: components.credits,
         transcripts,
         compactor,
         mcp,
@@ -267,6 +273,7 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
         await preparations.listen(hints, (hint) => preparer.accept(hint));
       }
       stopExpiry = components.mcpInstallations.expireEvery(3_600_000, (err) => log.warn("idempotency record expiry failed", { err }));
+      debits.repairEvery(config.sweepIntervalMs, shutdown.signal, (err) => log.warn("owed credit debits could not be repaired", { err }));
     },
     async startScheduler() {
       const { automationQueue: queue, occurrences, automationStore: store, clock } = components;
