@@ -66,8 +66,8 @@ export class OrganizationStore {
 
   /** Returns the organization's id, creating it when new. Safe against a concurrent creator. */
   async ensureOrganization(name: string): Promise<string> {
-    const existing = await this.orgs.findOne({ name });
-    if (existing) return existing._id;
+    const existing = await this.idOf(name);
+    if (existing) return existing;
     try {
       const doc: OrganizationDoc = { _id: newId("org"), name, createdAt: new Date() };
       await this.orgs.insertOne(doc);
@@ -77,6 +77,11 @@ export class OrganizationStore {
       if (again) return again._id;
       throw err;
     }
+  }
+
+  /** The id of the organization named `name`, or null when there is none. */
+  async idOf(name: string): Promise<string | null> {
+    return (await this.orgs.findOne({ name }))?._id ?? null;
   }
 
   /** Creates a key and returns the secret; it is not stored and cannot be shown again. */
