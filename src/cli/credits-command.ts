@@ -1,15 +1,15 @@
 /**
- * What the credits commands share: their options read strictly (a usage error exits 2 with the usage on
- * stderr), the organization found by name, the credit service over MongoDB alone, and one line of output.
+ * What the credits commands share: their options read strictly (a usage error, or a `validation_error` of
+ * the command, exits 2 with the usage on stderr), the organization found by name, the credit service over
+ * MongoDB alone, and one line of output.
  */
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { ConfigError, loadConfig } from "../config.js";
+import { isAppError } from "../errors.js";
 import { CreditService } from "../services/credits.js";
 import { CreditStore } from "../store/credits.js";
 import { connectMongo, ensureIndexes } from "../store/mongo.js";
 import { OrganizationStore } from "../store/organizations.js";
-
-export class UsageError extends Error {}
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
 type Values = Record<string, string | undefined>;
@@ -57,7 +57,7 @@ async function main(usage: string, options: Options, run: (ctx: CreditsContext) 
     process.stdout.write(`${await run({ orgId, credits: new CreditService(new CreditStore(mongo.db)), values })}\n`);
     return 0;
   } catch (err) {
-    if (!(err instanceof UsageError)) throw err;
+    if (!isAppError(err, "validation_error")) throw err;
     process.stderr.write(`${usage}\n(${err.message})\n`);
     return 2;
   } finally {
