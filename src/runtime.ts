@@ -93,7 +93,7 @@ import { WebTools } from "./tools/web.js";
 /** The installation store's hashing key, derived from the vault key (a key of its own: the vault key is never used for two jobs). */
 const hkdfPepper = (vaultKey: Buffer) => Buffer.from(hkdfSync("sha256", vaultKey, Buffer.alloc(0), "mcp-installation-requests", 32));
 
-const TEMP_ACCOUNT = { credits: { requirePositive: async () => undefined }, secrets: { missing: async (_o: string, refs: string[]) => refs } };
+const TEMP_SECRETS = { missing: async (_o: string, refs: string[]) => refs };
 
 /** Everything one process is built from: the HTTP layer's services, and the parts beneath them (for operator commands and tests). */
 export type Components = Awaited<ReturnType<typeof buildComponents>>;
@@ -186,7 +186,7 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
   let stopExpiry: (() => void) | undefined;
   let stopTools: (() => Promise<void>) | undefined;
   let stopSweeps: (() => void) | undefined;
-  const deployments = buildDeployments(components, TEMP_ACCOUNT);
+  const deployments = buildDeployments(components, { credits: components.credits, secrets: TEMP_SECRETS });
   const shutdown = new AbortController();
 
   return {

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { expect } from "chai";
-import { deploymentBody, settled } from "./support/deployments.js";
+import { deploymentBody, deploymentsClient, settled } from "./support/deployments.js";
 import { startEverythingServer, type McpTestServer } from "./support/mcp-servers.js";
 import { listenLoopback } from "./support/mcp-tools.js";
 import { freePort, startProcess, type ServiceProcess } from "./support/processes.js";
@@ -68,7 +68,7 @@ describe("deployments: provisioning survives its process dying", () => {
   }
 
   it("a deployment whose process was killed mid-provisioning is provisioned by another", async () => {
-    const key = await keys.newKey(undefined, ["deployments:read", "deployments:write"]);
+    const { key } = await deploymentsClient(keys);
     const first = await serviceProcess();
     const api = client(first.url, key, "bearer");
     const created = await api.post("/v1/deployments", deploymentBody({ mcp_servers: [{ name: "tools", url: gate.url }] }));

@@ -5,10 +5,21 @@ import { until } from "./sessions.js";
 
 export const BOTH: KeyScope[] = ["deployments:read", "deployments:write"];
 
-/** A Bearer client of the deployments interface for a new organization (or `org`), with `scopes`. */
-export async function deploymentsClient(server: TestServer, scopes: KeyScope[] = BOTH, org?: string): Promise<{ api: Client; key: string }> {
-  const key = await server.newKey(org, scopes);
-  return { api: client(server.deploymentsUrl, key, "bearer"), key };
+/** Credits granted to each organization a test makes (USD 100, in micro-dollars). */
+export const TEST_CREDITS = 100_000_000;
+
+let orgs = 0;
+
+/**
+ * A Bearer client of the deployments interface for a new organization (or `org`), with `scopes`; the
+ * organization is granted `credits` (none with 0: an account without credits).
+ */
+export async function deploymentsClient(server: TestServer, scopes: KeyScope[] = BOTH, org?: string, credits = TEST_CREDITS): Promise<{ api: Client; key: string; orgId: string }> {
+  const name = org ?? `org-dep-${process.pid}-${Date.now()}-${++orgs}`;
+  const orgId = await server.services.organizations.ensureOrganization(name);
+  if (credits > 0) await server.services.credits.grant(orgId, credits, `test-grant-${name}`);
+  const key = await server.newKey(name, scopes);
+  return { api: client(server.deploymentsUrl, key, "bearer"), key, orgId };
 }
 
 export function deploymentBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
