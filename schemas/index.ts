@@ -54,6 +54,12 @@ import { credentialCreateSchema } from "./credential-create.js";
 import { credentialListSchema } from "./credential-list.js";
 import { credentialPathSchema } from "./credential-path.js";
 import { credentialUpdateSchema } from "./credential-update.js";
+import { secretSchema } from "./secret.js";
+import { secretCreateSchema } from "./secret-create.js";
+import { secretListSchema } from "./secret-list.js";
+import { secretListQuerySchema } from "./secret-list-query.js";
+import { secretPathSchema } from "./secret-path.js";
+import { secretUpdateSchema } from "./secret-update.js";
 import { secretValueSchema } from "./secret-value.js";
 import { serverUrlSchema } from "./server-url.js";
 import { vaultSchema } from "./vault.js";
@@ -162,6 +168,10 @@ export const REQUEST_SCHEMAS = [
   rateLimitsSchema,
   roleSchema,
   sandboxWarmSchema,
+  secretCreateSchema,
+  secretListQuerySchema,
+  secretPathSchema,
+  secretUpdateSchema,
   secretValueSchema,
   serverUrlSchema,
   sessionCreateSchema,
@@ -207,6 +217,8 @@ export const RESPONSE_SCHEMAS = [
   deploymentThreadSchema,
   deploymentThreadListSchema,
   deploymentSummarySchema,
+  secretSchema,
+  secretListSchema,
   errorSchema,
   eventSchema,
   eventListSchema,

@@ -3,6 +3,7 @@ import { hkdfSync } from "node:crypto";
 import { hostname } from "node:os";
 import { AgentVersions } from "../actors/agent-versions.js";
 import { Compactor } from "../actors/compactor.js";
+import { Placements } from "../actors/placement.js";
 import { Preparer } from "../actors/preparation.js";
 import { SessionActor } from "../actors/session-actor.js";
 import { SessionReaper } from "../actors/session-reaper.js";
@@ -59,10 +60,13 @@ import { McpServerTests } from "./services/mcp-server-tests.js";
 import { PreparationService } from "./services/preparation.js";
 import { CredentialService } from "./services/credentials.js";
 import { McpInstallationService } from "./services/mcp-installations.js";
+import { SecretService } from "./services/secrets.js";
 import { VaultService } from "./services/vaults.js";
 import { AgentVaultStore } from "./store/agent-vaults.js";
+import { DeploymentSecretRefs } from "./store/deployment-secret-refs.js";
 import { McpInstallationStore } from "./store/mcp-installations.js";
 import { SecretBox } from "./store/secret-box.js";
+import { SecretStore } from "./store/secrets.js";
 import { CredentialStore } from "./store/vault-credentials.js";
 import { VaultStore } from "./store/vaults.js";
 import { StatusProjector } from "./services/status-projector.js";
@@ -90,7 +94,7 @@ import { WebTools } from "./tools/web.js";
 /** The installation store's hashing key, derived from the vault key (a key of its own: the vault key is never used for two jobs). */
 const hkdfPepper = (vaultKey: Buffer) => Buffer.from(hkdfSync("sha256", vaultKey, Buffer.alloc(0), "mcp-installation-requests", 32));
 
-const TEMP_ACCOUNT = { credits: { requirePositive: async () => undefined }, secrets: { missing: async (_o: string, refs: string[]) => refs } };
+const TEMP_ACCOUNT = { credits: { requirePositive: async () => undefined } };
 
 /** Everything one process is built from: the HTTP layer's services, and the parts beneath them (for operator commands and tests). */
 export type Components = Awaited<ReturnType<typeof buildComponents>>;
@@ -130,7 +134,10 @@ async function buildComponents(config: Config, log: Logger, mongoOptions: MongoO
   const transitions = new SessionTransitions(eventLog, appender, intents, projector, sessionStore);
   const vaultEpochs = new VaultEpochs(redis, keys);
   const vaultStore = new VaultStore(mongo.db, vaultEpochs);
-  const credentialStore = new CredentialStore(mongo.db, config.vaultKeys && new SecretBox(config.vaultKeys.current, config.vaultKeys.older), vaultEpochs);
+  // One key for vault credentials and deployment secrets, each sealed with its record's identity.
+  const box = config.vaultKeys && new SecretBox(config.vaultKeys.current, config.vaultKeys.older);
+  const credentialStore = new CredentialStore(mongo.db, box, vaultEpochs);
+  const secrets = new SecretService(new SecretStore(mongo.db, box), new DeploymentSecretRefs(mongo.db));
   const agentVaultStore = new AgentVaultStore(mongo.db, vaultEpochs);
   const locks = new Locks(redis, keys);
   // Every request to a URL a caller configured (MCP servers, token endpoints) goes through the outbound guard.
@@ -159,6 +166,7 @@ async function buildComponents(config: Config, log: Logger, mongoOptions: MongoO
     automations: new AutomationService(automationStore, automationRuns, automationQueue, occurrences, agentStore, sessions, clock, gate),
     vaults: new VaultService(vaultStore, credentialStore, agentVaultStore),
     credentials: new CredentialService(vaultStore, credentialStore),
+    secrets,
     agentVaults,
     mcpServerTests: new McpServerTests(agentStore, mcp),
     mcpInstallations: new McpInstallationService(agentStore, agentVaultStore, vaultStore, credentialStore, new McpInstallationStore(mongo.db, config.vaultKeys && hkdfPepper(config.vaultKeys.current))),
@@ -182,7 +190,7 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
   let stopExpiry: (() => void) | undefined;
   let stopTools: (() => Promise<void>) | undefined;
   let stopSweeps: (() => void) | undefined;
-  const deployments = buildDeployments(components, TEMP_ACCOUNT);
+  const deployments = buildDeployments(components, { ...TEMP_ACCOUNT, secrets: components.secrets });
   const shutdown = new AbortController();
 
   return {
@@ -201,7 +209,8 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
       const subjectSkills = new SubjectSkillCache(skillStore, skillEpochs);
       const tools = new BuiltinTools(new MemoryStore(mongo.db), new TodoStore(mongo.db), new WebTools(outbound, config.webSearch), new SkillTools(skillStore), new VisionTool(outbound, providers), terminal);
       const kickoff = new KickoffTimer(new Kickoffs(redis, components.keys), transitions, config.customToolKickoffMs, log);
-      const reaper = new SessionReaper({ endings: components.endings, terminal, workspaceRoot: config.workspaceRoot, logger: log });
+      const placements = new Placements({ workspaceRoot: config.workspaceRoot, deployments: new DeploymentSecretRefs(mongo.db), secrets: components.secrets, logger: log });
+      const reaper = new SessionReaper({ endings: components.endings, terminal, placements, logger: log });
       reaper.start();
       stopTools = async () => {
         await reaper.stop();
@@ -213,7 +222,7 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
         tools,
         grants,
         past: new PastConversations(sessionStore, eventLog),
-        workspaceRoot: config.workspaceRoot,
+        placements,
         mcp,
         kickoff,
         subjectSkills,
@@ -262,7 +271,7 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
       await worker.start();
       if (consume) {
         // Every consuming worker hears every preparation hint: what it prepares is in its own memory.
-        const preparer = new Preparer({ versions, records, log: eventLog, mcp, workspaceRoot: config.workspaceRoot, logger: log, shutdown: shutdown.signal });
+        const preparer = new Preparer({ versions, records, log: eventLog, mcp, placements, logger: log, shutdown: shutdown.signal });
         hints = createRedis(config.redisUrl, "agent-sessions-prepare");
         await preparations.listen(hints, (hint) => preparer.accept(hint));
       }

@@ -48,6 +48,7 @@ export async function ensureIndexes(db: Db): Promise<void> {
     db.collection("deployments").createIndex({ orgId: 1, _id: -1 }),
     db.collection("deployments").createIndex({ orgId: 1, customerId: 1, _id: -1 }),
     db.collection("deployments").createIndex({ status: 1, leaseUntil: 1 }),
+    db.collection("secrets").createIndex({ orgId: 1, _id: -1 }),
     db.collection("subject_skills").createIndex({ orgId: 1, agentId: 1, subjectId: 1, name: 1 }, { unique: true }),
   ]);
 }

@@ -5,12 +5,10 @@
  * `process` and of a background start are JSON objects, as in the open harness these tools follow.
  */
 import { BackgroundProcesses, type BackgroundProcess } from "./background.js";
-import { killUser, runInSandbox, runsBackground, sandboxUser, SANDBOX_TIMEOUT_MS, type SandboxLimits, type SandboxPlace, type SandboxUser } from "./sandbox.js";
+import { killUser, runInSandbox, runsBackground, sandboxUser, SANDBOX_TIMEOUT_MS, type SandboxLimits, type SandboxPlace, type ToolPlace } from "./sandbox.js";
 
-export interface TerminalContext {
+export interface TerminalContext extends ToolPlace {
   sessionId: string;
-  workspace: string;
-  user: SandboxUser | null;
   signal: AbortSignal;
 }
 
@@ -78,8 +76,15 @@ export class TerminalTools {
     this.processes = new BackgroundProcesses(backgroundTimeoutMs);
   }
 
+  /** Where the service's own helper processes run for the session (file writes, searches): no deployment variables. */
   place(ctx: TerminalContext): SandboxPlace {
-    return { cwd: ctx.workspace, user: ctx.user, limits: this.limits };
+    return { cwd: ctx.workspace, user: ctx.user, limits: this.limits, isolation: ctx.isolation };
+  }
+
+  /** Where the agent's commands run: with the deployment's variables, read now (a rotated secret applies from the next command on). */
+  private async agentPlace(ctx: TerminalContext): Promise<SandboxPlace | string> {
+    const environment = await ctx.environment();
+    return environment.ok ? { ...this.place(ctx), env: environment.env } : environment.problem;
   }
 
   /** `terminal {command, background?, timeout?}`, its input already checked against its schema. */
@@ -87,7 +92,9 @@ export class TerminalTools {
     const command = String(input.command);
     const timeoutMs = typeof input.timeout === "number" ? input.timeout * 1000 : undefined;
     if (input.background !== true) return this.run("/bin/sh", ["-c", command], ctx, timeoutMs);
-    const started = this.processes.start(ctx.sessionId, command, this.place(ctx), timeoutMs);
+    const place = await this.agentPlace(ctx);
+    if (typeof place === "string") return fail(place);
+    const started = this.processes.start(ctx.sessionId, command, place, timeoutMs);
     if ("problem" in started) return fail(started.problem);
     const p = started.process;
     return answer({ id: p.id, pid: p.child.pid ?? null, status: "running", note: "started in the background; use the process tool with this id (poll, log, wait, write, kill)" });
@@ -97,10 +104,14 @@ export class TerminalTools {
    * Runs a command of the agent's in the foreground. Its group is killed when it ends; with no background
    * process of the session running (on any worker of this machine: they carry a mark /proc shows), so
    * is every process of the session's user: what left the group (`setsid`) does not outlive the call.
+   * Not a deployment's user, which its other threads share: isolated, the command's PID namespace ends
+   * with it anyway; not isolated, what left the group lives until the deployment's teardown.
    */
   async run(command: string, args: string[], ctx: TerminalContext, timeoutMs = SANDBOX_TIMEOUT_MS): Promise<TerminalOutcome> {
-    const result = await runInSandbox(command, args, this.place(ctx), ctx.signal, timeoutMs);
-    if (ctx.user && !(await runsBackground(ctx.user))) await killUser(ctx.user);
+    const place = await this.agentPlace(ctx);
+    if (typeof place === "string") return fail(place);
+    const result = await runInSandbox(command, args, place, ctx.signal, timeoutMs);
+    if (ctx.user && ctx.soleUser && !(await runsBackground(ctx.user))) await killUser(ctx.user);
     return result;
   }
 
