@@ -50,7 +50,7 @@ export class SecretService {
   ) {}
 
   /** Refused with `503` (naming VAULT_ENCRYPTION_KEY) when no vault key is configured. */
-  create(orgId: string, body: SecretCreateBody): Promise<SecretDoc> {
+  async create(orgId: string, body: SecretCreateBody): Promise<SecretDoc> {
     checkValue(body.value);
     return this.store.create(orgId, body.name, body.value);
   }
