@@ -80,15 +80,16 @@ describe("deployment threads: placement, secrets and the local sandbox", () => {
     expect(answer(await call(t, "process", { action: "wait", id }))).to.include({ status: "exited", output: "match\n" });
     const code = `import hashlib, os; print(hashlib.sha256(os.environ["API_TOKEN"].encode()).hexdigest() == "${sha(value)}")`;
     expect(await call(t, "execute_code", { language: "python", code })).to.deep.equal({ ok: true, text: "True\n" });
-    // The helper processes of file tools get no secrets.
-    await call(t, "terminal", { command: "printf '%s' \"${API_TOKEN:+set}\" > seen-by-terminal" });
-    expect(readFileSync(join(root, d.doc._id, "seen-by-terminal"), "utf8")).to.equal("set");
+    // A command that prints the value shows the variable's name instead, in the foreground or the background.
+    expect(await call(t, "terminal", { command: "env | grep -A1 API_TOKEN" })).to.deep.equal({ ok: true, text: "API_TOKEN=[secret $API_TOKEN]\n" });
+    const printed = answer(await call(t, "terminal", { command: "echo \"[$API_TOKEN]\"", background: true }));
+    expect(answer(await call(t, "process", { action: "wait", id: printed.id }))).to.include({ output: "[[secret $API_TOKEN]]\n" });
     // Every response the test client reads (the history included) is scanned for the value; so is every log line.
     expect((await history(api, t)).length).to.be.greaterThan(0);
     expect(filesUnder(root).some((text) => text.includes(value))).to.equal(false);
-    for (const name of ["secrets", "deployments", "sessions", "agents"]) {
-      const docs = await server.services.mongo.db.collection(name).find({}).toArray();
-      expect(JSON.stringify(docs)).to.not.include(value.slice(0, 12));
+    const db = server.services.mongo.db;
+    for (const { name } of await db.listCollections().toArray()) {
+      expect(JSON.stringify(await db.collection(name).find({}).toArray()), name).to.not.include(value.slice(0, 12));
     }
   });
 

@@ -5,6 +5,7 @@
  * `process` and of a background start are JSON objects, as in the open harness these tools follow.
  */
 import { BackgroundProcesses, type BackgroundProcess } from "./background.js";
+import { redactor } from "./redact.js";
 import { killUser, runInSandbox, runsBackground, sandboxUser, SANDBOX_TIMEOUT_MS, type SandboxLimits, type SandboxPlace, type ToolPlace } from "./sandbox.js";
 
 export interface TerminalContext extends ToolPlace {
@@ -112,7 +113,14 @@ export class TerminalTools {
     if (typeof place === "string") return fail(place);
     const result = await runInSandbox(command, args, place, ctx.signal, timeoutMs);
     if (ctx.user && ctx.soleUser && !(await runsBackground(ctx.user))) await killUser(ctx.user);
-    return result;
+    return { ok: result.ok, text: redactor(place.env ?? {})(result.text) };
+  }
+
+  /** A background process's answer, its output without the deployment's secret values (as they are now). */
+  private async shown(ctx: TerminalContext, value: Record<string, unknown>): Promise<TerminalOutcome> {
+    if (typeof value.output !== "string" || value.output === "") return answer(value);
+    const environment = await ctx.environment();
+    return answer({ ...value, output: redactor(environment.ok ? environment.env : {})(value.output) });
   }
 
   /** `process {action, id?, data?, timeout?, offset?, limit?}`, its input already checked against its schema. */
@@ -124,17 +132,17 @@ export class TerminalTools {
     if (!p) return fail(this.processes.issued(input.id) ? `no background process ${input.id} in this session (process list shows them)` : elsewhere(input.id));
     switch (action) {
       case "poll":
-        return answer(poll(p));
+        return this.shown(ctx, poll(p));
       case "log":
-        return answer(log(p, typeof input.offset === "number" ? input.offset : undefined, typeof input.limit === "number" ? input.limit : DEFAULT_LOG_LINES));
+        return this.shown(ctx, log(p, typeof input.offset === "number" ? input.offset : undefined, typeof input.limit === "number" ? input.limit : DEFAULT_LOG_LINES));
       case "wait": {
         await p.settled((typeof input.timeout === "number" ? input.timeout : DEFAULT_WAIT_S) * 1000, ctx.signal);
-        return answer({ ...poll(p), ...(p.running ? { timed_out: true } : {}) });
+        return this.shown(ctx, { ...poll(p), ...(p.running ? { timed_out: true } : {}) });
       }
       case "kill":
         p.stop("killed with process kill");
         await p.settled(5_000);
-        return answer(poll(p));
+        return this.shown(ctx, poll(p));
       default: {
         if (typeof input.data !== "string") return fail("input.data is required for write: the text to send to the process's input");
         const problem = await p.write(input.data);
