@@ -94,8 +94,6 @@ import { WebTools } from "./tools/web.js";
 /** The installation store's hashing key, derived from the vault key (a key of its own: the vault key is never used for two jobs). */
 const hkdfPepper = (vaultKey: Buffer) => Buffer.from(hkdfSync("sha256", vaultKey, Buffer.alloc(0), "mcp-installation-requests", 32));
 
-const TEMP_ACCOUNT = { credits: { requirePositive: async () => undefined } };
-
 /** Everything one process is built from: the HTTP layer's services, and the parts beneath them (for operator commands and tests). */
 export type Components = Awaited<ReturnType<typeof buildComponents>>;
 
@@ -134,10 +132,10 @@ async function buildComponents(config: Config, log: Logger, mongoOptions: MongoO
   const transitions = new SessionTransitions(eventLog, appender, intents, projector, sessionStore);
   const vaultEpochs = new VaultEpochs(redis, keys);
   const vaultStore = new VaultStore(mongo.db, vaultEpochs);
-  // One key for vault credentials and deployment secrets, each sealed with its record's identity.
   const box = config.vaultKeys && new SecretBox(config.vaultKeys.current, config.vaultKeys.older);
   const credentialStore = new CredentialStore(mongo.db, box, vaultEpochs);
-  const secrets = new SecretService(new SecretStore(mongo.db, box), new DeploymentSecretRefs(mongo.db));
+  const secretRefs = new DeploymentSecretRefs(mongo.db);
+  const secrets = new SecretService(new SecretStore(mongo.db, box), secretRefs);
   const agentVaultStore = new AgentVaultStore(mongo.db, vaultEpochs);
   const locks = new Locks(redis, keys);
   // Every request to a URL a caller configured (MCP servers, token endpoints) goes through the outbound guard.
@@ -158,7 +156,7 @@ async function buildComponents(config: Config, log: Logger, mongoOptions: MongoO
 
   return {
     config, log, validator, mongo, redis, keys, organizations, agentStore, sessionStore, eventLog, appender, live, intents, wakeups, endings,
-    transitions, projector, vaultStore, credentialStore, agentVaultStore, locks, outbound, mcpPool, mcp, preparations,
+    transitions, projector, vaultStore, credentialStore, agentVaultStore, locks, outbound, mcpPool, mcp, preparations, secrets, secretRefs,
     access: new AccessService(organizations, allowances),
     health: new HealthService(mongo, redis),
     agents: new AgentService(agentStore, sessionStore, limitsCache),
@@ -166,7 +164,6 @@ async function buildComponents(config: Config, log: Logger, mongoOptions: MongoO
     automations: new AutomationService(automationStore, automationRuns, automationQueue, occurrences, agentStore, sessions, clock, gate),
     vaults: new VaultService(vaultStore, credentialStore, agentVaultStore),
     credentials: new CredentialService(vaultStore, credentialStore),
-    secrets,
     agentVaults,
     mcpServerTests: new McpServerTests(agentStore, mcp),
     mcpInstallations: new McpInstallationService(agentStore, agentVaultStore, vaultStore, credentialStore, new McpInstallationStore(mongo.db, config.vaultKeys && hkdfPepper(config.vaultKeys.current))),
@@ -190,7 +187,7 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
   let stopExpiry: (() => void) | undefined;
   let stopTools: (() => Promise<void>) | undefined;
   let stopSweeps: (() => void) | undefined;
-  const deployments = buildDeployments(components, { ...TEMP_ACCOUNT, secrets: components.secrets });
+  const deployments = buildDeployments(components, { credits: { requirePositive: async () => undefined }, secrets: components.secrets });
   const shutdown = new AbortController();
 
   return {
@@ -209,7 +206,7 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
       const subjectSkills = new SubjectSkillCache(skillStore, skillEpochs);
       const tools = new BuiltinTools(new MemoryStore(mongo.db), new TodoStore(mongo.db), new WebTools(outbound, config.webSearch), new SkillTools(skillStore), new VisionTool(outbound, providers), terminal);
       const kickoff = new KickoffTimer(new Kickoffs(redis, components.keys), transitions, config.customToolKickoffMs, log);
-      const placements = new Placements({ workspaceRoot: config.workspaceRoot, deployments: new DeploymentSecretRefs(mongo.db), secrets: components.secrets, logger: log });
+      const placements = new Placements({ workspaceRoot: config.workspaceRoot, deployments: components.secretRefs, secrets: components.secrets, logger: log });
       const reaper = new SessionReaper({ endings: components.endings, terminal, placements, logger: log });
       reaper.start();
       stopTools = async () => {
