@@ -6,11 +6,12 @@
  * interface with the mock model.
  */
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { expect } from "chai";
 import { isAppError } from "../src/errors.js";
 import { isolationAvailable } from "../src/tools/isolation.js";
+import { sandboxUser } from "../src/tools/sandbox.js";
 import { insertDeployment, type TestDeployment } from "./support/deployment-records.js";
 import { secret } from "./support/secrets.js";
 import { client, startServer, type Client, type TestServer } from "./support/server.js";
@@ -68,6 +69,16 @@ describe("deployment threads: placement, secrets and the local sandbox", () => {
       const missing = (path: string) => `${path}: No such file or directory`;
       expect(other.text).to.equal(`cat: ${missing("notes.txt")}\ncat: ${missing(join(root, a.doc._id, "notes.txt"))}\nls: cannot access '${root}': No such file or directory\n\n[exit code 2]`);
     }
+  });
+
+  it("a new thread's preparation makes the deployment's workspace, owned by the deployment's user, and none of its own", async () => {
+    const d = await insertDeployment(server, orgId);
+    const t = await thread(d);
+    const workspace = join(root, d.doc._id);
+    await until(async () => existsSync(workspace), (made) => made, 10_000, "the deployment's workspace");
+    const uid = sandboxUser(d.doc._id)?.uid ?? process.getuid!();
+    expect(statSync(workspace).uid).to.equal(uid);
+    expect(existsSync(join(root, t))).to.equal(false);
   });
 
   it("a deployment's secret is a variable of its commands, background processes and code, and nowhere else", async () => {
