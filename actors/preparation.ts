@@ -19,8 +19,8 @@ import { Lru } from "../src/lru.js";
 import type { Preparation } from "../src/redis/preparations.js";
 import type { EventLog } from "../src/redis/event-log.js";
 import type { McpAccess } from "../src/services/mcp-access.js";
-import { prepareWorkspace, sandboxUser, workspaceOf } from "../src/tools/sandbox.js";
 import type { AgentVersions } from "./agent-versions.js";
+import type { Placements } from "./placement.js";
 import type { SessionRecords } from "./session-records.js";
 
 export interface PreparerDeps {
@@ -28,7 +28,8 @@ export interface PreparerDeps {
   records: SessionRecords;
   log: EventLog;
   mcp: McpAccess;
-  workspaceRoot: string;
+  /** Where a session's tools run: its own workspace, or its deployment's. */
+  placements: Placements;
   logger: Logger;
   /** Aborts preparations under way at shutdown. */
   shutdown: AbortSignal;
@@ -62,7 +63,8 @@ export class Preparer {
     if (agentDue) this.prepared.set(key, Date.now());
     if (hint.session) {
       const { session: s } = hint;
-      this.deps.records.remember({ _id: s.id, orgId: hint.orgId, agentId: hint.agentId, agentVersion: hint.agentVersion, subjectId: hint.subjectId, role: s.role }, s.titled);
+      const facts = { _id: s.id, orgId: hint.orgId, agentId: hint.agentId, agentVersion: hint.agentVersion, subjectId: hint.subjectId, role: s.role };
+      this.deps.records.remember(s.deploymentId ? { ...facts, deploymentId: s.deploymentId } : facts, s.titled);
     }
     this.waiting.push({ hint, agentDue });
     this.pump();
@@ -91,9 +93,8 @@ export class Preparer {
     const work: Promise<unknown>[] = [];
     const { session } = hint;
     if (session && usesWorkspace(governingTools(version, session.role))) {
-      const workspace = workspaceOf(this.deps.workspaceRoot, session.id);
       // A hint waits in the queue: a session deleted meanwhile (its state gone) gets no workspace made again.
-      if (workspace && (await this.deps.log.identity(session.id))) work.push(prepareWorkspace(workspace, sandboxUser(session.id)));
+      if (await this.deps.log.identity(session.id)) work.push(this.deps.placements.prepare(session));
     }
     if (agentDue) {
       const owner = { orgId: hint.orgId, agentId: hint.agentId };

@@ -8,8 +8,9 @@
 import { access } from "node:fs/promises";
 import type { Logger } from "../src/log.js";
 import type { SessionEnding, SessionEndings } from "../src/redis/session-endings.js";
-import { removeWorkspace, workspaceOf } from "../src/tools/sandbox.js";
+import { removeWorkspace } from "../src/tools/sandbox.js";
 import type { TerminalTools } from "../src/tools/terminal.js";
+import type { Placements } from "./placement.js";
 
 const READ_INTERVAL_MS = 1_000;
 const BATCH = 500;
@@ -17,7 +18,7 @@ const BATCH = 500;
 export interface SessionReaperDeps {
   endings: SessionEndings;
   terminal: TerminalTools;
-  workspaceRoot: string;
+  placements: Placements;
   logger: Logger;
 }
 
@@ -62,7 +63,9 @@ export class SessionReaper {
   }
 
   private async reap({ sessionId, end }: SessionEnding): Promise<void> {
-    const workspace = workspaceOf(this.deps.workspaceRoot, sessionId);
+    // A deployment's thread has no workspace of its own (the deployment's outlives it), nor a user of its
+    // own: only its background processes in the table end.
+    const workspace = this.deps.placements.ownWorkspace(sessionId);
     // No workspace here: no tool of the session ever ran on this machine, so only the table is looked at.
     const here = workspace !== null && (await access(workspace).then(() => true, () => false));
     await this.deps.terminal.endSession(sessionId, here);

@@ -4,7 +4,6 @@
  * Each transition is its own append, so a worker that dies mid-way resumes at the right step (a tool that
  * was running is run again: execution is at least once).
  */
-import { join } from "node:path";
 import { attachmentNamed } from "../src/domain/attachments.js";
 import type { Draft } from "../src/domain/events.js";
 import type { TokenUsage } from "../src/domain/model-types.js";
@@ -23,8 +22,8 @@ import type { VersionDoc } from "../src/store/agents.js";
 import type { PastConversations } from "../src/store/past-conversations.js";
 import type { ToolGrantStore } from "../src/store/tool-grants.js";
 import type { BuiltinTools, ToolOutcome } from "../src/tools/builtin.js";
-import { sandboxUser } from "../src/tools/sandbox.js";
 import type { KickoffTimer } from "./kickoff-timer.js";
+import type { Placements } from "./placement.js";
 import type { SubjectSkillCache } from "./subject-skills.js";
 import type { SessionFacts } from "./session-records.js";
 import { zeroTokens } from "./turn-end.js";
@@ -34,7 +33,8 @@ export interface ToolSettlerDeps {
   tools: BuiltinTools;
   grants: ToolGrantStore;
   past: PastConversations;
-  workspaceRoot: string;
+  /** Where each session's tools run (its workspace, user, isolation and variables). */
+  placements: Placements;
   mcp: McpAccess;
   kickoff: KickoffTimer;
   subjectSkills: SubjectSkillCache;
@@ -96,15 +96,16 @@ export class ToolSettler {
         const owner = { orgId: session.orgId, agentId: session.agentId };
         return await this.deps.mcp.call(owner, version.mcpServers, governingTools(version, session.role), call.name, call.input, signal);
       }
+      const place = await this.deps.placements.of(session);
+      if (!place) return { ok: false, text: `the tool ${call.name} cannot run: the deployment this thread belongs to is being deleted` };
       return await this.deps.tools.run(call.name, call.input, {
+        ...place,
         orgId: session.orgId,
         agentId: session.agentId,
         subjectId: session.subjectId,
         sessionId: session._id,
         skills: version.skills,
         subjectSkills: () => this.deps.subjectSkills.of({ orgId: session.orgId, agentId: session.agentId, subjectId: session.subjectId }),
-        workspace: join(this.deps.workspaceRoot, session._id),
-        user: sandboxUser(session._id),
         signal,
         otherConversations: () =>
           this.deps.past.of({ orgId: session.orgId, agentId: session.agentId, subjectId: session.subjectId, exceptSessionId: session._id }),

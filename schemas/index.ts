@@ -58,6 +58,13 @@ import { credentialCreateSchema } from "./credential-create.js";
 import { credentialListSchema } from "./credential-list.js";
 import { credentialPathSchema } from "./credential-path.js";
 import { credentialUpdateSchema } from "./credential-update.js";
+import { secretSchema } from "./secret.js";
+import { secretCreateSchema } from "./secret-create.js";
+import { secretListSchema } from "./secret-list.js";
+import { secretListQuerySchema } from "./secret-list-query.js";
+import { secretPathSchema } from "./secret-path.js";
+import { secretUpdateSchema } from "./secret-update.js";
+import { secretDeletedSchema } from "./secret-deleted.js";
 import { secretValueSchema } from "./secret-value.js";
 import { serverUrlSchema } from "./server-url.js";
 import { vaultSchema } from "./vault.js";
@@ -167,6 +174,10 @@ export const REQUEST_SCHEMAS = [
   rateLimitsSchema,
   roleSchema,
   sandboxWarmSchema,
+  secretCreateSchema,
+  secretListQuerySchema,
+  secretPathSchema,
+  secretUpdateSchema,
   secretValueSchema,
   serverUrlSchema,
   sessionCreateSchema,
@@ -215,6 +226,8 @@ export const RESPONSE_SCHEMAS = [
   deploymentWebhookDeliveryListSchema,
   deploymentWebhookDeletedSchema,
   deploymentSummarySchema,
+  secretSchema,
+  secretListSchema,
   errorSchema,
   eventSchema,
   eventListSchema,
@@ -232,6 +245,7 @@ export const RESPONSE_SCHEMAS = [
   usageSchema,
   vaultSchema,
   vaultListSchema,
+  secretDeletedSchema,
 ] as const;
 
 export const SCHEMAS = [...REQUEST_SCHEMAS, ...RESPONSE_SCHEMAS] as const;

@@ -27,7 +27,7 @@ import { DeploymentProvisioning } from "./services/deployment-provisioning.js";
 import { SkillSources } from "./services/deployment-skills.js";
 import { DeploymentThreads } from "./services/deployment-threads.js";
 import { LocalWorkspaces } from "./services/deployment-workspaces.js";
-import { DeploymentService, type CreditCheck, type SecretRefs } from "./services/deployments.js";
+import { DeploymentService, type CreditCheck } from "./services/deployments.js";
 import { AutomationRunStore } from "./store/automation-runs.js";
 import { DeploymentStore } from "./store/deployments.js";
 import { MemoryStore } from "./store/memories.js";
@@ -35,14 +35,18 @@ import { SubjectSkillStore } from "./store/subject-skills.js";
 import { ToolGrantStore } from "./store/tool-grants.js";
 import { SnapshotStore } from "./store/workspace-snapshots.js";
 import { deploymentWorkspaceOf, scanWorkspace, workspaceFiles } from "./tools/deployment-files.js";
+import { deploymentWorkspacePath } from "./tools/deployment-workspace.js";
 import { FilesystemWebhooks, MAX_SCANNED_FILES } from "./services/filesystem-webhooks.js";
 import { WebhookSender } from "./services/webhook-sender.js";
 import { DeploymentWebhookStore } from "./store/deployment-webhooks.js";
 import { SecretBox } from "./store/secret-box.js";
+import { CreditService } from "./services/credits.js";
+import { DeploymentFeatureGate } from "./services/deployment-gate.js";
+import { SecretService } from "./services/secrets.js";
+import { CreditStore } from "./store/credits.js";
+import { DeploymentSecretRefs } from "./store/deployment-secret-refs.js";
+import { SecretStore } from "./store/secrets.js";
 import { WebhookDeliveryStore } from "./store/webhook-deliveries.js";
-
-/** Where a deployment's workspace is, as its tools see it. */
-export const WORKSPACE_PATH_SEEN = "/workspace";
 
 export type DeploymentParts = ReturnType<typeof buildDeployments>;
 
@@ -67,7 +71,7 @@ export interface CoreParts {
   streams: EventStreams<Buffer>;
 }
 
-export function buildDeployments(c: CoreParts, account: { credits: CreditCheck; secrets: SecretRefs }) {
+export function buildDeployments(c: CoreParts, account: { credits: CreditCheck; secrets: SecretService }) {
   const { config, log, mongo } = c;
   const store = new DeploymentStore(mongo.db);
   const workspaces = new LocalWorkspaces(config.workspaceRoot, new SnapshotStore(mongo.db), config.snapshotRetentionMs, log);
@@ -126,10 +130,22 @@ export function buildDeployments(c: CoreParts, account: { credits: CreditCheck; 
     streams: c.streams,
     webhooks,
     deliveries,
-    workspacePath: WORKSPACE_PATH_SEEN,
+    secrets: account.secrets,
+    workspacePathOf: (d) => deploymentWorkspacePath(config.workspaceRoot, d),
   };
   const dreams = new DeploymentDreams({ store, sessionStore: c.sessionStore, sessions: c.sessions, events: c.events, logger: log, idleMs: config.dreamIdleMs });
   return { services, store, provisioning, workspaces, dreams, webhooks, sender };
+}
+
+/** What an account (organization) holds beside its agents: credits, secrets, and the deployment features the core obeys. */
+export function buildAccount(db: Db, box: SecretBox | undefined) {
+  const secretRefs = new DeploymentSecretRefs(db);
+  return {
+    credits: new CreditService(new CreditStore(db)),
+    secrets: new SecretService(new SecretStore(db, box), secretRefs),
+    secretRefs,
+    gate: new DeploymentFeatureGate(new DeploymentStore(db)),
+  };
 }
 
 /** Recovers provisioning and teardown left by dead processes, removes expired snapshots and starts dreams, every `intervalMs`. */

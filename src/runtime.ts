@@ -3,6 +3,7 @@ import { hkdfSync } from "node:crypto";
 import { hostname } from "node:os";
 import { AgentVersions } from "../actors/agent-versions.js";
 import { Compactor } from "../actors/compactor.js";
+import { Placements } from "../actors/placement.js";
 import { Preparer } from "../actors/preparation.js";
 import { SessionActor } from "../actors/session-actor.js";
 import { SessionReaper } from "../actors/session-reaper.js";
@@ -17,7 +18,7 @@ import { KickoffTimer } from "../actors/kickoff-timer.js";
 import { Scheduler } from "../actors/scheduler.js";
 import { WakeupConsumer } from "../actors/wakeups.js";
 import { systemClock, type Clock } from "./clock.js";
-import { buildDeployments, startDeploymentSweeps, type DeploymentParts } from "./deployments-runtime.js";
+import { buildAccount, buildDeployments, startDeploymentSweeps, type DeploymentParts } from "./deployments-runtime.js";
 import type { Config } from "./config.js";
 import type { Services } from "./http/context.js";
 import { encodeSseFrame } from "./http/sse-frame.js";
@@ -47,8 +48,6 @@ import { AgentService } from "./services/agents.js";
 import { AutomationOccurrences } from "./services/automation-occurrences.js";
 import { AutomationRunner } from "./services/automation-runs.js";
 import { AutomationService } from "./services/automations.js";
-import { DeploymentFeatureGate } from "./services/deployment-gate.js";
-import { DeploymentStore } from "./store/deployments.js";
 import { EventStreams } from "./services/event-stream.js";
 import { EventService } from "./services/events.js";
 import { HealthService } from "./services/health.js";
@@ -58,8 +57,7 @@ import { McpAccess } from "./services/mcp-access.js";
 import { McpServerTests } from "./services/mcp-server-tests.js";
 import { PreparationService } from "./services/preparation.js";
 import { CredentialService } from "./services/credentials.js";
-import { CreditService, TurnDebits } from "./services/credits.js";
-import { CreditStore } from "./store/credits.js";
+import { TurnDebits } from "./services/credits.js";
 import { OwedDebits } from "./redis/owed-debits.js";
 import { McpInstallationService } from "./services/mcp-installations.js";
 import { VaultService } from "./services/vaults.js";
@@ -92,8 +90,6 @@ import { WebTools } from "./tools/web.js";
 
 /** The installation store's hashing key, derived from the vault key (a key of its own: the vault key is never used for two jobs). */
 const hkdfPepper = (vaultKey: Buffer) => Buffer.from(hkdfSync("sha256", vaultKey, Buffer.alloc(0), "mcp-installation-requests", 32));
-
-const TEMP_SECRETS = { missing: async (_o: string, refs: string[]) => refs };
 
 /** Everything one process is built from: the HTTP layer's services, and the parts beneath them (for operator commands and tests). */
 export type Components = Awaited<ReturnType<typeof buildComponents>>;
@@ -133,7 +129,9 @@ async function buildComponents(config: Config, log: Logger, mongoOptions: MongoO
   const transitions = new SessionTransitions(eventLog, appender, intents, projector, sessionStore);
   const vaultEpochs = new VaultEpochs(redis, keys);
   const vaultStore = new VaultStore(mongo.db, vaultEpochs);
-  const credentialStore = new CredentialStore(mongo.db, config.vaultKeys && new SecretBox(config.vaultKeys.current, config.vaultKeys.older), vaultEpochs);
+  const box = config.vaultKeys && new SecretBox(config.vaultKeys.current, config.vaultKeys.older);
+  const credentialStore = new CredentialStore(mongo.db, box, vaultEpochs);
+  const { credits, secrets, secretRefs, gate } = buildAccount(mongo.db, box);
   const agentVaultStore = new AgentVaultStore(mongo.db, vaultEpochs);
   const locks = new Locks(redis, keys);
   // Every request to a URL a caller configured (MCP servers, token endpoints) goes through the outbound guard.
@@ -147,14 +145,13 @@ async function buildComponents(config: Config, log: Logger, mongoOptions: MongoO
   const automationStore = new AutomationStore(mongo.db);
   const automationRuns = new AutomationRunStore(mongo.db);
   const automationQueue = new AutomationQueue(redis, keys);
-  const gate = new DeploymentFeatureGate(new DeploymentStore(mongo.db));
   const occurrences = new AutomationOccurrences(automationStore, automationRuns, new AutomationRunner(agentStore, sessions, events, eventLog, gate), clock);
   let reader: StreamReader | undefined;
   const streamReader = () => (reader ??= new StreamReader(createRedis(config.redisUrl, "agent-sessions-sse"), redis, log));
 
   return {
     config, log, validator, mongo, redis, keys, organizations, agentStore, sessionStore, eventLog, appender, live, intents, wakeups, endings,
-    transitions, projector, vaultStore, credentialStore, agentVaultStore, locks, outbound, mcpPool, mcp, preparations,
+    transitions, projector, vaultStore, credentialStore, agentVaultStore, locks, outbound, mcpPool, mcp, preparations, secrets, secretRefs,
     access: new AccessService(organizations, allowances),
     health: new HealthService(mongo, redis),
     agents: new AgentService(agentStore, sessionStore, limitsCache),
@@ -162,7 +159,7 @@ async function buildComponents(config: Config, log: Logger, mongoOptions: MongoO
     automations: new AutomationService(automationStore, automationRuns, automationQueue, occurrences, agentStore, sessions, clock, gate),
     vaults: new VaultService(vaultStore, credentialStore, agentVaultStore),
     credentials: new CredentialService(vaultStore, credentialStore),
-    credits: new CreditService(new CreditStore(mongo.db)),
+    credits,
     agentVaults,
     mcpServerTests: new McpServerTests(agentStore, mcp),
     mcpInstallations: new McpInstallationService(agentStore, agentVaultStore, vaultStore, credentialStore, new McpInstallationStore(mongo.db, config.vaultKeys && hkdfPepper(config.vaultKeys.current))),
@@ -186,7 +183,7 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
   let stopExpiry: (() => void) | undefined;
   let stopTools: (() => Promise<void>) | undefined;
   let stopSweeps: (() => void) | undefined;
-  const deployments = buildDeployments(components, { credits: components.credits, secrets: TEMP_SECRETS });
+  const deployments = buildDeployments(components, { credits: components.credits, secrets: components.secrets });
   const shutdown = new AbortController();
 
   return {
@@ -205,7 +202,8 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
       const subjectSkills = new SubjectSkillCache(skillStore, skillEpochs);
       const tools = new BuiltinTools(new MemoryStore(mongo.db), new TodoStore(mongo.db), new WebTools(outbound, config.webSearch), new SkillTools(skillStore), new VisionTool(outbound, providers), terminal);
       const kickoff = new KickoffTimer(new Kickoffs(redis, components.keys), transitions, config.customToolKickoffMs, log);
-      const reaper = new SessionReaper({ endings: components.endings, terminal, workspaceRoot: config.workspaceRoot, logger: log });
+      const placements = new Placements({ workspaceRoot: config.workspaceRoot, deployments: components.secretRefs, secrets: components.secrets, logger: log });
+      const reaper = new SessionReaper({ endings: components.endings, terminal, placements, logger: log });
       reaper.start();
       stopTools = async () => {
         await reaper.stop();
@@ -218,7 +216,7 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
         tools,
         grants,
         past: new PastConversations(sessionStore, eventLog),
-        workspaceRoot: config.workspaceRoot,
+        placements,
         mcp,
         kickoff,
         subjectSkills,
@@ -268,7 +266,7 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
       await worker.start();
       if (consume) {
         // Every consuming worker hears every preparation hint: what it prepares is in its own memory.
-        const preparer = new Preparer({ versions, records, log: eventLog, mcp, workspaceRoot: config.workspaceRoot, logger: log, shutdown: shutdown.signal });
+        const preparer = new Preparer({ versions, records, log: eventLog, mcp, placements, logger: log, shutdown: shutdown.signal });
         hints = createRedis(config.redisUrl, "agent-sessions-prepare");
         await preparations.listen(hints, (hint) => preparer.accept(hint));
       }

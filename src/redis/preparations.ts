@@ -13,6 +13,8 @@ export interface PreparedSession {
   id: string;
   role: string | null;
   titled: boolean;
+  /** The deployment whose thread the session is (its tools then use the deployment's workspace). */
+  deploymentId?: string;
 }
 
 export interface Preparation {
@@ -39,7 +41,7 @@ function parse(message: string): Preparation | null {
   const p = value as Partial<Record<keyof Preparation, unknown>>;
   if (!isString(p.orgId) || !isString(p.agentId) || !isString(p.subjectId) || !Number.isInteger(p.agentVersion)) return null;
   const s = p.session as Partial<Record<keyof PreparedSession, unknown>> | null | undefined;
-  if (s !== null && (typeof s !== "object" || !isString(s.id) || !(s.role === null || isString(s.role)) || typeof s.titled !== "boolean")) return null;
+  if (s !== null && (typeof s !== "object" || !isString(s.id) || !(s.role === null || isString(s.role)) || typeof s.titled !== "boolean" || !(s.deploymentId === undefined || isString(s.deploymentId)))) return null;
   return value as Preparation;
 }
 

@@ -7,6 +7,8 @@ import { AppError, notFound, validationError, type RateLimitStanding } from "../
 import type { Envelope } from "../domain/events.js";
 import type { DeploymentDoc } from "../store/deployments.js";
 import { deploymentWorkspaceOf, writeWorkspaceFile } from "../tools/deployment-files.js";
+import { prepareDeploymentWorkspace } from "../tools/deployment-workspace.js";
+import { sandboxUser } from "../tools/sandbox.js";
 import type { SessionStore } from "../store/sessions.js";
 import { decodeListCursor, encodeListCursor } from "./deployment-cursor.js";
 import type { CreditCheck, DeploymentService } from "./deployments.js";
@@ -76,7 +78,9 @@ export class DeploymentThreads {
     const d = await this.deployments.get(orgId, deploymentId);
     const workspace = deploymentWorkspaceOf(this.workspaceRoot, d._id);
     if (!workspace) throw notFound("deployment");
-    if (!(await writeWorkspaceFile(workspace, path, bytes, null))) {
+    await prepareDeploymentWorkspace(this.workspaceRoot, d._id);
+    // Owned by the deployment's user (when the worker switches users), so its tools may change or remove it.
+    if (!(await writeWorkspaceFile(workspace, path, bytes, sandboxUser(d._id)))) {
       throw validationError("path: leads through a symbolic link or a file in the workspace");
     }
   }

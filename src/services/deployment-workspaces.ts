@@ -1,14 +1,14 @@
 /**
- * Deployment workspaces on the local backend: one directory per deployment under the workspace root,
- * made at provisioning. At teardown it is removed, or moved under `.snapshots/` and kept for the
- * retention period; a sweep removes expired snapshots.
+ * Deployment workspaces on the local backend (`src/tools/deployment-workspace.ts`): made at provisioning;
+ * at teardown the deployment's processes end and the workspace is removed, or moved under `.snapshots/`
+ * and kept for the retention period; a sweep removes expired snapshots.
  */
-import { mkdir, rename, rm, stat } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { Logger } from "../log.js";
 import type { DeploymentDoc } from "../store/deployments.js";
 import type { SnapshotStore } from "../store/workspace-snapshots.js";
-import { deploymentWorkspaceOf } from "../tools/deployment-files.js";
+import { endDeploymentProcesses, prepareDeploymentWorkspace, removeDeploymentWorkspace, snapshotDeploymentWorkspace } from "../tools/deployment-workspace.js";
 import type { DeploymentWorkspaces } from "./deployment-provisioning.js";
 
 export class LocalWorkspaces implements DeploymentWorkspaces {
@@ -19,34 +19,25 @@ export class LocalWorkspaces implements DeploymentWorkspaces {
     private readonly logger: Logger,
   ) {}
 
-  private dirOf(id: string): string {
-    const dir = deploymentWorkspaceOf(this.root, id);
-    if (!dir) throw new Error(`not a deployment id: ${id}`);
-    return dir;
-  }
-
-  snapshotDirOf(id: string): string {
-    return join(this.root, ".snapshots", id);
+  private get snapshotRoot(): string {
+    return join(this.root, ".snapshots");
   }
 
   async prepare(doc: DeploymentDoc): Promise<void> {
-    await mkdir(this.dirOf(doc._id), { recursive: true, mode: 0o700 });
+    await prepareDeploymentWorkspace(this.root, doc._id);
   }
 
+  /** Ends every process the deployment still runs on this machine, then removes or snapshots its workspace. */
   async dispose(doc: DeploymentDoc, retain: boolean): Promise<void> {
-    const dir = this.dirOf(doc._id);
+    await endDeploymentProcesses(doc._id);
     if (!retain) {
-      await rm(dir, { recursive: true, force: true, maxRetries: 2 });
+      await removeDeploymentWorkspace(this.root, doc._id);
       return;
     }
-    const target = this.snapshotDirOf(doc._id);
     const now = new Date();
-    await this.snapshots.record({ _id: doc._id, orgId: doc.orgId, customerId: doc.customerId, path: target, createdAt: now, expiresAt: new Date(now.getTime() + this.retentionMs) });
-    // A retried teardown finds the workspace already moved.
-    if (!(await exists(dir))) return;
-    await mkdir(join(this.root, ".snapshots"), { recursive: true, mode: 0o700 });
-    await rm(target, { recursive: true, force: true });
-    await rename(dir, target);
+    // Recorded first, with its expiry: no snapshot exists that the sweep does not know of.
+    await this.snapshots.record({ _id: doc._id, orgId: doc.orgId, customerId: doc.customerId, path: join(this.snapshotRoot, doc._id), createdAt: now, expiresAt: new Date(now.getTime() + this.retentionMs) });
+    await snapshotDeploymentWorkspace(this.root, doc._id, this.snapshotRoot);
   }
 
   /** Removes snapshots past their retention; answers how many. */
@@ -59,11 +50,4 @@ export class LocalWorkspaces implements DeploymentWorkspaces {
     }
     return expired.length;
   }
-}
-
-async function exists(path: string): Promise<boolean> {
-  return stat(path).then(
-    () => true,
-    () => false,
-  );
 }

@@ -51,6 +51,7 @@ export async function ensureIndexes(db: Db): Promise<void> {
     db.collection("webhook_deliveries").createIndex({ status: 1, nextAttemptAt: 1 }),
     db.collection("webhook_deliveries").createIndex({ deploymentId: 1, _id: -1 }),
     db.collection("workspace_snapshots").createIndex({ expiresAt: 1 }),
+    db.collection("secrets").createIndex({ orgId: 1, _id: -1 }),
     db.collection("subject_skills").createIndex({ orgId: 1, agentId: 1, subjectId: 1, name: 1 }, { unique: true }),
   ]);
 }

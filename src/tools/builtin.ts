@@ -9,7 +9,7 @@ import type { MemoryStore } from "../store/memories.js";
 import type { PastConversation } from "../store/past-conversations.js";
 import type { TodoStore } from "../store/todos.js";
 import { patchWorkspaceFile, readLines, workspacePath, writeWorkspaceFile } from "./files.js";
-import { prepareWorkspace, type SandboxUser } from "./sandbox.js";
+import type { ToolPlace } from "./sandbox.js";
 import { searchFiles } from "./search-files.js";
 import type { SkillManageInput, SkillTools } from "./skills.js";
 import type { TerminalTools } from "./terminal.js";
@@ -24,7 +24,8 @@ export interface ToolOutcome {
   usage?: TokenUsage;
 }
 
-export interface ToolContext {
+/** Where the tools run (`ToolPlace`: workspace, user, isolation, the deployment's variables), and for whom. */
+export interface ToolContext extends ToolPlace {
   orgId: string;
   agentId: string;
   subjectId: string;
@@ -32,9 +33,6 @@ export interface ToolContext {
   skills: Skill[];
   /** The subject's own skills (`skill_manage`), by name. */
   subjectSkills(): Promise<SkillSummary[]>;
-  workspace: string;
-  /** The session's own user for tool processes and files, when the worker can switch users. */
-  user: SandboxUser | null;
   signal: AbortSignal;
   /** Text of this subject's other conversations with the agent, newest first (for session_search). */
   otherConversations(): Promise<PastConversation[]>;
@@ -67,7 +65,7 @@ export class BuiltinTools {
     const problem = inputProblem(name, rawInput ?? {});
     if (problem) return fail(problem);
     const input: Input = rawInput && typeof rawInput === "object" && !Array.isArray(rawInput) ? (rawInput as Input) : {};
-    await prepareWorkspace(ctx.workspace, ctx.user);
+    await ctx.prepare();
     switch (name) {
       case "skills_list":
         return this.skills.list(ctx);

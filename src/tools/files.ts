@@ -11,7 +11,7 @@ import { lstat, open, readlink, realpath, type FileHandle } from "node:fs/promis
 import { dirname, relative, resolve, sep } from "node:path";
 import { READ_BYTES_MAX, WRITE_BYTES_MAX } from "../domain/builtin-tool-specs.js";
 import { replaceOnce } from "../domain/skills.js";
-import { spawnLimited, type SandboxPlace } from "./sandbox.js";
+import { seenPath, spawnLimited, type SandboxPlace } from "./sandbox.js";
 
 /** A file patch rewrites is read whole; past this it is written with write_file instead. */
 const MAX_PATCH_BYTES = 4 * 1024 * 1024;
@@ -159,7 +159,7 @@ export async function readLines(workspace: string, path: string, offset: number,
  */
 function writeAsSession(place: SandboxPlace, path: string, content: string): Promise<FileResult> {
   return new Promise((resolve) => {
-    const child = spawnLimited("/bin/sh", ["-c", 'mkdir -p -- "$(dirname -- "$1")" && cat > "$1"', "sh", path], place, { stdin: true });
+    const child = spawnLimited("/bin/sh", ["-c", 'mkdir -p -- "$(dirname -- "$1")" && cat > "$1"', "sh", seenPath(place, path)], place, { stdin: true });
     let errors = "";
     child.stderr!.on("data", (d: Buffer) => (errors = (errors + d.toString("utf8")).slice(0, 500)));
     child.stdout!.resume();

@@ -8,7 +8,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import { chmod, chown, mkdir, readdir, readFile, rm, stat } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { dirname, join, relative } from "node:path";
+import { ISOLATED_WORKSPACE, spawnIsolated, type Isolation } from "./isolation.js";
 
 export const SANDBOX_TIMEOUT_MS = 30_000;
 export const SANDBOX_OUTPUT_BYTES = 64 * 1024;
@@ -36,9 +37,37 @@ export interface SandboxLimits {
 
 /** Where and as whom a session's processes run, and under which limits. */
 export interface SandboxPlace {
+  /** The workspace on this machine. */
   cwd: string;
   user: SandboxUser | null;
   limits: SandboxLimits;
+  /** Namespaces around each process (a deployment's local backend, `isolation.ts`); needs `user`. */
+  isolation?: Isolation | null;
+  /** Variables beyond the sandbox's own (a deployment's secrets), for the processes that run the agent's commands. */
+  env?: Record<string, string>;
+}
+
+/** Variables of a tool's processes: the deployment's secrets, as the placement read them when the tool ran; or why not. */
+export type ToolEnvironment = { ok: true; env: Record<string, string> } | { ok: false; problem: string };
+
+/** Where a session's tools run, as the worker's placement decided it (`actors/placement.ts`). */
+export interface ToolPlace {
+  /** The workspace on this machine. */
+  workspace: string;
+  /** The user tool processes and files belong to, when the worker can switch users. */
+  user: SandboxUser | null;
+  isolation: Isolation | null;
+  /** Whether every process of `user` is this session's (a deployment's user is shared by all its threads). */
+  soleUser: boolean;
+  /** Makes the workspace when it is missing. */
+  prepare(): Promise<void>;
+  /** The variables for processes that run the agent's commands, read now. */
+  environment(): Promise<ToolEnvironment>;
+}
+
+/** A path in the workspace (on this machine) as the place's processes see it. */
+export function seenPath(place: SandboxPlace, path: string): string {
+  return place.isolation && place.user ? join(ISOLATED_WORKSPACE, relative(place.cwd, path)) : path;
 }
 
 const FIRST_SANDBOX_UID = 100_000;
@@ -80,16 +109,24 @@ export async function removeWorkspace(workspace: string): Promise<void> {
 /**
  * Starts `command` under the limits, in a process group of its own (its pid is the group's id), with
  * stdout and stderr piped and stdin piped only when asked. `prlimit` sets the limits (soft and hard, so
- * they cannot be raised again) and then becomes the command.
+ * they cannot be raised again) and then becomes the command. With `isolation`, that happens inside the
+ * local backend's namespaces (`isolation.ts`).
  */
 export function spawnLimited(command: string, args: string[], place: SandboxPlace, opts: { stdin?: boolean; background?: boolean } = {}): ChildProcess {
   const { cwd, user, limits } = place;
-  const stdin = opts.stdin === true;
+  const isolation = user ? place.isolation : null;
+  const stdin = opts.stdin === true ? "pipe" : "ignore";
   const rlimits = [`--data=${limits.memoryBytes}`, `--fsize=${limits.fileBytes}`, "--core=0", ...(user ? [`--nproc=${SANDBOX_PROCESSES}`] : [])];
-  return spawn("prlimit", [...rlimits, "--", command, ...args], {
+  const home = isolation ? ISOLATED_WORKSPACE : cwd;
+  const env: Record<string, string> = { PATH: "/usr/local/bin:/usr/bin:/bin", HOME: home, LANG: "C.UTF-8", TMPDIR: isolation ? "/tmp" : cwd, ...(opts.background ? { [BACKGROUND_MARK]: "1" } : {}) };
+  // The sandbox's own variables are not the deployment's to change (nor the background mark).
+  const extra = Object.fromEntries(Object.entries(place.env ?? {}).filter(([name]) => !(name in env) && name !== BACKGROUND_MARK));
+  const argv = ["prlimit", ...rlimits, "--", command, ...args];
+  if (isolation && user) return spawnIsolated(argv, { workspace: cwd, isolation, user }, env, extra, stdin);
+  return spawn(argv[0]!, argv.slice(1), {
     cwd,
-    env: { PATH: "/usr/local/bin:/usr/bin:/bin", HOME: cwd, LANG: "C.UTF-8", TMPDIR: cwd, ...(opts.background ? { [BACKGROUND_MARK]: "1" } : {}) },
-    stdio: [stdin ? "pipe" : "ignore", "pipe", "pipe"],
+    env: { ...extra, ...env },
+    stdio: [stdin, "pipe", "pipe"],
     detached: true,
     ...(user ? { uid: user.uid, gid: user.gid } : {}),
   });

@@ -5,12 +5,11 @@
  * `process` and of a background start are JSON objects, as in the open harness these tools follow.
  */
 import { BackgroundProcesses, type BackgroundProcess } from "./background.js";
-import { killUser, runInSandbox, runsBackground, sandboxUser, SANDBOX_TIMEOUT_MS, type SandboxLimits, type SandboxPlace, type SandboxUser } from "./sandbox.js";
+import { redactor } from "./redact.js";
+import { killUser, runInSandbox, runsBackground, sandboxUser, SANDBOX_TIMEOUT_MS, type SandboxLimits, type SandboxPlace, type ToolPlace } from "./sandbox.js";
 
-export interface TerminalContext {
+export interface TerminalContext extends ToolPlace {
   sessionId: string;
-  workspace: string;
-  user: SandboxUser | null;
   signal: AbortSignal;
 }
 
@@ -78,8 +77,15 @@ export class TerminalTools {
     this.processes = new BackgroundProcesses(backgroundTimeoutMs);
   }
 
+  /** Where the service's own helper processes run for the session (file writes, searches): no deployment variables. */
   place(ctx: TerminalContext): SandboxPlace {
-    return { cwd: ctx.workspace, user: ctx.user, limits: this.limits };
+    return { cwd: ctx.workspace, user: ctx.user, limits: this.limits, isolation: ctx.isolation };
+  }
+
+  /** Where the agent's commands run: with the deployment's variables, read now (a rotated secret applies from the next command on). */
+  private async agentPlace(ctx: TerminalContext): Promise<SandboxPlace | string> {
+    const environment = await ctx.environment();
+    return environment.ok ? { ...this.place(ctx), env: environment.env } : environment.problem;
   }
 
   /** `terminal {command, background?, timeout?}`, its input already checked against its schema. */
@@ -87,7 +93,9 @@ export class TerminalTools {
     const command = String(input.command);
     const timeoutMs = typeof input.timeout === "number" ? input.timeout * 1000 : undefined;
     if (input.background !== true) return this.run("/bin/sh", ["-c", command], ctx, timeoutMs);
-    const started = this.processes.start(ctx.sessionId, command, this.place(ctx), timeoutMs);
+    const place = await this.agentPlace(ctx);
+    if (typeof place === "string") return fail(place);
+    const started = this.processes.start(ctx.sessionId, command, place, timeoutMs);
     if ("problem" in started) return fail(started.problem);
     const p = started.process;
     return answer({ id: p.id, pid: p.child.pid ?? null, status: "running", note: "started in the background; use the process tool with this id (poll, log, wait, write, kill)" });
@@ -97,11 +105,22 @@ export class TerminalTools {
    * Runs a command of the agent's in the foreground. Its group is killed when it ends; with no background
    * process of the session running (on any worker of this machine: they carry a mark /proc shows), so
    * is every process of the session's user: what left the group (`setsid`) does not outlive the call.
+   * Not a deployment's user, which its other threads share: isolated, the command's PID namespace ends
+   * with it anyway; not isolated, what left the group lives until the deployment's teardown.
    */
   async run(command: string, args: string[], ctx: TerminalContext, timeoutMs = SANDBOX_TIMEOUT_MS): Promise<TerminalOutcome> {
-    const result = await runInSandbox(command, args, this.place(ctx), ctx.signal, timeoutMs);
-    if (ctx.user && !(await runsBackground(ctx.user))) await killUser(ctx.user);
-    return result;
+    const place = await this.agentPlace(ctx);
+    if (typeof place === "string") return fail(place);
+    const result = await runInSandbox(command, args, place, ctx.signal, timeoutMs);
+    if (ctx.user && ctx.soleUser && !(await runsBackground(ctx.user))) await killUser(ctx.user);
+    return { ok: result.ok, text: redactor(place.env ?? {})(result.text) };
+  }
+
+  /** A background process's answer, its output without the deployment's secret values (as they are now). */
+  private async shown(ctx: TerminalContext, value: Record<string, unknown>): Promise<TerminalOutcome> {
+    if (typeof value.output !== "string" || value.output === "") return answer(value);
+    const environment = await ctx.environment();
+    return answer({ ...value, output: redactor(environment.ok ? environment.env : {})(value.output) });
   }
 
   /** `process {action, id?, data?, timeout?, offset?, limit?}`, its input already checked against its schema. */
@@ -113,17 +132,17 @@ export class TerminalTools {
     if (!p) return fail(this.processes.issued(input.id) ? `no background process ${input.id} in this session (process list shows them)` : elsewhere(input.id));
     switch (action) {
       case "poll":
-        return answer(poll(p));
+        return this.shown(ctx, poll(p));
       case "log":
-        return answer(log(p, typeof input.offset === "number" ? input.offset : undefined, typeof input.limit === "number" ? input.limit : DEFAULT_LOG_LINES));
+        return this.shown(ctx, log(p, typeof input.offset === "number" ? input.offset : undefined, typeof input.limit === "number" ? input.limit : DEFAULT_LOG_LINES));
       case "wait": {
         await p.settled((typeof input.timeout === "number" ? input.timeout : DEFAULT_WAIT_S) * 1000, ctx.signal);
-        return answer({ ...poll(p), ...(p.running ? { timed_out: true } : {}) });
+        return this.shown(ctx, { ...poll(p), ...(p.running ? { timed_out: true } : {}) });
       }
       case "kill":
         p.stop("killed with process kill");
         await p.settled(5_000);
-        return answer(poll(p));
+        return this.shown(ctx, poll(p));
       default: {
         if (typeof input.data !== "string") return fail("input.data is required for write: the text to send to the process's input");
         const problem = await p.write(input.data);

@@ -14,6 +14,7 @@ import { Routes } from "../route.js";
 import { deploymentAutomationRoutes } from "../routes/deployment-automations.js";
 import { deploymentRoutes } from "../routes/deployments.js";
 import { deploymentWebhookRoutes } from "../routes/deployment-webhooks.js";
+import { secretRoutes } from "../routes/deployment-secrets.js";
 import { deploymentThreadRoutes } from "../routes/deployment-threads.js";
 import type { DeploymentServices } from "./context.js";
 
@@ -64,6 +65,7 @@ export function createDeploymentsApp(services: DeploymentServices): Koa<AppState
   deploymentThreadRoutes(api, services);
   deploymentAutomationRoutes(api, services);
   deploymentWebhookRoutes(api, services);
+  secretRoutes(api, services);
 
   app.use(errors(services.log));
   app.use(open.router.routes());

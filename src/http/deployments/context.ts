@@ -5,7 +5,9 @@ import type { AccessService } from "../../services/access.js";
 import type { AutomationService } from "../../services/automations.js";
 import type { DeploymentService } from "../../services/deployments.js";
 import type { DeploymentThreads } from "../../services/deployment-threads.js";
+import type { SecretService } from "../../services/secrets.js";
 import type { FilesystemWebhooks } from "../../services/filesystem-webhooks.js";
+import type { DeploymentDoc } from "../../store/deployments.js";
 import type { WebhookDeliveryStore } from "../../store/webhook-deliveries.js";
 import type { EventStreams } from "../../services/event-stream.js";
 import type { Validator } from "../validate.js";
@@ -20,7 +22,8 @@ export interface DeploymentServices {
   threads: DeploymentThreads;
   streams: EventStreams<Buffer>;
   webhooks: FilesystemWebhooks;
+  secrets: SecretService;
   deliveries: WebhookDeliveryStore;
-  /** Where a deployment's workspace is, as its tools see it. */
-  workspacePath: string;
+  /** Where a deployment's workspace is, as its tools see it (`/workspace` when isolated). */
+  workspacePathOf(d: DeploymentDoc): string;
 }

@@ -5,5 +5,5 @@ import type { Placement } from "./present.js";
 
 export function placementOf(services: DeploymentServices, ctx: Context): Placement {
   // Without a configured public address, the one the caller used (Koa reads Host; proxies are not trusted).
-  return { baseUrl: services.config.deploymentsPublicUrl ?? `${ctx.protocol}://${ctx.host}`, workspacePath: services.workspacePath };
+  return { baseUrl: services.config.deploymentsPublicUrl ?? `${ctx.protocol}://${ctx.host}`, workspacePathOf: services.workspacePathOf };
 }

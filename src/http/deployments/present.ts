@@ -1,11 +1,11 @@
 /** Deployment records → the deployments interface's bodies (snake_case, as its document writes them). */
 import type { DeploymentDoc } from "../../store/deployments.js";
 
-/** Where things are, as callers see them: the interface's address, and the workspace's path in the sandbox. */
+/** Where things are, as callers see them: the interface's address, and a workspace's path as its tools see it. */
 export interface Placement {
   /** The interface's base address, e.g. `https://deploy.example.com` (no trailing slash). */
   baseUrl: string;
-  workspacePath: string;
+  workspacePathOf(d: DeploymentDoc): string;
 }
 
 function placed(d: DeploymentDoc, where: Placement) {
@@ -16,7 +16,7 @@ function placed(d: DeploymentDoc, where: Placement) {
     status: d.status,
     model: d.settings.model,
     thread_id: d.threadId,
-    filesystem: { workspace_path: where.workspacePath, persistent: d.sandbox.persistentFilesystem },
+    filesystem: { workspace_path: where.workspacePathOf(d), persistent: d.sandbox.persistentFilesystem },
     events: { transport: "sse" as const, url: `${where.baseUrl}/v1/deployments/${d._id}/events` },
   };
 }

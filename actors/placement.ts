@@ -1,0 +1,133 @@
+/**
+ * Where a session's tools run: the one place that decides it, for the tool settler, the preparation
+ * and the reaper.
+ *   - An ordinary session: its own workspace `<root>/<ses_id>` and its own user; the reaper removes the
+ *     workspace when the session is deleted.
+ *   - A deployment's thread (`deploymentId`): the deployment's workspace `<root>/<dep_id>`, shared by all
+ *     its threads and never removed when one ends (the deployment's teardown does); without a persistent
+ *     filesystem, a workspace of the thread's own, copied from the deployment's files; its user, isolated
+ *     when its sandbox is enabled and the machine can (`src/tools/isolation.ts`), and its secrets as
+ *     variables of the processes that run the agent's commands, read when each starts: a rotated secret
+ *     or a changed map applies from the next one on. Decrypted values live only for that start.
+ * A deployment's sandbox setting never changes, so it is cached; its secrets map is read each time.
+ */
+import type { Logger } from "../src/log.js";
+import { Lru } from "../src/lru.js";
+import { isAppError } from "../src/errors.js";
+import type { DeploymentSandbox } from "../src/domain/deployments.js";
+import type { DeploymentSecretRefs } from "../src/store/deployment-secret-refs.js";
+import { deploymentIsolation, prepareDeploymentWorkspace, prepareThreadWorkspace, runsIsolated } from "../src/tools/deployment-workspace.js";
+import { deploymentWorkspaceOf } from "../src/tools/deployment-files.js";
+import { prepareWorkspace, sandboxUser, workspaceOf, type ToolEnvironment, type ToolPlace } from "../src/tools/sandbox.js";
+import type { SessionFacts } from "./session-records.js";
+
+/** Bytes of variables (names, values, separators) a process gets at most: half of what `execve` takes on Linux, leaving room for the command. */
+export const ENVIRONMENT_BYTES_MAX = 1024 * 1024;
+/** Deployments whose sandbox setting is remembered. */
+const REMEMBERED = 10_000;
+
+export interface SecretResolver {
+  resolve(orgId: string, map: Record<string, string>): Promise<Record<string, string>>;
+}
+
+export interface PlacementDeps {
+  workspaceRoot: string;
+  deployments: DeploymentSecretRefs;
+  secrets: SecretResolver;
+  logger: Logger;
+}
+
+const NO_VARIABLES: ToolEnvironment = { ok: true, env: {} };
+const GONE = "the deployment this thread belongs to is being deleted; its tools no longer run";
+
+export class Placements {
+  private readonly sandboxes = new Lru<string, DeploymentSandbox>(REMEMBERED);
+  private told = false;
+
+  constructor(private readonly deps: PlacementDeps) {}
+
+  /** Where the session's tools run; null for a deployment's thread whose deployment is gone (or being deleted). */
+  async of(session: Pick<SessionFacts, "_id" | "orgId" | "deploymentId">): Promise<ToolPlace | null> {
+    const root = this.deps.workspaceRoot;
+    if (!session.deploymentId) {
+      const workspace = this.ownWorkspace(session._id)!;
+      const user = sandboxUser(session._id);
+      return { workspace, user, isolation: null, soleUser: true, prepare: () => prepareWorkspace(workspace, user), environment: async () => NO_VARIABLES };
+    }
+    const deploymentId = session.deploymentId;
+    const workspace = deploymentWorkspaceOf(root, deploymentId);
+    const sandbox = workspace && (await this.sandboxOf(session.orgId, deploymentId));
+    if (!workspace || !sandbox) return null;
+    const isolated = runsIsolated(sandbox);
+    this.tell(sandbox);
+    if (!sandbox.persistentFilesystem) {
+      const own = this.ownWorkspace(session._id)!;
+      return {
+        workspace: own,
+        user: sandboxUser(deploymentId),
+        isolation: isolated ? deploymentIsolation(root, deploymentId) : null,
+        soleUser: false,
+        prepare: () => prepareThreadWorkspace(root, deploymentId, own),
+        environment: () => this.environment(session.orgId, deploymentId),
+      };
+    }
+    return {
+      workspace,
+      user: sandboxUser(deploymentId),
+      isolation: isolated ? deploymentIsolation(root, deploymentId) : null,
+      soleUser: false,
+      prepare: () => prepareDeploymentWorkspace(root, deploymentId),
+      environment: () => this.environment(session.orgId, deploymentId),
+    };
+  }
+
+  /** Makes the session's workspace ahead of its first tool (a preparation hint): the deployment's for its threads. */
+  async prepare(session: { id: string; deploymentId?: string | undefined }): Promise<void> {
+    if (session.deploymentId) return prepareDeploymentWorkspace(this.deps.workspaceRoot, session.deploymentId);
+    const workspace = this.ownWorkspace(session.id);
+    if (workspace) await prepareWorkspace(workspace, sandboxUser(session.id));
+  }
+
+  /**
+   * The workspace that is the session's alone, removed with it (null for a string that is not a session
+   * id). A deployment's thread never has one there: its tools use the deployment's.
+   */
+  ownWorkspace(sessionId: string): string | null {
+    return workspaceOf(this.deps.workspaceRoot, sessionId);
+  }
+
+  private async sandboxOf(orgId: string, deploymentId: string): Promise<DeploymentSandbox | null> {
+    const cached = this.sandboxes.get(deploymentId);
+    if (cached) return cached;
+    const place = await this.deps.deployments.place(deploymentId);
+    if (!place || place.orgId !== orgId) return null;
+    this.sandboxes.set(deploymentId, place.sandbox);
+    return place.sandbox;
+  }
+
+  /** The deployment's secrets as variables, read now; why not as the tool's answer (never with a value in it). */
+  private async environment(orgId: string, deploymentId: string): Promise<ToolEnvironment> {
+    const place = await this.deps.deployments.place(deploymentId);
+    if (!place || place.orgId !== orgId) return { ok: false, problem: GONE };
+    let env: Record<string, string>;
+    try {
+      env = await this.deps.secrets.resolve(orgId, place.secrets);
+    } catch (err) {
+      if (isAppError(err, "invalid_secret_ref", "unavailable")) return { ok: false, problem: `the deployment's secrets cannot be given to the command: ${err.message}` };
+      throw err;
+    }
+    const bytes = Object.entries(env).reduce((n, [name, value]) => n + Buffer.byteLength(name) + Buffer.byteLength(value) + 2, 0);
+    if (bytes > ENVIRONMENT_BYTES_MAX) {
+      return { ok: false, problem: `the deployment's secrets come to ${bytes} bytes of environment, over the ${ENVIRONMENT_BYTES_MAX} a command may be given; remove some from its secrets map` };
+    }
+    return { ok: true, env };
+  }
+
+  /** Says once, at the first deployment thread, which backend its tools get. */
+  private tell(sandbox: DeploymentSandbox): void {
+    if (this.told) return;
+    this.told = true;
+    if (runsIsolated({ enabled: true })) this.deps.logger.info("deployment threads run on the local sandbox backend, isolated with namespaces", { requestedType: sandbox.type });
+    else this.deps.logger.warn("deployment threads run without namespaces: the worker is not root or cannot unshare; each deployment still has a user of its own (when root) and its limits");
+  }
+}

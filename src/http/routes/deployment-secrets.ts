@@ -1,0 +1,43 @@
+/**
+ * The account's secrets: values kept encrypted, referenced from deployments as `sec_<id>` and given to
+ * their tool processes as environment variables. A value is written, never read back.
+ */
+import { secretCreateSchema } from "../../../schemas/secret-create.js";
+import { secretDeletedSchema } from "../../../schemas/secret-deleted.js";
+import { secretListSchema } from "../../../schemas/secret-list.js";
+import { secretListQuerySchema } from "../../../schemas/secret-list-query.js";
+import { secretPathSchema } from "../../../schemas/secret-path.js";
+import { secretUpdateSchema } from "../../../schemas/secret-update.js";
+import { secretSchema } from "../../../schemas/secret.js";
+import type { DeploymentServices } from "../deployments/context.js";
+import { presentSecret, presentSecretList } from "../deployments/present-secret.js";
+import type { Routes } from "../route.js";
+
+export function secretRoutes(routes: Routes, { secrets }: DeploymentServices): void {
+  const tag = "Secrets";
+  const one = "/v1/secrets/:secret_id";
+
+  routes.add(
+    { method: "post", path: "/v1/secrets", operationId: "createSecret", summary: "Store a secret; answers its reference (`sec_…`), never the value", tag, scope: "deployments:write", body: secretCreateSchema, success: { status: 201, schema: secretSchema } },
+    async ({ orgId, body }) => ({ status: 201, body: presentSecret(await secrets.create(orgId, body)) }),
+  );
+  routes.add(
+    { method: "get", path: "/v1/secrets", operationId: "listSecrets", summary: "The account's secrets, newest first (names and times only)", tag, scope: "deployments:read", query: secretListQuerySchema, success: { status: 200, schema: secretListSchema } },
+    async ({ orgId, query }) => ({ body: presentSecretList(await secrets.list(orgId, { limit: query.limit ?? 20, ...(query.cursor ? { cursor: query.cursor } : {}) })) }),
+  );
+  routes.add(
+    { method: "get", path: one, operationId: "getSecret", summary: "Get a secret's name and times", tag, scope: "deployments:read", params: secretPathSchema, success: { status: 200, schema: secretSchema } },
+    async ({ orgId, params }) => ({ body: presentSecret(await secrets.get(orgId, params.secret_id)) }),
+  );
+  routes.add(
+    { method: "patch", path: one, operationId: "updateSecret", summary: "Rotate a secret's value or rename it; deployments use the new value from their next command", tag, scope: "deployments:write", params: secretPathSchema, body: secretUpdateSchema, success: { status: 200, schema: secretSchema } },
+    async ({ orgId, params, body }) => ({ body: presentSecret(await secrets.replaceValue(orgId, params.secret_id, body)) }),
+  );
+  routes.add(
+    { method: "delete", path: one, operationId: "deleteSecret", summary: "Delete a secret (refused while a deployment references it)", tag, scope: "deployments:write", params: secretPathSchema, success: { status: 200, schema: secretDeletedSchema }, errors: [409] },
+    async ({ orgId, params }) => {
+      await secrets.delete(orgId, params.secret_id);
+      return { body: { secret_id: params.secret_id, status: "deleted" } };
+    },
+  );
+}
