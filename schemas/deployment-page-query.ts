@@ -1,4 +1,4 @@
-/** DeploymentPageQuery: a page of a list under a deployment (threads, webhook deliveries). */
+/** DeploymentPageQuery: a page of a list of the deployments interface (threads, webhook deliveries, secrets). */
 export const deploymentPageQuerySchema = {
   $id: "deployment-page-query",
   title: "DeploymentPageQuery",

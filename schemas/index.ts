@@ -61,7 +61,6 @@ import { credentialUpdateSchema } from "./credential-update.js";
 import { secretSchema } from "./secret.js";
 import { secretCreateSchema } from "./secret-create.js";
 import { secretListSchema } from "./secret-list.js";
-import { secretListQuerySchema } from "./secret-list-query.js";
 import { secretPathSchema } from "./secret-path.js";
 import { secretUpdateSchema } from "./secret-update.js";
 import { secretDeletedSchema } from "./secret-deleted.js";
@@ -175,7 +174,6 @@ export const REQUEST_SCHEMAS = [
   roleSchema,
   sandboxWarmSchema,
   secretCreateSchema,
-  secretListQuerySchema,
   secretPathSchema,
   secretUpdateSchema,
   secretValueSchema,

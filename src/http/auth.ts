@@ -5,12 +5,18 @@
  * rest of the request instead of preceding it. A request no handler took still answers `429` past the
  * ceiling, as the count is awaited here last.
  */
-import type { Middleware } from "koa";
+import type { Context, Middleware } from "koa";
+import type { Principal } from "../store/organizations.js";
 import type { AppState, Services } from "./context.js";
 
-export function authenticate(services: Services): Middleware<AppState> {
+export function authenticate(services: Pick<Services, "access">): Middleware<AppState> {
+  return authenticateBy(services, async (ctx) => services.access.identify(ctx.get("x-api-key")));
+}
+
+/** The same for any way of presenting a key (`identify` resolves it, or throws `unauthorized`/`forbidden`). */
+export function authenticateBy(services: Pick<Services, "access">, identify: (ctx: Context) => Promise<Principal>): Middleware<AppState> {
   return async (ctx, next) => {
-    const principal = await services.access.identify(ctx.get("x-api-key"));
+    const principal = await identify(ctx);
     const ceiling = services.access.charge(principal);
     ceiling.catch(() => undefined); // observed below; until then a refusal must not count as unhandled
     ctx.state.principal = principal;

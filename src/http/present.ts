@@ -140,3 +140,9 @@ export function presentRun(r: RunDoc) {
     finishedAt: isoOrNull(r.finishedAt),
   };
 }
+
+/** A page of durable events after a sequence: `pagination.after` is the last sequence on it (or the one asked for). */
+export function presentEventPage(page: { data: { sequence: number }[]; hasMore: boolean }, after: number, limit: number) {
+  const last = page.data[page.data.length - 1];
+  return { object: "list" as const, data: page.data, pagination: { after: last ? last.sequence : after, hasMore: page.hasMore, limit } };
+}

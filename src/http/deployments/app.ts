@@ -7,6 +7,7 @@ import Router from "@koa/router";
 import Koa, { type Middleware } from "koa";
 import { healthSchema } from "../../../schemas/health.js";
 import { openapiDocumentSchema } from "../../../schemas/openapi-document.js";
+import { authenticateBy } from "../auth.js";
 import type { AppState } from "../context.js";
 import { bodyParser, errors, requireJson } from "../middleware.js";
 import { buildOpenApi, type DocumentIdentity } from "../openapi.js";
@@ -26,22 +27,13 @@ const DOCUMENT: DocumentIdentity = {
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 
-/** `Authorization: Bearer <key>`: resolved to its organization, counted against the key's ceiling; each route checks its scope. */
+/** `Authorization: Bearer <key>`: resolved to its organization and counted against the key's ceiling; each route checks its scope. */
 function bearer(services: DeploymentServices): Middleware<AppState> {
-  return async (ctx, next) => {
+  return authenticateBy(services, (ctx) => {
     const header = ctx.get("authorization");
     const key = BEARER.exec(header)?.[1] ?? "";
-    const principal = await services.access.identify(key, null, header ? "the Authorization header must be `Bearer <API key>`" : "missing Authorization: Bearer header");
-    const ceiling = services.access.charge(principal);
-    ceiling.catch(() => undefined);
-    ctx.state.principal = principal;
-    ctx.state.ceiling = ceiling;
-    try {
-      await next();
-    } finally {
-      await ceiling;
-    }
-  };
+    return services.access.identify(key, null, header ? "the Authorization header must be `Bearer <API key>`" : "missing Authorization: Bearer header");
+  });
 }
 
 const EVENT_PATHS = /^\/v1\/deployments\/[^/]+\/threads\/[^/]+\/events$/;

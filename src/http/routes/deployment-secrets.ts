@@ -2,10 +2,10 @@
  * The account's secrets: values kept encrypted, referenced from deployments as `sec_<id>` and given to
  * their tool processes as environment variables. A value is written, never read back.
  */
+import { deploymentPageQuerySchema } from "../../../schemas/deployment-page-query.js";
 import { secretCreateSchema } from "../../../schemas/secret-create.js";
 import { secretDeletedSchema } from "../../../schemas/secret-deleted.js";
 import { secretListSchema } from "../../../schemas/secret-list.js";
-import { secretListQuerySchema } from "../../../schemas/secret-list-query.js";
 import { secretPathSchema } from "../../../schemas/secret-path.js";
 import { secretUpdateSchema } from "../../../schemas/secret-update.js";
 import { secretSchema } from "../../../schemas/secret.js";
@@ -22,7 +22,7 @@ export function secretRoutes(routes: Routes, { secrets }: DeploymentServices): v
     async ({ orgId, body }) => ({ status: 201, body: presentSecret(await secrets.create(orgId, body)) }),
   );
   routes.add(
-    { method: "get", path: "/v1/secrets", operationId: "listSecrets", summary: "The account's secrets, newest first (names and times only)", tag, scope: "deployments:read", query: secretListQuerySchema, success: { status: 200, schema: secretListSchema } },
+    { method: "get", path: "/v1/secrets", operationId: "listSecrets", summary: "The account's secrets, newest first (names and times only)", tag, scope: "deployments:read", query: deploymentPageQuerySchema, success: { status: 200, schema: secretListSchema } },
     async ({ orgId, query }) => ({ body: presentSecretList(await secrets.list(orgId, { limit: query.limit ?? 20, ...(query.cursor ? { cursor: query.cursor } : {}) })) }),
   );
   routes.add(

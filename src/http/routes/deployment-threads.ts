@@ -23,6 +23,7 @@ import { MAX_UPLOAD_BYTES } from "../../services/deployment-threads.js";
 import type { SessionView } from "../../services/sessions.js";
 import type { DeploymentServices } from "../deployments/context.js";
 import { rateLimitHeaders } from "../errors.js";
+import { presentEventPage } from "../present.js";
 import type { Routes } from "../route.js";
 import { SseTransport } from "../sse.js";
 
@@ -124,9 +125,7 @@ export function deploymentThreadRoutes(routes: Routes, { threads, deployments, s
     },
     async ({ orgId, params, query }) => {
       const after = query.after ?? 0;
-      const page = await threads.history(orgId, params.deployment_id, params.thread_id, after, query.limit);
-      const last = page.data[page.data.length - 1];
-      return { body: { object: "list", data: page.data, pagination: { after: last ? last.sequence : after, hasMore: page.hasMore, limit: query.limit } } };
+      return { body: presentEventPage(await threads.history(orgId, params.deployment_id, params.thread_id, after, query.limit), after, query.limit) };
     },
   );
 

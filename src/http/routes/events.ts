@@ -8,6 +8,7 @@ import { sessionPathSchema } from "../../../schemas/session-path.js";
 import { decodeCursor } from "../../services/event-cursor.js";
 import type { Services } from "../context.js";
 import { rateLimitHeaders } from "../errors.js";
+import { presentEventPage } from "../present.js";
 import type { Routes } from "../route.js";
 import { SseTransport } from "../sse.js";
 
@@ -47,9 +48,7 @@ export function eventRoutes(routes: Routes, { events, streams, config, log }: Se
     },
     async ({ orgId, params, query }) => {
       const after = query.after ?? 0;
-      const page = await events.history(orgId, params.sessionId, after, query.limit);
-      const last = page.data[page.data.length - 1];
-      return { body: { object: "list", data: page.data, pagination: { after: last ? last.sequence : after, hasMore: page.hasMore, limit: query.limit } } };
+      return { body: presentEventPage(await events.history(orgId, params.sessionId, after, query.limit), after, query.limit) };
     },
   );
 
