@@ -67,6 +67,25 @@ describe("deployments: provisioning survives its process dying", () => {
     return { proc, url: `http://127.0.0.1:${port}` };
   }
 
+  it("an update made while provisioning runs is provisioned at once, with the new settings", async () => {
+    const hanging = await gatedMcp(everything);
+    // No sweep comes to help: the holder of the lease provisions the update itself.
+    const server = await startServer({ MCP_TIMEOUT_MS: "1000", DEPLOYMENT_SWEEP_INTERVAL_MS: "3600000" });
+    try {
+      const { api } = await deploymentsClient(server);
+      const created = await api.post("/v1/deployments", deploymentBody({ mcp_servers: [{ name: "slow", url: hanging.url }] }));
+      await hanging.firstArrival;
+      const updated = await api.patch(`/v1/deployments/${created.body.deployment_id}`, { mcp_servers: [] });
+      expect(updated.body.status).to.equal("provisioning");
+      const ready = await settled(api, created.body.deployment_id, 10_000);
+      expect(ready).to.include({ status: "ready", status_reason: null });
+    } finally {
+      await server.close();
+      hanging.open();
+      await hanging.close();
+    }
+  });
+
   it("a deployment whose process was killed mid-provisioning is provisioned by another", async () => {
     const { key } = await deploymentsClient(keys);
     const first = await serviceProcess();

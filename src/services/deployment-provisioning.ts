@@ -39,6 +39,9 @@ export interface ProvisioningDeps {
   leaseMs: number;
 }
 
+/** Provisioning runs one holder of the lease makes in a row while updates keep coming; then the sweep carries on. */
+const MAX_ROUNDS = 5;
+
 /** Threads deleted per page of a teardown. */
 const PAGE = 100;
 
@@ -80,7 +83,7 @@ export class DeploymentProvisioning {
     }
   }
 
-  private async provision(doc: DeploymentDoc): Promise<void> {
+  private async provision(doc: DeploymentDoc, rounds = 1): Promise<void> {
     const { store, logger } = this.deps;
     let reason: string | null = null;
     try {
@@ -96,8 +99,12 @@ export class DeploymentProvisioning {
       reason = err.message;
     }
     const settled = await store.settle(doc._id, doc.revision, reason === null ? "ready" : "error", reason);
-    if (!settled) await store.release(doc._id);
     logger.info("deployment provisioned", { deploymentId: doc._id, status: reason === null ? "ready" : "error", settled });
+    if (settled) return;
+    // Updated meanwhile: provisioned again, at once, with the settings as they are now (the lease is still ours).
+    const now = await store.byId(doc._id);
+    if (now && !now.deleting && now.status === "provisioning" && now.revision !== doc.revision && rounds < MAX_ROUNDS) await this.provision(now, rounds + 1);
+    else await store.release(doc._id);
   }
 
   /** The agent, made under the id chosen at create, or moved to the deployment's current settings (a new version when they differ). */
