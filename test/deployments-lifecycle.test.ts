@@ -82,6 +82,7 @@ describe("deployments: skills, provisioning errors and deletion", () => {
     expect(failed.status).to.equal("error");
     expect(failed.status_reason).to.match(/^MCP server down could not be reached: /);
     expectError(await api.post(`/v1/deployments/${failed.deployment_id}/threads`, {}), 409, "invalid_state");
+    expectError(await api.get(`/v1/deployments/${failed.deployment_id}/events`), 409, "invalid_state");
     expect((await api.get(`/v1/deployments?status=error`)).body.data.map((x: any) => x.deployment_id)).to.include(failed.deployment_id);
     const fixed = await api.patch(`/v1/deployments/${failed.deployment_id}`, { mcp_servers: [] });
     expect(fixed.body.status).to.equal("provisioning");

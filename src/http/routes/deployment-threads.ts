@@ -17,7 +17,7 @@ import { eventListSchema } from "../../../schemas/event-list.js";
 import { eventsAcceptedSchema } from "../../../schemas/events-accepted.js";
 import { eventsListQuerySchema } from "../../../schemas/events-list-query.js";
 import { eventsPostSchema } from "../../../schemas/events-post.js";
-import { validationError } from "../../errors.js";
+import { AppError, validationError } from "../../errors.js";
 import { decodeCursor } from "../../services/event-cursor.js";
 import { MAX_UPLOAD_BYTES } from "../../services/deployment-threads.js";
 import type { SessionView } from "../../services/sessions.js";
@@ -147,7 +147,7 @@ export function deploymentThreadRoutes(routes: Routes, { threads, deployments, s
       const d = await deployments.get(orgId, params.deployment_id);
       const threadId = query.thread_id ?? d.threadId;
       if (query.thread_id !== undefined) await threads.thread(orgId, d._id, threadId);
-      else if (d.status === "provisioning") throw validationError("thread_id: the deployment is provisioning; its default thread streams once it is ready");
+      else if (d.status !== "ready") throw new AppError("invalid_state", `the deployment is ${d.status}; its default thread streams once it is ready`);
       const lastEventId = ctx.get("last-event-id");
       const start = lastEventId ? decodeCursor(threadId, lastEventId) : query.after !== undefined ? { sequence: query.after, liveId: null } : null;
       ctx.respond = false;
