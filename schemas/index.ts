@@ -27,6 +27,7 @@ import { automationRunListSchema } from "./automation-run-list.js";
 import { deletedSchema } from "./deleted.js";
 import { deploymentSchema } from "./deployment.js";
 import { deploymentAutomationPathSchema } from "./deployment-automation-path.js";
+import { deploymentCreditsSchema } from "./deployment-credits.js";
 import { deploymentCreateSchema } from "./deployment-create.js";
 import { deploymentCreatedSchema } from "./deployment-created.js";
 import { deploymentDeleteQuerySchema } from "./deployment-delete-query.js";
@@ -244,6 +245,7 @@ export const RESPONSE_SCHEMAS = [
   vaultSchema,
   vaultListSchema,
   secretDeletedSchema,
+  deploymentCreditsSchema,
 ] as const;
 
 export const SCHEMAS = [...REQUEST_SCHEMAS, ...RESPONSE_SCHEMAS] as const;

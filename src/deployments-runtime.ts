@@ -27,7 +27,7 @@ import { DeploymentProvisioning } from "./services/deployment-provisioning.js";
 import { SkillSources } from "./services/deployment-skills.js";
 import { DeploymentThreads } from "./services/deployment-threads.js";
 import { LocalWorkspaces } from "./services/deployment-workspaces.js";
-import { DeploymentService, type CreditCheck } from "./services/deployments.js";
+import { DeploymentService } from "./services/deployments.js";
 import { AutomationRunStore } from "./store/automation-runs.js";
 import { DeploymentStore } from "./store/deployments.js";
 import { MemoryStore } from "./store/memories.js";
@@ -71,7 +71,7 @@ export interface CoreParts {
   streams: EventStreams<Buffer>;
 }
 
-export function buildDeployments(c: CoreParts, account: { credits: CreditCheck; secrets: SecretService }) {
+export function buildDeployments(c: CoreParts, account: { credits: CreditService; secrets: SecretService }) {
   const { config, log, mongo } = c;
   const store = new DeploymentStore(mongo.db);
   const workspaces = new LocalWorkspaces(config.workspaceRoot, new SnapshotStore(mongo.db), config.snapshotRetentionMs, log);
@@ -131,6 +131,7 @@ export function buildDeployments(c: CoreParts, account: { credits: CreditCheck; 
     webhooks,
     deliveries,
     secrets: account.secrets,
+    credits: account.credits,
     workspacePathOf: (d) => deploymentWorkspacePath(config.workspaceRoot, d),
   };
   const dreams = new DeploymentDreams({ store, sessionStore: c.sessionStore, sessions: c.sessions, events: c.events, logger: log, idleMs: config.dreamIdleMs });

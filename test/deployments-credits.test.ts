@@ -13,6 +13,7 @@ describe("deployments: credits", () => {
 
   it("refuses create and update with 402 insufficient_credits when the account has none", async () => {
     const { api } = await deploymentsClient(svc.server, undefined, undefined, 0);
+    expect((await api.get("/v1/credits")).body).to.deep.equal({ metered: false, balance_usd: "0.000000" });
     const res = await api.post("/v1/deployments", deploymentBody());
     expectError(res, 402, "insufficient_credits");
     const { api: funded, orgId } = await deploymentsClient(svc.server);
@@ -33,6 +34,8 @@ describe("deployments: credits", () => {
     expect(cost).to.be.greaterThan(1_000);
     const balance = await until(() => svc.server.services.credits.balance(orgId), (b) => b.balanceMicros === 1_000 - cost, 10_000, "the debit");
     expect(balance.balanceMicros).to.be.lessThan(0);
+    const shown = await until(() => api.get("/v1/credits"), (r) => r.body.balance_usd === `-${((cost - 1_000) / 1e6).toFixed(6)}`, 5_000, "the balance shown");
+    expect(shown.body.metered).to.equal(true);
     expectError(await api.post(`/v1/deployments/${d.deployment_id}/threads/${d.thread_id}/events`, { events: [userMessage("again")] }), 402, "insufficient_credits");
 
     // A turn that starts without a request of the caller (an automation run) is refused before any model call.

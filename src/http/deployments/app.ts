@@ -15,7 +15,7 @@ import { Routes } from "../route.js";
 import { deploymentAutomationRoutes } from "../routes/deployment-automations.js";
 import { deploymentRoutes } from "../routes/deployments.js";
 import { deploymentWebhookRoutes } from "../routes/deployment-webhooks.js";
-import { secretRoutes } from "../routes/deployment-secrets.js";
+import { accountRoutes } from "../routes/deployment-account.js";
 import { deploymentThreadRoutes } from "../routes/deployment-threads.js";
 import type { DeploymentServices } from "./context.js";
 
@@ -57,7 +57,7 @@ export function createDeploymentsApp(services: DeploymentServices): Koa<AppState
   deploymentThreadRoutes(api, services);
   deploymentAutomationRoutes(api, services);
   deploymentWebhookRoutes(api, services);
-  secretRoutes(api, services);
+  accountRoutes(api, services);
 
   app.use(errors(services.log));
   app.use(open.router.routes());

@@ -5,6 +5,7 @@ import type { AccessService } from "../../services/access.js";
 import type { AutomationService } from "../../services/automations.js";
 import type { DeploymentService } from "../../services/deployments.js";
 import type { DeploymentThreads } from "../../services/deployment-threads.js";
+import type { CreditService } from "../../services/credits.js";
 import type { SecretService } from "../../services/secrets.js";
 import type { FilesystemWebhooks } from "../../services/filesystem-webhooks.js";
 import type { DeploymentDoc } from "../../store/deployments.js";
@@ -23,6 +24,7 @@ export interface DeploymentServices {
   streams: EventStreams<Buffer>;
   webhooks: FilesystemWebhooks;
   secrets: SecretService;
+  credits: CreditService;
   deliveries: WebhookDeliveryStore;
   /** Where a deployment's workspace is, as its tools see it (`/workspace` when isolated). */
   workspacePathOf(d: DeploymentDoc): string;

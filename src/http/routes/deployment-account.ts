@@ -1,7 +1,9 @@
 /**
- * The account's secrets: values kept encrypted, referenced from deployments as `sec_<id>` and given to
- * their tool processes as environment variables. A value is written, never read back.
+ * What the account holds for its deployments: its secrets (values kept encrypted, referenced from
+ * deployments as `sec_<id>` and given to their tool processes as environment variables; a value is
+ * written, never read back) and its credit balance.
  */
+import { deploymentCreditsSchema } from "../../../schemas/deployment-credits.js";
 import { deploymentPageQuerySchema } from "../../../schemas/deployment-page-query.js";
 import { secretCreateSchema } from "../../../schemas/secret-create.js";
 import { secretDeletedSchema } from "../../../schemas/secret-deleted.js";
@@ -9,11 +11,20 @@ import { secretListSchema } from "../../../schemas/secret-list.js";
 import { secretPathSchema } from "../../../schemas/secret-path.js";
 import { secretUpdateSchema } from "../../../schemas/secret-update.js";
 import { secretSchema } from "../../../schemas/secret.js";
+import { formatUsd } from "../../domain/credits.js";
 import type { DeploymentServices } from "../deployments/context.js";
 import { presentSecret, presentSecretList } from "../deployments/present-secret.js";
 import type { Routes } from "../route.js";
 
-export function secretRoutes(routes: Routes, { secrets }: DeploymentServices): void {
+export function accountRoutes(routes: Routes, { secrets, credits }: DeploymentServices): void {
+  routes.add(
+    { method: "get", path: "/v1/credits", operationId: "getCredits", summary: "The account's credit balance", tag: "Credits", scope: "deployments:read", success: { status: 200, schema: deploymentCreditsSchema } },
+    async ({ orgId }) => {
+      const { metered, balanceMicros } = await credits.balance(orgId);
+      return { body: { metered, balance_usd: formatUsd(balanceMicros) } };
+    },
+  );
+
   const tag = "Secrets";
   const one = "/v1/secrets/:secret_id";
 
