@@ -5,6 +5,7 @@ import { startEverythingServer, type McpTestServer } from "./support/mcp-servers
 import { listenLoopback } from "./support/mcp-tools.js";
 import { freePort, startProcess, type ServiceProcess } from "./support/processes.js";
 import { LOOPBACK, client, startServer, type TestServer } from "./support/server.js";
+import { until } from "./support/sessions.js";
 
 /**
  * An MCP server behind a gate: while shut, requests are held unanswered (a provisioning run waits on
@@ -79,6 +80,27 @@ describe("deployments: provisioning survives its process dying", () => {
       expect(updated.body.status).to.equal("provisioning");
       const ready = await settled(api, created.body.deployment_id, 10_000);
       expect(ready).to.include({ status: "ready", status_reason: null });
+    } finally {
+      await server.close();
+      hanging.open();
+      await hanging.close();
+    }
+  });
+
+  it("a deployment deleted while provisioning runs is torn down once that run ends, leaving no thread behind", async () => {
+    const hanging = await gatedMcp(everything);
+    const server = await startServer({ MCP_TIMEOUT_MS: "1000", DEPLOYMENT_SWEEP_INTERVAL_MS: "3600000" });
+    try {
+      const org = `org-delete-provisioning-${Date.now()}`;
+      const { api } = await deploymentsClient(server, undefined, org);
+      const core = client(server.url, await server.newKey(org));
+      const created = await api.post("/v1/deployments", deploymentBody({ mcp_servers: [{ name: "slow", url: hanging.url }] }));
+      await hanging.firstArrival;
+      expect((await api.delete(`/v1/deployments/${created.body.deployment_id}`)).status).to.equal(200);
+      const gone = async () => (await core.get("/v1/agents?limit=100")).body.data.filter((a: any) => a.metadata?.deploymentId === created.body.deployment_id);
+      await until(gone, (agents) => agents.length === 0, 10_000, "the deployment's agent removed");
+      expect((await core.get(`/v1/sessions/${created.body.thread_id}`)).status).to.equal(404);
+      expect(await server.services.mongo.db.collection("deployments").findOne({ _id: created.body.deployment_id } as never)).to.equal(null);
     } finally {
       await server.close();
       hanging.open();

@@ -104,6 +104,7 @@ export class DeploymentProvisioning {
     // Updated meanwhile: provisioned again, at once, with the settings as they are now (the lease is still ours).
     const now = await store.byId(doc._id);
     if (now && !now.deleting && now.status === "provisioning" && now.revision !== doc.revision && rounds < MAX_ROUNDS) await this.provision(now, rounds + 1);
+    else if (now?.deleting) await this.teardown(now);
     else await store.release(doc._id);
   }
 

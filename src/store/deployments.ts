@@ -124,9 +124,13 @@ export class DeploymentStore {
     await this.deployments.updateOne({ _id: id }, { $set: { leaseUntil: null } });
   }
 
-  /** Marks the record deleted for callers; its teardown follows. False when it is not there (or already deleting). */
+  /**
+   * Marks the record deleted for callers; its teardown follows. The lease is left as it is: a provisioning
+   * run under way finishes (its settling then fails) before the teardown can take the work, so it cannot
+   * make a thread after the teardown deleted them. False when it is not there (or already deleting).
+   */
   async markDeleting(orgId: string, id: string, retainFilesystem: boolean): Promise<boolean> {
-    const res = await this.deployments.updateOne({ _id: id, orgId, deleting: null }, { $set: { deleting: { retainFilesystem, at: new Date() }, leaseUntil: null } });
+    const res = await this.deployments.updateOne({ _id: id, orgId, deleting: null }, { $set: { deleting: { retainFilesystem, at: new Date() } } });
     return res.modifiedCount === 1;
   }
 
