@@ -36,6 +36,7 @@ import { ToolGrantStore } from "./store/tool-grants.js";
 import { SnapshotStore } from "./store/workspace-snapshots.js";
 import { deploymentWorkspaceOf, scanWorkspace, workspaceFiles } from "./tools/deployment-files.js";
 import { deploymentWorkspacePath } from "./tools/deployment-workspace.js";
+import { sandboxUser } from "./tools/sandbox.js";
 import { FilesystemWebhooks, MAX_SCANNED_FILES } from "./services/filesystem-webhooks.js";
 import { WebhookSender } from "./services/webhook-sender.js";
 import { DeploymentWebhookStore } from "./store/deployment-webhooks.js";
@@ -100,7 +101,7 @@ export function buildDeployments(c: CoreParts, account: { credits: CreditService
   });
   const deployments = new DeploymentService({
     store,
-    skills: new SkillSources(c.outbound, workspaceFiles(config.workspaceRoot)),
+    skills: new SkillSources(c.outbound, workspaceFiles(config.workspaceRoot, sandboxUser)),
     secrets: account.secrets,
     credits: account.credits,
     provisioning,

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -75,6 +76,15 @@ describe("deployments: secrets and the workspace, through the deployments interf
     expect(await tool(d, d.thread_id, "terminal", { command: "pwd; cat seed.txt; echo mine > made.txt" })).to.equal(`${d.filesystem.workspace_path}\nseeded`);
     const other = (await api.post(`/v1/deployments/${d.deployment_id}/threads`, {})).body.thread_id;
     expect(await tool(d, other, "terminal", { command: "cat made.txt" })).to.equal("mine\n");
+  });
+
+  it("never writes an upload through a link a tool left in the workspace", async () => {
+    const d = await readyDeployment(api, { features: { steering: false } });
+    const outside = await mkdtemp(join(tmpdir(), "dep-outside-"));
+    await tool(d, d.thread_id, "terminal", { command: `ln -s ${outside} escape && echo linked` });
+    const res = await api.put(`/v1/deployments/${d.deployment_id}/files/${encodeURIComponent("escape/planted.txt")}`, undefined, { raw: "x", headers: { "content-type": "text/plain" } });
+    expectValidation(res);
+    expect(existsSync(join(outside, "planted.txt"))).to.equal(false);
   });
 
   it("gives each thread a workspace of its own, copied from the uploads, when the filesystem is not persistent", async () => {

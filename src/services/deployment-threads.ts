@@ -6,7 +6,7 @@
 import { AppError, notFound, validationError, type RateLimitStanding } from "../errors.js";
 import type { Envelope } from "../domain/events.js";
 import type { DeploymentDoc } from "../store/deployments.js";
-import { deploymentWorkspaceOf, writeWorkspaceFile } from "../tools/deployment-files.js";
+import { deploymentWorkspaceOf, writeAsUser, writeWorkspaceFile } from "../tools/deployment-files.js";
 import { prepareDeploymentWorkspace } from "../tools/deployment-workspace.js";
 import { sandboxUser } from "../tools/sandbox.js";
 import type { SessionStore } from "../store/sessions.js";
@@ -61,10 +61,11 @@ export class DeploymentThreads {
     return view;
   }
 
-  /** Sends events to a thread; each needs credits (a turn is refused before it starts without them). */
+  /** Sends events to a thread; a message or a steer needs credits (a turn is refused before it starts without them). */
   async send(orgId: string, deploymentId: string, threadId: string, body: EventsPostBody, ceiling: Promise<void>): Promise<{ data: Envelope[]; rateLimit: RateLimitStanding }> {
     await this.thread(orgId, deploymentId, threadId);
-    await this.credits.requirePositive(orgId);
+    // What starts new work needs credits; an interrupt, an approval or an answer never does, so a thread is never stuck.
+    if (body.events.some((e) => e.type === "user.message" || e.type === "user.steer")) await this.credits.requirePositive(orgId);
     return this.events.post(orgId, threadId, body, ceiling);
   }
 
@@ -79,8 +80,10 @@ export class DeploymentThreads {
     const workspace = deploymentWorkspaceOf(this.workspaceRoot, d._id);
     if (!workspace) throw notFound("deployment");
     await prepareDeploymentWorkspace(this.workspaceRoot, d._id);
-    // Owned by the deployment's user (when the worker switches users), so its tools may change or remove it.
-    if (!(await writeWorkspaceFile(workspace, path, bytes, sandboxUser(d._id)))) {
+    // Written as the deployment's user (when the service runs as root): owned by it, and never through a link to where only root may write.
+    const user = sandboxUser(d._id);
+    const written = user ? await writeAsUser(workspace, path, bytes, user) : await writeWorkspaceFile(workspace, path, bytes);
+    if (!written) {
       throw validationError("path: leads through a symbolic link or a file in the workspace");
     }
   }

@@ -30,7 +30,8 @@ export class WebhookSender {
     let sent = 0;
     for (; sent < limit; sent++) {
       // Claimed past the attempt's time limit: a sender that dies mid-attempt leaves it to another.
-      const due = await this.deliveries.claimDue(now, new Date(now.getTime() + this.opts.timeoutMs * 2));
+      const at = new Date(Math.max(now.getTime(), Date.now()));
+      const due = await this.deliveries.claimDue(at, new Date(at.getTime() + this.opts.timeoutMs * 2));
       if (!due) break;
       await this.attempt(due);
     }

@@ -4,8 +4,9 @@
  * real location is checked to be inside the workspace: a symbolic link a tool left there never makes
  * the service read or write outside it.
  */
+import { spawn } from "node:child_process";
 import { constants } from "node:fs";
-import { chown, lstat, mkdir, open, readdir, realpath } from "node:fs/promises";
+import { lstat, mkdir, open, readdir, realpath } from "node:fs/promises";
 import { join, sep } from "node:path";
 
 /** The deployment's workspace directory under the root; null for a string that is not a deployment id (never a path). */
@@ -40,12 +41,12 @@ export async function readWorkspaceFile(workspace: string, path: string, maxByte
 }
 
 /**
- * Writes (creates or replaces) the file; false when a directory on its path is a symbolic link or not a
- * directory. Each directory is checked before it is entered, so nothing is created outside the workspace.
+ * Writes (creates or replaces) the file as the service's own user (one that runs as root writes as the
+ * deployment's user instead: `writeAsUser`); false when a directory on its path is a symbolic link or not
+ * a directory.
  */
-export async function writeWorkspaceFile(workspace: string, path: string, bytes: Buffer, owner: { uid: number; gid: number } | null): Promise<boolean> {
+export async function writeWorkspaceFile(workspace: string, path: string, bytes: Buffer): Promise<boolean> {
   await mkdir(workspace, { recursive: true, mode: 0o700 });
-  if (owner) await chown(workspace, owner.uid, owner.gid);
   let dir = workspace;
   for (const part of path.split("/").slice(0, -1)) {
     dir = join(dir, part);
@@ -53,25 +54,25 @@ export async function writeWorkspaceFile(workspace: string, path: string, bytes:
     if (found && (found.isSymbolicLink() || !found.isDirectory())) return false;
     if (!found) {
       await mkdir(dir, { mode: 0o755 });
-      if (owner) await chown(dir, owner.uid, owner.gid);
     }
   }
   const file = await open(join(workspace, path), constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o644);
   try {
     await file.writeFile(bytes);
-    if (owner) await file.chown(owner.uid, owner.gid);
   } finally {
     await file.close();
   }
   return true;
 }
 
-/** Reads files of deployments' workspaces under the root (skills with `source: file`). */
-export function workspaceFiles(root: string) {
+/** Reads files of deployments' workspaces under the root (skills with `source: file`), as each deployment's user when there is one. */
+export function workspaceFiles(root: string, userOf: (deploymentId: string) => { uid: number; gid: number } | null) {
   return {
     read(deploymentId: string, path: string, maxBytes: number): Promise<string | null> {
       const workspace = deploymentWorkspaceOf(root, deploymentId);
-      return workspace ? readWorkspaceFile(workspace, path, maxBytes) : Promise.resolve(null);
+      if (!workspace) return Promise.resolve(null);
+      const user = userOf(deploymentId);
+      return user ? readAsUser(workspace, path, maxBytes, user) : readWorkspaceFile(workspace, path, maxBytes);
     },
   };
 }
@@ -97,4 +98,36 @@ export async function scanWorkspace(workspace: string, maxFiles: number): Promis
     if (info) files.push([full.slice(workspace.length + 1), info.size, Math.trunc(info.mtimeMs)]);
   }
   return { files, truncated: false };
+}
+
+/**
+ * Runs `sh -c script` in the workspace as the deployment's user: a path it follows (a link a tool left,
+ * or swapped in while the service works) reaches only what that user may touch anyway, never what root
+ * may. Answers the exit code and the output.
+ */
+function asUser(workspace: string, user: { uid: number; gid: number }, script: string, args: string[], input?: Buffer): Promise<{ code: number | null; out: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      "setpriv",
+      [`--reuid=${user.uid}`, `--regid=${user.gid}`, "--clear-groups", "--no-new-privs", "--inh-caps=-all", "--", "/bin/sh", "-c", script, "sh", ...args],
+      { cwd: workspace, env: {}, stdio: ["pipe", "pipe", "ignore"] },
+    );
+    const chunks: Buffer[] = [];
+    child.stdout.on("data", (d: Buffer) => chunks.push(d));
+    child.once("error", reject);
+    child.once("close", (code) => resolve({ code, out: Buffer.concat(chunks) }));
+    child.stdin.end(input ?? Buffer.alloc(0));
+  });
+}
+
+/** `writeWorkspaceFile` done as the deployment's user (the service runs as root). */
+export async function writeAsUser(workspace: string, path: string, bytes: Buffer, user: { uid: number; gid: number }): Promise<boolean> {
+  const { code } = await asUser(workspace, user, 'case "$1" in */*) mkdir -p -- "${1%/*}" || exit 1;; esac; cat > "$1"', [path], bytes);
+  return code === 0;
+}
+
+/** `readWorkspaceFile` done as the deployment's user: null when it cannot read the file or it is over `maxBytes`. */
+export async function readAsUser(workspace: string, path: string, maxBytes: number, user: { uid: number; gid: number }): Promise<string | null> {
+  const { code, out } = await asUser(workspace, user, '[ -f "$1" ] && head -c "$2" -- "$1"', [path, String(maxBytes + 1)]);
+  return code === 0 && out.length <= maxBytes ? out.toString("utf8") : null;
 }
