@@ -79,6 +79,11 @@ export function contractOf(baseUrl: string): Promise<Contract> {
   return found;
 }
 
+/** Forgets the contract read from `baseUrl`: a port the OS hands out again may serve another document. */
+export function forgetContract(baseUrl: string): void {
+  contracts.delete(baseUrl);
+}
+
 /** Throws when a response breaks the served document. */
 export async function checkResponse(baseUrl: string, method: string, path: string, res: { status: number; headers: Headers }, body: unknown): Promise<void> {
   const problem = (await contractOf(baseUrl)).problem(method, path.split("?")[0]!, res.status, res.headers.get("content-type") ?? "", body);

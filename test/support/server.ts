@@ -11,7 +11,7 @@ import type { LogLevel } from "../../src/config.js";
 import { createLogger, printedAt, type LogSink } from "../../src/log.js";
 import { createRuntime, type Components } from "../../src/runtime.js";
 import type { MongoOptions } from "../../src/store/mongo.js";
-import { checkResponse } from "./contract.js";
+import { checkResponse, forgetContract } from "./contract.js";
 import { env } from "./hooks.js";
 import { holdsSecret, leaked } from "./secrets.js";
 
@@ -64,9 +64,11 @@ export async function startServer(extraEnv: Record<string, string> = {}, mongo: 
   const { port } = server.address() as AddressInfo;
   const deployments: Server = createHttpServer(createDeploymentsApp(runtime.deployments.services)).listen(0, "127.0.0.1");
   await new Promise<void>((resolve) => deployments.once("listening", resolve));
+  const url = `http://127.0.0.1:${port}`;
+  const deploymentsUrl = `http://127.0.0.1:${(deployments.address() as AddressInfo).port}`;
   return {
-    url: `http://127.0.0.1:${port}`,
-    deploymentsUrl: `http://127.0.0.1:${(deployments.address() as AddressInfo).port}`,
+    url,
+    deploymentsUrl,
     services,
     async newKey(org?: string, scopes?: KeyScope[]) {
       const name = org ?? `org-${process.pid}-${Date.now()}-${++orgCounter}`;
@@ -79,6 +81,8 @@ export async function startServer(extraEnv: Record<string, string> = {}, mongo: 
         await new Promise<void>((resolve) => s.close(() => resolve()));
       }
       await runtime.close();
+      forgetContract(url);
+      forgetContract(deploymentsUrl);
     },
   };
 }
