@@ -6,7 +6,8 @@
  *   - A deployment's thread (`deploymentId`): the deployment's workspace `<root>/<dep_id>`, shared by all
  *     its threads and never removed when one ends (the deployment's teardown does); without a persistent
  *     filesystem, a workspace of the thread's own, copied from the deployment's files; its user, isolated
- *     when its sandbox is enabled and the machine can (`src/tools/isolation.ts`), and its secrets as
+ *     when its sandbox is enabled, in containers (`src/tools/docker.ts`) when it asks for `docker` and an
+ *     engine answers, else in namespaces when the machine can (`src/tools/isolation.ts`); its secrets as
  *     variables of the processes that run the agent's commands, read when each starts: a rotated secret
  *     or a changed map applies from the next one on. Decrypted values live only for that start.
  * A deployment's sandbox setting never changes, so it is cached; its secrets map is read each time.
@@ -16,7 +17,8 @@ import { Lru } from "../src/lru.js";
 import { isAppError } from "../src/errors.js";
 import type { DeploymentSandbox } from "../src/domain/deployments.js";
 import type { DeploymentSecretRefs } from "../src/store/deployment-secret-refs.js";
-import { deploymentIsolation, prepareDeploymentWorkspace, prepareThreadWorkspace, runsIsolated } from "../src/tools/deployment-workspace.js";
+import { deploymentIsolation, prepareDeploymentWorkspace, prepareThreadWorkspace, sandboxBackend, type SandboxBackend } from "../src/tools/deployment-workspace.js";
+import { DockerEngine } from "../src/tools/docker.js";
 import { deploymentWorkspaceOf } from "../src/tools/deployment-files.js";
 import { prepareWorkspace, sandboxUser, workspaceOf, type ToolEnvironment, type ToolPlace } from "../src/tools/sandbox.js";
 import type { SessionFacts } from "./session-records.js";
@@ -32,6 +34,8 @@ export interface SecretResolver {
 
 export interface PlacementDeps {
   workspaceRoot: string;
+  /** The `docker` backend's engine, when one answered. */
+  docker: DockerEngine | null;
   deployments: DeploymentSecretRefs;
   secrets: SecretResolver;
   logger: Logger;
@@ -42,7 +46,7 @@ const GONE = "the deployment this thread belongs to is being deleted; its tools 
 
 export class Placements {
   private readonly sandboxes = new Lru<string, DeploymentSandbox>(REMEMBERED);
-  private told = false;
+  private readonly told = new Set<SandboxBackend>();
 
   constructor(private readonly deps: PlacementDeps) {}
 
@@ -58,27 +62,19 @@ export class Placements {
     const workspace = deploymentWorkspaceOf(root, deploymentId);
     const sandbox = workspace && (await this.sandboxOf(session.orgId, deploymentId));
     if (!workspace || !sandbox) return null;
-    const isolated = runsIsolated(sandbox);
-    this.tell(sandbox);
+    const backend = sandboxBackend(sandbox, this.deps.docker);
+    this.tell(backend, sandbox);
+    const shared = {
+      user: sandboxUser(deploymentId),
+      isolation: deploymentIsolation(root, deploymentId, backend, this.deps.docker),
+      soleUser: false,
+      environment: () => this.environment(session.orgId, deploymentId, backend),
+    };
     if (!sandbox.persistentFilesystem) {
       const own = this.ownWorkspace(session._id)!;
-      return {
-        workspace: own,
-        user: sandboxUser(deploymentId),
-        isolation: isolated ? deploymentIsolation(root, deploymentId) : null,
-        soleUser: false,
-        prepare: () => prepareThreadWorkspace(root, deploymentId, own),
-        environment: () => this.environment(session.orgId, deploymentId),
-      };
+      return { ...shared, workspace: own, prepare: () => prepareThreadWorkspace(root, deploymentId, own) };
     }
-    return {
-      workspace,
-      user: sandboxUser(deploymentId),
-      isolation: isolated ? deploymentIsolation(root, deploymentId) : null,
-      soleUser: false,
-      prepare: () => prepareDeploymentWorkspace(root, deploymentId),
-      environment: () => this.environment(session.orgId, deploymentId),
-    };
+    return { ...shared, workspace, prepare: () => prepareDeploymentWorkspace(root, deploymentId) };
   }
 
   /** Makes the session's workspace ahead of its first tool (a preparation hint): the deployment's for its threads. */
@@ -106,7 +102,7 @@ export class Placements {
   }
 
   /** The deployment's secrets as variables, read now; why not as the tool's answer (never with a value in it). */
-  private async environment(orgId: string, deploymentId: string): Promise<ToolEnvironment> {
+  private async environment(orgId: string, deploymentId: string, backend: SandboxBackend): Promise<ToolEnvironment> {
     const place = await this.deps.deployments.place(deploymentId);
     if (!place || place.orgId !== orgId) return { ok: false, problem: GONE };
     let env: Record<string, string>;
@@ -120,14 +116,17 @@ export class Placements {
     if (bytes > ENVIRONMENT_BYTES_MAX) {
       return { ok: false, problem: `the deployment's secrets come to ${bytes} bytes of environment, over the ${ENVIRONMENT_BYTES_MAX} a command may be given; remove some from its secrets map` };
     }
+    const unfit = backend === "docker" ? DockerEngine.unfit(env) : null;
+    if (unfit) return { ok: false, problem: unfit };
     return { ok: true, env };
   }
 
-  /** Says once, at the first deployment thread, which backend its tools get. */
-  private tell(sandbox: DeploymentSandbox): void {
-    if (this.told) return;
-    this.told = true;
-    if (runsIsolated({ enabled: true })) this.deps.logger.info("deployment threads run on the local sandbox backend, isolated with namespaces", { requestedType: sandbox.type });
-    else this.deps.logger.warn("deployment threads run without namespaces: the worker is not root or cannot unshare; each deployment still has a user of its own (when root) and its limits");
+  /** Says once per backend, at the first deployment thread that gets it, which backend its tools get. */
+  private tell(backend: SandboxBackend, sandbox: DeploymentSandbox): void {
+    if (this.told.has(backend)) return;
+    this.told.add(backend);
+    if (backend === "docker") this.deps.logger.info("deployment threads run on the docker sandbox backend, a container per command", { image: this.deps.docker?.settings.image });
+    else if (backend === "namespaces") this.deps.logger.info("deployment threads run on the local sandbox backend, isolated with namespaces", { requestedType: sandbox.type });
+    else if (sandbox.enabled) this.deps.logger.warn("deployment threads run without isolation: the worker is not root or cannot unshare; each deployment still has a user of its own (when root) and its limits");
   }
 }

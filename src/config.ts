@@ -2,6 +2,7 @@
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import ipaddr from "ipaddr.js";
+import type { DockerSettings } from "./tools/docker.js";
 
 export type Role = "api" | "worker" | "scheduler" | "all";
 export type LogLevel = "debug" | "info" | "warn" | "error";
@@ -27,6 +28,8 @@ export interface Config {
   webhookTimeoutMs: number;
   /** How long a deleted deployment's retained workspace snapshot is kept. */
   snapshotRetentionMs: number;
+  /** The `docker` sandbox backend: whether to look for an engine, and how containers are made (`src/tools/docker.ts`). */
+  docker: DockerSettings & { enabled: boolean };
   host: string;
   mongoUrl: string;
   redisUrl: string;
@@ -184,6 +187,14 @@ export function loadConfig(env: Env = process.env): Config {
     webhookRetryMaxMs: integer(env, "WEBHOOK_RETRY_MAX_MS", 3_600_000, 10, 86_400_000),
     webhookTimeoutMs: integer(env, "WEBHOOK_TIMEOUT_MS", 10_000, 100, 120_000),
     snapshotRetentionMs: integer(env, "DEPLOYMENT_SNAPSHOT_RETENTION_MS", 30 * 86_400_000, 1_000, 365 * 86_400_000),
+    docker: {
+      enabled: oneOf(env, "DEPLOYMENT_DOCKER", ["auto", "off"] as const, "auto") === "auto",
+      host: env.DOCKER_HOST ? pattern(env, "DOCKER_HOST", "", /^(unix|tcp|ssh|fd):\/\/\S{1,500}$/, "a Docker address (unix://, tcp://, ssh:// or fd://)") : undefined,
+      // Never starting with "-": each is one argument of the client's command line.
+      image: pattern(env, "DEPLOYMENT_DOCKER_IMAGE", "debian:bookworm-slim", /^[A-Za-z0-9][A-Za-z0-9._/:@-]{0,254}$/, "an image reference"),
+      network: pattern(env, "DEPLOYMENT_DOCKER_NETWORK", "bridge", /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, "a Docker network name"),
+      cpus: integer(env, "DEPLOYMENT_DOCKER_CPUS", 1, 1, 256),
+    },
     host: env.HOST || "0.0.0.0",
     mongoUrl: url(env, "MONGO_URL", "mongodb://127.0.0.1:27017/agent_sessions", ["mongodb", "mongodb+srv"]),
     redisUrl: url(env, "REDIS_URL", "redis://127.0.0.1:6379", ["redis", "rediss"]),

@@ -36,6 +36,7 @@ import { ToolGrantStore } from "./store/tool-grants.js";
 import { SnapshotStore } from "./store/workspace-snapshots.js";
 import { deploymentWorkspaceOf, scanWorkspace, workspaceFiles } from "./tools/deployment-files.js";
 import { deploymentWorkspacePath } from "./tools/deployment-workspace.js";
+import { DockerEngine } from "./tools/docker.js";
 import { sandboxUser } from "./tools/sandbox.js";
 import { FilesystemWebhooks, MAX_SCANNED_FILES } from "./services/filesystem-webhooks.js";
 import { WebhookSender } from "./services/webhook-sender.js";
@@ -55,6 +56,8 @@ export type DeploymentParts = ReturnType<typeof buildDeployments>;
 export interface CoreParts {
   config: Config;
   log: Logger;
+  /** The engine of the `docker` sandbox backend, when one answered at start. */
+  docker: DockerEngine | null;
   mongo: { db: Db };
   redis: Redis;
   keys: Keys;
@@ -75,7 +78,7 @@ export interface CoreParts {
 export function buildDeployments(c: CoreParts, account: { credits: CreditService; secrets: SecretService }) {
   const { config, log, mongo } = c;
   const store = new DeploymentStore(mongo.db);
-  const workspaces = new LocalWorkspaces(config.workspaceRoot, new SnapshotStore(mongo.db), config.snapshotRetentionMs, log);
+  const workspaces = new LocalWorkspaces(config.workspaceRoot, c.docker, new SnapshotStore(mongo.db), config.snapshotRetentionMs, log);
   const hooks = new DeploymentWebhookStore(mongo.db, config.vaultKeys && new SecretBox(config.vaultKeys.current, config.vaultKeys.older));
   const deliveries = new WebhookDeliveryStore(mongo.db);
   const leftovers = new DeploymentLeftovers({
@@ -133,10 +136,18 @@ export function buildDeployments(c: CoreParts, account: { credits: CreditService
     deliveries,
     secrets: account.secrets,
     credits: account.credits,
-    workspacePathOf: (d) => deploymentWorkspacePath(config.workspaceRoot, d),
+    workspacePathOf: (d) => deploymentWorkspacePath(config.workspaceRoot, d, c.docker),
   };
   const dreams = new DeploymentDreams({ store, sessionStore: c.sessionStore, sessions: c.sessions, events: c.events, logger: log, idleMs: config.dreamIdleMs });
   return { services, store, provisioning, workspaces, dreams, webhooks, sender };
+}
+
+/** The Docker engine of the `docker` sandbox backend, when one answers (`DEPLOYMENT_DOCKER=auto`); says which backend deployments get. */
+export async function detectSandboxEngine(config: Config, log: Logger): Promise<DockerEngine | null> {
+  const engine = config.docker.enabled ? await DockerEngine.detect(config.docker) : null;
+  if (engine) log.info("a Docker engine answers: deployments with sandbox.type docker run in containers", { engine: engine.version, image: config.docker.image, network: config.docker.network });
+  else log.info("no Docker engine is used: every deployment's sandbox is the local backend", { looked: config.docker.enabled });
+  return engine;
 }
 
 /** What an account (organization) holds beside its agents: credits, secrets, and the deployment features the core obeys. */

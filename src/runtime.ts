@@ -18,7 +18,7 @@ import { KickoffTimer } from "../actors/kickoff-timer.js";
 import { Scheduler } from "../actors/scheduler.js";
 import { WakeupConsumer } from "../actors/wakeups.js";
 import { systemClock, type Clock } from "./clock.js";
-import { buildAccount, buildDeployments, startDeploymentSweeps, type DeploymentParts } from "./deployments-runtime.js";
+import { buildAccount, buildDeployments, detectSandboxEngine, startDeploymentSweeps, type DeploymentParts } from "./deployments-runtime.js";
 import type { Config } from "./config.js";
 import type { Services } from "./http/context.js";
 import { encodeSseFrame } from "./http/sse-frame.js";
@@ -132,6 +132,7 @@ async function buildComponents(config: Config, log: Logger, mongoOptions: MongoO
   const box = config.vaultKeys && new SecretBox(config.vaultKeys.current, config.vaultKeys.older);
   const credentialStore = new CredentialStore(mongo.db, box, vaultEpochs);
   const { credits, secrets, secretRefs, gate } = buildAccount(mongo.db, box);
+  const docker = await detectSandboxEngine(config, log);
   const agentVaultStore = new AgentVaultStore(mongo.db, vaultEpochs);
   const locks = new Locks(redis, keys);
   // Every request to a URL a caller configured (MCP servers, token endpoints) goes through the outbound guard.
@@ -150,7 +151,7 @@ async function buildComponents(config: Config, log: Logger, mongoOptions: MongoO
   const streamReader = () => (reader ??= new StreamReader(createRedis(config.redisUrl, "agent-sessions-sse"), redis, log));
 
   return {
-    config, log, validator, mongo, redis, keys, organizations, agentStore, sessionStore, eventLog, appender, live, intents, wakeups, endings,
+    config, log, docker, validator, mongo, redis, keys, organizations, agentStore, sessionStore, eventLog, appender, live, intents, wakeups, endings,
     transitions, projector, vaultStore, credentialStore, agentVaultStore, locks, outbound, mcpPool, mcp, preparations, secrets, secretRefs,
     access: new AccessService(organizations, allowances),
     health: new HealthService(mongo, redis),
@@ -202,7 +203,7 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
       const subjectSkills = new SubjectSkillCache(skillStore, skillEpochs);
       const tools = new BuiltinTools(new MemoryStore(mongo.db), new TodoStore(mongo.db), new WebTools(outbound, config.webSearch), new SkillTools(skillStore), new VisionTool(outbound, providers), terminal);
       const kickoff = new KickoffTimer(new Kickoffs(redis, components.keys), transitions, config.customToolKickoffMs, log);
-      const placements = new Placements({ workspaceRoot: config.workspaceRoot, deployments: components.secretRefs, secrets: components.secrets, logger: log });
+      const placements = new Placements({ workspaceRoot: config.workspaceRoot, docker: components.docker, deployments: components.secretRefs, secrets: components.secrets, logger: log });
       const reaper = new SessionReaper({ endings: components.endings, terminal, placements, logger: log });
       reaper.start();
       stopTools = async () => {

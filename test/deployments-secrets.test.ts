@@ -5,10 +5,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
 import { isolationAvailable } from "../src/tools/isolation.js";
-import { deploymentsClient, readyDeployment } from "./support/deployments.js";
+import { deploymentsClient, readyDeployment, runTool } from "./support/deployments.js";
 import { expectError, expectValidation } from "./support/expect.js";
 import { secret } from "./support/secrets.js";
-import { until, userMessage } from "./support/sessions.js";
 import { startServer, type Client, type TestServer } from "./support/server.js";
 
 const sha = (value: string) => createHash("sha256").update(value).digest("hex");
@@ -25,14 +24,7 @@ describe("deployments: secrets and the workspace, through the deployments interf
   });
   after(async () => server.close());
 
-  /** Runs a tool in a thread of the deployment (steering off) and answers its result text. */
-  async function tool(d: any, thread: string, name: string, input: unknown): Promise<string> {
-    const path = `/v1/deployments/${d.deployment_id}/threads/${thread}/events`;
-    const before = (await api.get(`${path}?limit=100`)).body.data.filter((e: any) => e.type === "session.status_idle").length;
-    await api.post(path, { events: [userMessage(`/tool ${name} ${JSON.stringify(input)}`)] });
-    const events = await until(async () => (await api.get(`${path}?limit=100`)).body.data, (e: any[]) => e.filter((x) => x.type === "session.status_idle").length > before, 15_000, "the tool's turn");
-    return events.filter((e: any) => e.type === "agent.tool_result").at(-1).payload.content[0].text;
-  }
+  const tool = (d: any, thread: string, name: string, input: unknown) => runTool(api, d, thread, name, input);
 
   it("stores secrets that are never shown again, and refuses to delete one a deployment uses", async () => {
     const value = secret();

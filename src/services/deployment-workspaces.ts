@@ -1,19 +1,23 @@
 /**
- * Deployment workspaces on the local backend (`src/tools/deployment-workspace.ts`): made at provisioning;
- * at teardown the deployment's processes end and the workspace is removed, or moved under `.snapshots/`
- * and kept for the retention period; a sweep removes expired snapshots.
+ * Deployment workspaces (`src/tools/deployment-workspace.ts`): made at provisioning, with the sandbox
+ * image on the engine when the deployment gets the `docker` backend; at teardown the deployment's
+ * processes and containers end and the workspace is removed, or moved under `.snapshots/` and kept for
+ * the retention period; a sweep removes expired snapshots.
  */
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { Logger } from "../log.js";
 import type { DeploymentDoc } from "../store/deployments.js";
 import type { SnapshotStore } from "../store/workspace-snapshots.js";
-import { endDeploymentProcesses, prepareDeploymentWorkspace, removeDeploymentWorkspace, snapshotDeploymentWorkspace } from "../tools/deployment-workspace.js";
+import { AppError } from "../errors.js";
+import { endDeploymentProcesses, prepareDeploymentWorkspace, removeDeploymentWorkspace, sandboxBackend, snapshotDeploymentWorkspace } from "../tools/deployment-workspace.js";
+import type { DockerEngine } from "../tools/docker.js";
 import type { DeploymentWorkspaces } from "./deployment-provisioning.js";
 
 export class LocalWorkspaces implements DeploymentWorkspaces {
   constructor(
     private readonly root: string,
+    private readonly docker: DockerEngine | null,
     private readonly snapshots: SnapshotStore,
     private readonly retentionMs: number,
     private readonly logger: Logger,
@@ -25,11 +29,18 @@ export class LocalWorkspaces implements DeploymentWorkspaces {
 
   async prepare(doc: DeploymentDoc): Promise<void> {
     await prepareDeploymentWorkspace(this.root, doc._id);
+    if (sandboxBackend(doc.sandbox, this.docker) !== "docker") return;
+    try {
+      await this.docker!.ensureImage();
+    } catch (err) {
+      // The deployment's error: its commands could not start (retried by any update).
+      throw new AppError("upstream_failed", err instanceof Error ? err.message : String(err), {}, err);
+    }
   }
 
   /** Ends every process the deployment still runs on this machine, then removes or snapshots its workspace. */
   async dispose(doc: DeploymentDoc, retain: boolean): Promise<void> {
-    await endDeploymentProcesses(doc._id);
+    await endDeploymentProcesses(doc._id, this.docker);
     if (!retain) {
       await removeDeploymentWorkspace(this.root, doc._id);
       return;

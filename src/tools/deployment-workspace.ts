@@ -2,11 +2,13 @@
  * A deployment's workspace on the local backend: one directory per deployment under the workspace root
  * (`<root>/<dep_id>`, shared by all its threads, kept when a thread ends), owned by the deployment's
  * own user (`sandboxUser` of its id) with mode 0700, and its /tmp beside it (`<root>/.deployment-tmp/<dep_id>`).
- * With isolation the deployment's processes see the workspace at /workspace; without, at its path here.
+ * With isolation (namespaces or a container) the deployment's processes see the workspace at
+ * /workspace; without, at its path here.
  */
 import { chmod, chown, cp, lchown, mkdir, readdir, rename, rm, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { deploymentWorkspaceOf } from "./deployment-files.js";
+import type { DockerEngine } from "./docker.js";
 import { ISOLATED_WORKSPACE, isolationAvailable, type Isolation } from "./isolation.js";
 import { killUser, prepareWorkspace, sandboxUser } from "./sandbox.js";
 
@@ -22,19 +24,31 @@ function tmpDir(root: string, deploymentId: string): string {
   return join(root, TMP_DIR, deploymentId);
 }
 
-/** Whether a deployment with this sandbox setting runs isolated here (`isolation.ts`); false without root or namespaces. */
-export function runsIsolated(sandbox: { enabled: boolean }): boolean {
-  return sandbox.enabled && isolationAvailable();
+/** How a deployment's processes are isolated here: in containers, in namespaces, or not at all. */
+export type SandboxBackend = "docker" | "namespaces" | "none";
+
+/**
+ * The backend a deployment with this sandbox setting gets on this machine: `docker` when it asks for it
+ * and an engine answers, else the local namespaces when the machine can (`isolation.ts`); both need a
+ * worker that runs as root (the deployment's uid owns its files and runs its processes).
+ */
+export function sandboxBackend(sandbox: { enabled: boolean; type?: string }, docker: DockerEngine | null): SandboxBackend {
+  if (!sandbox.enabled || typeof process.getuid !== "function" || process.getuid() !== 0) return "none";
+  if (sandbox.type === "docker" && docker) return "docker";
+  return isolationAvailable() ? "namespaces" : "none";
 }
 
-/** The namespaces' host directories for the deployment. */
-export function deploymentIsolation(root: string, deploymentId: string): Isolation {
-  return { tmp: tmpDir(root, deploymentId), hide: root };
+/** The isolation of the deployment's processes on `backend`; null for none. */
+export function deploymentIsolation(root: string, deploymentId: string, backend: SandboxBackend, docker: DockerEngine | null): Isolation | null {
+  if (backend === "none") return null;
+  const isolation: Isolation = { tmp: tmpDir(root, deploymentId), hide: root };
+  if (backend === "docker" && docker) isolation.container = { engine: docker, deploymentId };
+  return isolation;
 }
 
 /** `filesystem.workspace_path`: where the deployment's tools see its workspace. */
-export function deploymentWorkspacePath(root: string, deployment: { _id: string; sandbox: { enabled: boolean } }): string {
-  return runsIsolated(deployment.sandbox) ? ISOLATED_WORKSPACE : workspaceDir(root, deployment._id);
+export function deploymentWorkspacePath(root: string, deployment: { _id: string; sandbox: { enabled: boolean; type?: string } }, docker: DockerEngine | null): string {
+  return sandboxBackend(deployment.sandbox, docker) === "none" ? workspaceDir(root, deployment._id) : ISOLATED_WORKSPACE;
 }
 
 /**
@@ -80,10 +94,14 @@ async function chownTree(dir: string, user: { uid: number; gid: number }): Promi
   }
 }
 
-/** Kills every process of the deployment's user (at its teardown), those of every thread and every worker of this machine. */
-export async function endDeploymentProcesses(deploymentId: string): Promise<void> {
+/**
+ * Kills every process of the deployment's user (at its teardown), those of every thread and every worker
+ * of this machine, in containers too (their uid is the same here), then removes its containers.
+ */
+export async function endDeploymentProcesses(deploymentId: string, docker: DockerEngine | null): Promise<void> {
   const user = sandboxUser(deploymentId);
   if (user) await killUser(user);
+  if (docker) await docker.removeContainersOf(deploymentId);
 }
 
 /** Removes the deployment's workspace and /tmp (nothing when they do not exist). */

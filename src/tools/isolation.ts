@@ -22,6 +22,7 @@ import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Writable } from "node:stream";
+import type { DockerEngine } from "./docker.js";
 
 /** Where a deployment's workspace is, as its isolated processes see it. */
 export const ISOLATED_WORKSPACE = "/workspace";
@@ -32,6 +33,8 @@ export interface Isolation {
   tmp: string;
   /** Covered by an empty tmpfs: the workspace root. */
   hide: string;
+  /** The `docker` backend instead of namespaces: containers on this engine, labelled with the deployment. */
+  container?: { engine: DockerEngine; deploymentId: string };
 }
 
 const UNSHARE = ["--mount", "--pid", "--ipc", "--uts", "--fork", "--kill-child", "--mount-proc", "--propagation", "private"];

@@ -9,6 +9,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import { chmod, chown, mkdir, readdir, readFile, rm, stat } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
+import { removeContainerOf } from "./docker.js";
 import { ISOLATED_WORKSPACE, spawnIsolated, type Isolation } from "./isolation.js";
 
 export const SANDBOX_TIMEOUT_MS = 30_000;
@@ -110,7 +111,8 @@ export async function removeWorkspace(workspace: string): Promise<void> {
  * Starts `command` under the limits, in a process group of its own (its pid is the group's id), with
  * stdout and stderr piped and stdin piped only when asked. `prlimit` sets the limits (soft and hard, so
  * they cannot be raised again) and then becomes the command. With `isolation`, that happens inside the
- * local backend's namespaces (`isolation.ts`).
+ * local backend's namespaces (`isolation.ts`), or the command starts in a container whose engine sets
+ * the same limits (`docker.ts`).
  */
 export function spawnLimited(command: string, args: string[], place: SandboxPlace, opts: { stdin?: boolean; background?: boolean } = {}): ChildProcess {
   const { cwd, user, limits } = place;
@@ -121,6 +123,11 @@ export function spawnLimited(command: string, args: string[], place: SandboxPlac
   const env: Record<string, string> = { PATH: "/usr/local/bin:/usr/bin:/bin", HOME: home, LANG: "C.UTF-8", TMPDIR: isolation ? "/tmp" : cwd, ...(opts.background ? { [BACKGROUND_MARK]: "1" } : {}) };
   // The sandbox's own variables are not the deployment's to change (nor the background mark).
   const extra = Object.fromEntries(Object.entries(place.env ?? {}).filter(([name]) => !(name in env) && name !== BACKGROUND_MARK));
+  const container = isolation?.container;
+  if (container && user) {
+    const place = { deploymentId: container.deploymentId, workspace: cwd, tmp: isolation.tmp, user, memoryBytes: limits.memoryBytes, fileBytes: limits.fileBytes, processes: SANDBOX_PROCESSES };
+    return container.engine.spawn([command, ...args], place, env, extra, stdin);
+  }
   const argv = ["prlimit", ...rlimits, "--", command, ...args];
   if (isolation && user) return spawnIsolated(argv, { workspace: cwd, isolation, user }, env, extra, stdin);
   return spawn(argv[0]!, argv.slice(1), {
@@ -153,9 +160,10 @@ export async function runsBackground(user: SandboxUser): Promise<boolean> {
   return false;
 }
 
-/** Kills a process group (a child of `spawnLimited`) whole; nothing when it is already gone. */
+/** Kills a process group (a child of `spawnLimited`) whole, and its container; nothing when it is already gone. */
 export function killGroup(child: ChildProcess): void {
   if (child.pid === undefined) return;
+  removeContainerOf(child);
   try {
     process.kill(-child.pid, "SIGKILL");
   } catch {

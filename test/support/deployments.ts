@@ -1,7 +1,7 @@
 /** The deployments interface in tests: Bearer clients with chosen scopes, a create body, and waiting for a status. */
 import type { KeyScope } from "../../src/store/organizations.js";
 import { client, type Client, type TestServer } from "./server.js";
-import { until } from "./sessions.js";
+import { until, userMessage } from "./sessions.js";
 
 export const BOTH: KeyScope[] = ["deployments:read", "deployments:write"];
 
@@ -44,4 +44,13 @@ export async function readyDeployment(api: Client, overrides: Record<string, unk
   const d = await settled(api, created.body.deployment_id);
   if (d.status !== "ready") throw new Error(`deployment ended ${d.status}: ${d.status_reason}`);
   return d;
+}
+
+/** Runs a tool in a thread of the deployment (steering off) through the mock model; answers its result text. */
+export async function runTool(api: Client, d: { deployment_id: string }, thread: string, name: string, input: unknown): Promise<string> {
+  const path = `/v1/deployments/${d.deployment_id}/threads/${thread}/events`;
+  const before = (await api.get(`${path}?limit=100`)).body.data.filter((e: any) => e.type === "session.status_idle").length;
+  await api.post(path, { events: [userMessage(`/tool ${name} ${JSON.stringify(input)}`)] });
+  const events = await until(async () => (await api.get(`${path}?limit=100`)).body.data, (e: any[]) => e.filter((x) => x.type === "session.status_idle").length > before, 15_000, "the tool's turn");
+  return events.filter((e: any) => e.type === "agent.tool_result").at(-1).payload.content[0].text;
 }
