@@ -1,6 +1,6 @@
 # One image for every role (ROLE=api|worker|scheduler|all).
 
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -11,7 +11,7 @@ COPY schemas ./schemas
 # Compile, then drop the dev dependencies (TypeScript, mocha, testcontainers) from node_modules.
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production
 # python3 for the built-in execute_code tool (JavaScript runs on the image's node).
 RUN apt-get update && apt-get install -y --no-install-recommends python3 && rm -rf /var/lib/apt/lists/*

@@ -37,9 +37,11 @@ watchStream(process.stderr, "stderr");
 
 export const mochaHooks = {
   async beforeAll(this: Mocha.Context) {
-    this.timeout(180_000);
+    // A fresh machine installs and builds the local services first (a few minutes).
+    this.timeout(900_000);
     try {
       services = await startTestServices();
+      process.stderr.write(`tests: MongoDB and Redis from ${services.origin}\n`);
     } catch (err) {
       process.stderr.write(`\n${(err as Error).message}\n\n`);
       process.exit(1);
