@@ -47,11 +47,11 @@ describe("deployments: the docker sandbox backend, on a real engine", function (
     const d = await readyDeployment(api, { secrets: { API_TOKEN: s.body.secret_id }, features: { steering: false } });
     expect(d.filesystem.workspace_path).to.equal("/workspace");
     const user = sandboxUser(d.deployment_id)!;
-    // Only the busybox image has /bin/busybox and lacks the host's node; the network is none.
+    // Only the busybox image has /bin/busybox, and it is not Debian as the host is; the network is none.
     const seen = await runTool(api, d, d.thread_id, "terminal", {
-      command: `id -u; pwd; hostname; test -x /bin/busybox && echo image; test -e ${process.execPath} || echo no-host-node; ls /sys/class/net; [ "$(printf %s "$API_TOKEN" | sha256sum | cut -c1-64)" = ${sha(value)} ] && echo secret; echo made > made.txt`,
+      command: `id -u; pwd; hostname; test -x /bin/busybox && echo image; test -e /etc/debian_version || echo no-host-debian; ls /sys/class/net; [ "$(printf %s "$API_TOKEN" | sha256sum | cut -c1-64)" = ${sha(value)} ] && echo secret; echo made > made.txt`,
     });
-    expect(seen.split("\n")).to.deep.equal([String(user.uid), "/workspace", "sandbox", "image", "no-host-node", "lo", "secret", ""]);
+    expect(seen.split("\n")).to.deep.equal([String(user.uid), "/workspace", "sandbox", "image", "no-host-debian", "lo", "secret", ""]);
     const made = await stat(join(root, d.deployment_id, "made.txt"));
     expect([made.uid, made.gid]).to.deep.equal([user.uid, user.gid]);
     const history = JSON.stringify((await api.get(`/v1/deployments/${d.deployment_id}/threads/${d.thread_id}/events?limit=100`)).body);
@@ -89,7 +89,7 @@ describe("deployments: the docker sandbox backend, on a real engine", function (
 
   it("sandbox.type local gets the namespaces instead (the host's programs)", async () => {
     const d = await readyDeployment(api, { sandbox: { type: "local" }, features: { steering: false } });
-    expect(await runTool(api, d, d.thread_id, "terminal", { command: `test -e ${process.execPath} && echo host-node; pwd` })).to.equal("host-node\n/workspace\n");
+    expect(await runTool(api, d, d.thread_id, "terminal", { command: `test -e /etc/debian_version && echo host-debian; pwd` })).to.equal("host-debian\n/workspace\n");
   });
 
   it("an image the engine does not have and cannot pull puts the deployment in error, naming the image", async () => {
