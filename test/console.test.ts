@@ -45,7 +45,7 @@ describe("the web console in a browser", function () {
   });
 
   const page = (): Page => tab!.page;
-  const event = (type: string, text?: string) => {
+  const event = (type: string, text?: string | RegExp) => {
     const line = page().locator(`li.event[data-type="${type}"]:not(.draft)`);
     return text === undefined ? line : line.filter({ hasText: text });
   };
@@ -117,6 +117,23 @@ describe("the web console in a browser", function () {
     expect(await page().evaluate(() => (globalThis as { __xss?: number }).__xss)).to.equal(undefined);
     const stream = tab!.requests.find((r) => r.url.includes(`/v1/sessions/${session.id}/events/stream`));
     expect(stream?.headers["x-api-key"]).to.equal(key);
+  });
+
+  it("reads a history longer than a page page by page, then goes live after it", async () => {
+    const agent = await createAgent(api);
+    const session = await createSession(api, agent.id, { title: "Long" });
+    // Queued prompts run one turn each: 26 turns leave more than 100 durable events.
+    for (let i = 1; i <= 26; i++) expect((await sendText(api, session.id, `message ${i}`, "when_idle")).status).to.equal(202);
+    const events = await settle(api, session.id, 26, 60_000);
+    expect(events.length).to.be.greaterThan(100);
+    await signIn();
+    await openSession("Long");
+    for (const i of [1, 26]) await event("agent.message", new RegExp(`echo: message ${i}$`)).waitFor();
+    expect(await page().locator("li.event").count()).to.equal(events.length);
+    const pages = tab!.requests.filter((r) => r.url.includes(`/v1/sessions/${session.id}/events?`)).map((r) => new URL(r.url).searchParams.get("after"));
+    expect(pages).to.deep.equal(["0", "100"]);
+    const stream = tab!.requests.find((r) => r.url.includes("/events/stream"));
+    expect(new URL(stream!.url).searchParams.get("after")).to.equal(String(events.at(-1).sequence));
   });
 
   it("approves a tool call, returns a custom tool's result and answers a question", async () => {
