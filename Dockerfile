@@ -8,6 +8,7 @@ COPY tsconfig.json ./
 COPY src ./src
 COPY actors ./actors
 COPY schemas ./schemas
+COPY console ./console
 # Compile, then drop the dev dependencies (TypeScript, mocha, testcontainers) from node_modules.
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
@@ -21,6 +22,8 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 # Read at run time: the Redis Lua scripts (src/paths.ts). The JSON Schemas are compiled into dist/schemas.
 COPY --from=build /app/src/redis/scripts ./src/redis/scripts
+# The web console's page, stylesheet and icon (its modules are compiled into dist/console).
+COPY --from=build /app/console/public ./console/public
 # Runs as root on purpose: a worker runs each session's tools as an unprivileged user of that session's
 # own (src/tools/sandbox.ts), which needs the right to switch users. The Node process itself holds no
 # file or network privilege beyond the container's.

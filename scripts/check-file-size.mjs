@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 
 const MAX_LINES = 300;
-const ROOTS = ["src", "actors", "schemas", "test", "bench"];
+const ROOTS = ["src", "actors", "schemas", "test", "bench", "console"];
 
 function* sources(dir) {
   for (const name of readdirSync(dir)) {

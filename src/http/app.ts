@@ -2,6 +2,7 @@
 import Router from "@koa/router";
 import Koa from "koa";
 import { authenticate } from "./auth.js";
+import { consoleFiles } from "./console.js";
 import type { AppState, Services } from "./context.js";
 import { bodyParser, errors, requireJson } from "./middleware.js";
 import { buildOpenApi } from "./openapi.js";
@@ -34,6 +35,7 @@ export function createApp(services: Services): Koa<AppState> {
   automationRoutes(api, services);
 
   app.use(errors(services.log));
+  app.use(consoleFiles());
   app.use(open.router.routes());
   app.use(open.router.allowedMethods());
   app.use(authenticate(services));

@@ -23,6 +23,8 @@ export interface TestServer {
   services: Components;
   /** Creates a fresh organization (or uses `org`) and an API key for it, with `scopes` (default: the core interface's). */
   newKey(org?: string, scopes?: KeyScope[]): Promise<string>;
+  /** Ends every open connection of the core interface at once (streams drop; clients reconnect). */
+  dropConnections(): void;
   close(): Promise<void>;
 }
 
@@ -74,6 +76,9 @@ export async function startServer(extraEnv: Record<string, string> = {}, mongo: 
       const name = org ?? `org-${process.pid}-${Date.now()}-${++orgCounter}`;
       const orgId = await services.organizations.ensureOrganization(name);
       return (await services.organizations.createKey(orgId, undefined, scopes)).key;
+    },
+    dropConnections() {
+      server.closeAllConnections();
     },
     async close() {
       for (const s of [server, deployments]) {

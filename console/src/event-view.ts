@@ -1,0 +1,105 @@
+/** One event of the log as an element. Every text a user, a tool or a model wrote is set as text. */
+import { h, when, type Child } from "./dom.js";
+import { approvalForm, clarifyForm, customToolForm, type Respond } from "./requests.js";
+import type { EventEnvelope, Payload } from "./types.js";
+
+/** Whether a request still waits for its answer, and how to send one. */
+export interface RequestState {
+  open: boolean;
+  respond: Respond;
+}
+
+export function textOf(content: unknown): string {
+  if (!Array.isArray(content)) return "";
+  return content
+    .filter((b): b is { type: "text"; text: string } => !!b && typeof b === "object" && (b as { type?: unknown }).type === "text")
+    .map((b) => b.text)
+    .join("\n");
+}
+
+const str = (v: unknown) => (typeof v === "string" ? v : v === undefined || v === null ? "" : JSON.stringify(v));
+const json = (v: unknown) => h("pre", { class: "json" }, JSON.stringify(v, null, 2));
+const text = (v: string) => h("div", { class: "text" }, v);
+
+function stopReason(p: Payload): string {
+  const reason = p.stop_reason as { type?: string; message?: string } | undefined;
+  if (reason?.type === "error") return `ended with an error: ${str(reason.message)}`;
+  if (reason?.type === "requires_action") return "waiting for you";
+  return "turn ended";
+}
+
+interface Shape {
+  label: string;
+  kind: string;
+  body: Child[];
+}
+
+/** What an event says; `form`: the answer it waits for, while it waits. */
+function shape(e: EventEnvelope, form: () => HTMLElement | null): Shape {
+  const p = e.payload;
+  switch (e.type) {
+    case "user.message": {
+      const attachments = Array.isArray(p.attachments) ? p.attachments.length : 0;
+      return { label: "You", kind: "user", body: [text(textOf(p.content)), attachments ? h("p", { class: "note" }, `${attachments} attachment(s)`) : null] };
+    }
+    case "agent.message":
+      return { label: "Agent", kind: "agent", body: [text(textOf(p.content))] };
+    case "agent.thinking":
+      return { label: "Thinking", kind: "thinking", body: [text(textOf(p.content))] };
+    case "agent.tool_use":
+    case "agent.mcp_tool_use":
+      return { label: `Tool call: ${str(p.tool)}`, kind: "tool", body: [json(p.input)] };
+    case "agent.tool_result":
+    case "agent.mcp_tool_result":
+      return { label: `Tool result: ${str(p.tool)} (${str(p.status)})`, kind: p.is_error ? "tool error" : "tool", body: [text(textOf(p.content))] };
+    case "agent.approval_request":
+      return { label: `Approval requested: ${str(p.tool)} (${str(p.tool_type)})`, kind: "request", body: [json(p.input), form()] };
+    case "agent.custom_tool_use":
+      return { label: `Custom tool: ${str(p.tool)}`, kind: "request", body: [json(p.input), form()] };
+    case "agent.clarify_request": {
+      const choices = Array.isArray(p.choices) && p.choices.length ? h("p", { class: "note" }, `Choices: ${p.choices.map(str).join(" · ")}`) : null;
+      return { label: "Question", kind: "request", body: [text(str(p.question)), choices, form()] };
+    }
+    case "user.approval_response":
+      return { label: `You answered: ${str(p.result)}${p.scope ? ` (${str(p.scope)})` : ""}`, kind: "user small", body: [] };
+    case "user.custom_tool_result":
+      return { label: `Tool result sent${p.is_error ? " (failed)" : ""}${p.status ? ` (${str(p.status)})` : ""}`, kind: "user", body: [text(textOf(p.content))] };
+    case "user.clarify_result":
+      return { label: "Your answer", kind: "user", body: [text(str(p.answer) || "(skipped: the agent decides)")] };
+    case "user.steer":
+      return { label: "Steer", kind: "user", body: [text(str(p.message))] };
+    case "user.interrupt":
+      return { label: "Interrupt", kind: "user small", body: [p.message ? text(str(p.message)) : null] };
+    case "session.status_running":
+      return { label: "Running", kind: "status", body: [] };
+    case "session.status_idle":
+      return { label: `Idle: ${stopReason(p)}`, kind: p.stop_reason && (p.stop_reason as { type?: string }).type === "error" ? "status error" : "status", body: [] };
+    case "session.title_updated":
+      return { label: `Title: ${str(p.title)}`, kind: "status", body: [] };
+    case "session.compacted":
+      return { label: "Earlier conversation compacted", kind: "status", body: [] };
+    case "agent.thread_message_sent":
+    case "agent.thread_message_received":
+      return { label: `${e.type === "agent.thread_message_sent" ? "To" : "From"} thread ${str(p.thread_id)}`, kind: "tool", body: [text(textOf(p.content) || str(p.content))] };
+    default:
+      return { label: e.type, kind: "other", body: [json(p)] };
+  }
+}
+
+function requestForm(e: EventEnvelope, state: RequestState): HTMLElement {
+  if (!state.open) return h("p", { class: "note" }, "No longer waiting.");
+  if (e.type === "agent.approval_request") return approvalForm(e, state.respond);
+  if (e.type === "agent.custom_tool_use") return customToolForm(e, state.respond);
+  return clarifyForm(e, state.respond);
+}
+
+export function renderEvent(e: EventEnvelope, request: RequestState | null): HTMLLIElement {
+  const { label, kind, body } = shape(e, () => (request ? requestForm(e, request) : null));
+  const status = e.status === "queued" || e.status === "running" ? h("span", { class: "badge" }, e.status) : null;
+  return h(
+    "li",
+    { class: `event ${kind}`, attrs: { "data-type": e.type, "data-id": e.id } },
+    h("div", { class: "meta" }, h("span", { class: "label" }, label), status, h("time", { attrs: { datetime: e.createdAt } }, when(e.createdAt))),
+    ...body,
+  );
+}

@@ -1,0 +1,74 @@
+/** The answers a waiting turn asks for: approve or deny a tool call, return a custom tool's result, answer a question. */
+import { button, h } from "./dom.js";
+import type { EventEnvelope } from "./types.js";
+
+/** Sends one inbound event; rejects with the API's message. */
+export type Respond = (event: Record<string, unknown>) => Promise<void>;
+
+/** Runs a send with the form disabled, and shows its failure in the form. */
+function sender(form: HTMLElement, problem: HTMLElement) {
+  return async (send: () => Promise<void>) => {
+    const controls = [...form.querySelectorAll<HTMLButtonElement | HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement>("button, input, textarea, select")];
+    controls.forEach((c) => (c.disabled = true));
+    problem.textContent = "";
+    try {
+      await send();
+    } catch (err) {
+      problem.textContent = err instanceof Error ? err.message : String(err);
+      controls.forEach((c) => (c.disabled = false));
+    }
+  };
+}
+
+export function approvalForm(request: EventEnvelope, respond: Respond): HTMLElement {
+  const scope = h(
+    "select",
+    { attrs: { name: "scope", "aria-label": "Remember the decision" } },
+    h("option", { attrs: { value: "once" } }, "this call only"),
+    h("option", { attrs: { value: "session" } }, "for this session"),
+    h("option", { attrs: { value: "always" } }, "always, for this agent and subject"),
+  );
+  const problem = h("p", { class: "problem", attrs: { role: "alert" } });
+  const form = h("div", { class: "answer approval" });
+  const run = sender(form, problem);
+  const decide = (result: "allow" | "deny") =>
+    run(() => respond({ type: "user.approval_response", approval_id: request.id, result, ...(scope.value === "once" ? {} : { scope: scope.value }) }));
+  form.append(button("Approve", () => void decide("allow"), { class: "primary" }), button("Deny", () => void decide("deny")), scope, problem);
+  return form;
+}
+
+export function customToolForm(request: EventEnvelope, respond: Respond): HTMLElement {
+  const text = h("textarea", { attrs: { name: "result", rows: "3", maxlength: "20000", placeholder: "What the tool returned", "aria-label": "Tool result" } });
+  const failed = h("input", { attrs: { type: "checkbox", name: "failed" } });
+  const problem = h("p", { class: "problem", attrs: { role: "alert" } });
+  const form = h("div", { class: "answer custom" });
+  const run = sender(form, problem);
+  const send = () => {
+    if (!text.value.trim()) {
+      problem.textContent = "Write the tool's result first.";
+      return;
+    }
+    void run(() =>
+      respond({ type: "user.custom_tool_result", tool_use_id: request.id, content: [{ type: "text", text: text.value }], ...(failed.checked ? { is_error: true } : {}) }),
+    );
+  };
+  form.append(text, h("label", {}, failed, " the tool failed"), button("Send result", send, { class: "primary" }), problem);
+  return form;
+}
+
+export function clarifyForm(request: EventEnvelope, respond: Respond): HTMLElement {
+  const choices = Array.isArray(request.payload.choices) ? request.payload.choices.map(String) : [];
+  const text = h("input", { attrs: { type: "text", name: "answer", maxlength: "20000", placeholder: "Your answer", "aria-label": "Answer" } });
+  const problem = h("p", { class: "problem", attrs: { role: "alert" } });
+  const form = h("div", { class: "answer clarify" });
+  const run = sender(form, problem);
+  const answer = (value: string) => void run(() => respond({ type: "user.clarify_result", request_id: String(request.payload.request_id), answer: value }));
+  form.append(
+    ...choices.map((choice) => button(choice, () => answer(choice), { class: "choice" })),
+    text,
+    button("Answer", () => answer(text.value), { class: "primary" }),
+    button("Skip", () => answer(""), { attrs: { title: "Let the agent decide" } }),
+    problem,
+  );
+  return form;
+}
