@@ -24,9 +24,32 @@ export interface ApiKeyDoc {
   requestsPerMinute: number;
   /** What the key may do (`KEY_SCOPES`); a key stored before keys had scopes has the core interface's alone. */
   scopes?: KeyScope[];
+  /** The operator's label for the key (`keys create --name`), to tell an organization's keys apart. */
+  name?: string;
   createdAt: Date;
   revokedAt: Date | null;
 }
+
+/** What may be shown of a stored key: everything but its hash. */
+export interface KeySummary {
+  id: string;
+  orgId: string;
+  name: string | null;
+  scopes: readonly KeyScope[];
+  requestsPerMinute: number;
+  createdAt: Date;
+  revokedAt: Date | null;
+}
+
+const summaryOf = (doc: ApiKeyDoc): KeySummary => ({
+  id: doc._id,
+  orgId: doc.orgId,
+  name: doc.name ?? null,
+  scopes: doc.scopes ?? DEFAULT_KEY_SCOPES,
+  requestsPerMinute: doc.requestsPerMinute,
+  createdAt: doc.createdAt,
+  revokedAt: doc.revokedAt,
+});
 
 /**
  * Scopes a key may carry: `api`, the agent sessions interface (x-api-key); `deployments:read` and
@@ -84,8 +107,13 @@ export class OrganizationStore {
     return (await this.orgs.findOne({ name }))?._id ?? null;
   }
 
+  /** The name of the organization `orgId`, or null when there is none. */
+  async nameOf(orgId: string): Promise<string | null> {
+    return (await this.orgs.findOne({ _id: orgId }))?.name ?? null;
+  }
+
   /** Creates a key and returns the secret; it is not stored and cannot be shown again. */
-  async createKey(orgId: string, requestsPerMinute = DEFAULT_KEY_REQUESTS_PER_MINUTE, scopes: KeyScope[] = DEFAULT_KEY_SCOPES): Promise<{ id: string; key: string }> {
+  async createKey(orgId: string, requestsPerMinute = DEFAULT_KEY_REQUESTS_PER_MINUTE, scopes: KeyScope[] = DEFAULT_KEY_SCOPES, name?: string): Promise<{ id: string; key: string }> {
     const key = `ask_${randomBytes(32).toString("base64url")}`;
     const hash = hashKey(key);
     const id = keyIdOf(hash);
@@ -95,12 +123,27 @@ export class OrganizationStore {
       hash,
       requestsPerMinute,
       scopes: [...new Set(scopes)],
+      ...(name === undefined ? {} : { name }),
       createdAt: new Date(),
       revokedAt: null,
     });
     return { id, key };
   }
 
+  /** The organization's keys, oldest first, revoked ones included. */
+  async keysOf(orgId: string): Promise<KeySummary[]> {
+    return (await this.keys.find({ orgId }).sort({ createdAt: 1, _id: 1 }).toArray()).map(summaryOf);
+  }
+
+  async keyById(keyId: string): Promise<KeySummary | null> {
+    const doc = await this.keys.findOne({ _id: keyId });
+    return doc && summaryOf(doc);
+  }
+
+  /**
+   * Marks the key revoked (false: no such key, or already revoked). This process forgets it at once;
+   * every other process's key cache may accept it for up to `KEY_CACHE_TTL_MS` more.
+   */
   async revokeKey(keyId: string): Promise<boolean> {
     const res = await this.keys.updateOne({ _id: keyId, revokedAt: null }, { $set: { revokedAt: new Date() } });
     this.cache.forget(keyId);
