@@ -50,3 +50,16 @@ export function createRedis(url: string, name: string, opts: { autoPipelining?: 
   defineScripts(redis);
   return redis;
 }
+
+/** Members of a sorted set that start with `prefix`, with their scores: ZSCAN, for operators' reads, not hot paths. */
+export async function sortedMembersStartingWith(redis: Redis, key: string, prefix: string): Promise<{ member: string; score: number }[]> {
+  const match = `${prefix.replace(/[*?[\]\\]/g, "\\$&")}*`;
+  const found: { member: string; score: number }[] = [];
+  let cursor = "0";
+  do {
+    const [next, flat] = await redis.zscan(key, cursor, "MATCH", match, "COUNT", 1000);
+    for (let i = 0; i + 1 < flat.length; i += 2) found.push({ member: flat[i]!, score: Number(flat[i + 1]) });
+    cursor = next;
+  } while (cursor !== "0");
+  return found;
+}

@@ -118,7 +118,20 @@ export class EventLog {
 
   /** As `history`, with the live-stream id written beside each durable event. */
   async historyWithLiveIds(sessionId: string, after: number, limit: number): Promise<{ envelope: Envelope; liveId: string }[]> {
-    const entries = await this.redis.xrange(this.keys.sessionLog(sessionId), `(${after}-0`, "+", "COUNT", limit);
+    return this.decode(sessionId, await this.redis.xrange(this.keys.sessionLog(sessionId), `(${after}-0`, "+", "COUNT", limit));
+  }
+
+  /**
+   * As `history`, waiting up to `blockMs` for the first event after `after` when there is none yet
+   * (empty when none came); `blocking` is a connection of its own, which the XREAD BLOCK holds.
+   */
+  async follow(blocking: Redis, sessionId: string, after: number, limit: number, blockMs: number): Promise<Envelope[]> {
+    const reply = (await blocking.xread("COUNT", limit, "BLOCK", blockMs, "STREAMS", this.keys.sessionLog(sessionId), `${after}-0`)) as [string, [string, string[]][]][] | null;
+    return (await this.decode(sessionId, reply?.[0]?.[1] ?? [])).map((r) => r.envelope);
+  }
+
+  /** Log entries as clients see them: the envelope written with the event, its later statuses merged in. */
+  private async decode(sessionId: string, entries: [string, string[]][]): Promise<{ envelope: Envelope; liveId: string }[]> {
     const parsed = entries.map(([, fields]) => parseEntry(fields));
     const envelopes = await this.withOverlay(sessionId, parsed.map((f) => JSON.parse(f.env!) as Envelope));
     return envelopes.map((envelope, i) => ({ envelope, liveId: parsed[i]!.live ?? "0-0" }));
@@ -162,6 +175,12 @@ export class EventLog {
 
   async lastSequence(sessionId: string): Promise<number> {
     return Number((await this.redis.get(this.keys.sessionSeq(sessionId))) ?? 0);
+  }
+
+  /** The last sequence given out, and how many entries the log and the capped live stream hold. */
+  async sizes(sessionId: string): Promise<{ lastSequence: number; logEntries: number; liveEntries: number }> {
+    const [seq, log, live] = await Promise.all([this.lastSequence(sessionId), this.redis.xlen(this.keys.sessionLog(sessionId)), this.redis.xlen(this.keys.sessionLive(sessionId))]);
+    return { lastSequence: seq, logEntries: log, liveEntries: live };
   }
 
   /** Creates the session's state, with its identity, so the hot path needs no MongoDB read to know it. */

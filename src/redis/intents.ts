@@ -12,7 +12,7 @@
  * finishes never clears the mark of one that died.
  */
 import type { Redis } from "ioredis";
-import { runScript } from "./client.js";
+import { runScript, sortedMembersStartingWith } from "./client.js";
 import type { Keys } from "./keys.js";
 
 /** The session a `projections` member belongs to. */
@@ -50,5 +50,16 @@ export class Intents {
   /** `projections` members marked before `olderThan` (ms): writers that died, or are very late. */
   async dueProjections(olderThan: number, limit: number): Promise<string[]> {
     return this.redis.zrangebyscore(this.keys.projections(), "-inf", olderThan, "LIMIT", 0, limit);
+  }
+
+  /** When (ms) the session was marked `pending` and not cleared since; null when it is not. */
+  async pendingSince(sessionId: string): Promise<number | null> {
+    const score = await this.redis.zscore(this.keys.pending(), sessionId);
+    return score === null ? null : Number(score);
+  }
+
+  /** The session's `projections` members (writers of its record not done yet) with when (ms) each was marked. */
+  async projectionsOf(sessionId: string): Promise<{ member: string; since: number }[]> {
+    return (await sortedMembersStartingWith(this.redis, this.keys.projections(), `${sessionId} `)).map(({ member, score }) => ({ member, since: score }));
   }
 }

@@ -5,6 +5,7 @@
  * waiting call is ever without one; the sweep takes the due ones, oldest first, and never scans sessions.
  */
 import type { Redis } from "ioredis";
+import { sortedMembersStartingWith } from "./client.js";
 import type { Keys } from "./keys.js";
 
 export interface DueKickoff {
@@ -34,5 +35,10 @@ export class Kickoffs {
 
   async done(members: string[]): Promise<void> {
     if (members.length > 0) await this.redis.zrem(this.keys.kickoffs(), ...members);
+  }
+
+  /** The session's custom tool calls still waiting for a first result, with their deadlines (ms). */
+  async of(sessionId: string): Promise<{ callId: string; deadlineMs: number }[]> {
+    return (await sortedMembersStartingWith(this.redis, this.keys.kickoffs(), `${sessionId} `)).map(({ member, score }) => ({ callId: member.slice(sessionId.length + 1), deadlineMs: score }));
   }
 }

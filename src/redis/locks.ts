@@ -19,7 +19,7 @@ export class Locks {
   private readonly waiting: Redlock;
 
   constructor(
-    redis: Redis,
+    private readonly redis: Redis,
     private readonly keys: Keys,
   ) {
     // No retries: a busy lock means another worker has the session, and it re-checks the mailbox after.
@@ -68,5 +68,12 @@ export class Locks {
       clearInterval(extender);
       await lock.release().catch(() => undefined);
     }
+  }
+
+  /** The session's turn lock as Redis holds it: its holder's token and how long it has left; null when free. */
+  async turnLock(sessionId: string): Promise<{ token: string; ttlMs: number } | null> {
+    const key = this.keys.sessionLock(sessionId);
+    const [token, ttlMs] = await Promise.all([this.redis.get(key), this.redis.pttl(key)]);
+    return token === null ? null : { token, ttlMs };
   }
 }

@@ -19,6 +19,16 @@ export interface Wakeup {
 
 type Entries = [string, string[] | null][];
 
+/** A wake-up of a session no worker has acknowledged. */
+export interface PendingWakeup {
+  entryId: string;
+  /** The consumer it was delivered to (handling the session now, or died doing so); null: not read by the group yet. */
+  consumer: string | null;
+  /** How long since it was last delivered (ms); null when not delivered. */
+  idleMs: number | null;
+  deliveries: number;
+}
+
 function toWakeups(entries: Entries): Wakeup[] {
   return entries.map(([entryId, fields]) => {
     const at = fields ? fields.indexOf("session") : -1;
@@ -56,5 +66,44 @@ export class Wakeups {
   async claimStale(consumer: string, idleMs: number, count: number): Promise<Wakeup[]> {
     const [, claimed] = (await this.redis.xautoclaim(this.keys.wakeups(), WORKER_GROUP, consumer, idleMs, "0-0", "COUNT", count)) as [string, Entries];
     return toWakeups(claimed.filter(([, fields]) => fields !== null));
+  }
+
+  /**
+   * The session's wake-ups not acknowledged yet: those delivered (to whom, idle how long, how often) and
+   * those the group has not read. An operator's read: it looks at no more than `scan` entries of each
+   * kind, and says whether that was all of them.
+   */
+  async pendingOf(sessionId: string, scan: number): Promise<{ wakeups: PendingWakeup[]; complete: boolean }> {
+    const key = this.keys.wakeups();
+    const group = await this.group();
+    const delivered = group && group.pending > 0 ? ((await this.redis.xpending(key, WORKER_GROUP, "-", "+", scan)) as [string, string, number, number][]) : [];
+    const lookups = this.redis.pipeline();
+    for (const [entryId] of delivered) lookups.xrange(key, entryId, entryId);
+    const owners = ((await lookups.exec()) ?? []).map(([, reply]) => toWakeups((reply as Entries | undefined) ?? [])[0]?.sessionId);
+    const undelivered = toWakeups(await this.redis.xrange(key, group ? `(${group.lastDelivered}` : "-", "+", "COUNT", scan));
+    return {
+      wakeups: [
+        ...delivered.filter((_, i) => owners[i] === sessionId).map(([entryId, consumer, idleMs, deliveries]) => ({ entryId, consumer, idleMs: Number(idleMs), deliveries: Number(deliveries) })),
+        ...undelivered.filter((w) => w.sessionId === sessionId).map(({ entryId }) => ({ entryId, consumer: null, idleMs: null, deliveries: 0 })),
+      ],
+      complete: delivered.length < scan && undelivered.length < scan,
+    };
+  }
+
+  /** The workers' group: how many entries it has delivered and not acknowledged, and the last it read; null before any worker made it. */
+  private async group(): Promise<{ pending: number; lastDelivered: string } | null> {
+    let groups: unknown[][];
+    try {
+      groups = (await this.redis.xinfo("GROUPS", this.keys.wakeups())) as unknown[][];
+    } catch (err) {
+      if (String((err as Error).message).includes("no such key")) return null;
+      throw err;
+    }
+    for (const flat of groups) {
+      const info = new Map<unknown, unknown>();
+      for (let i = 0; i + 1 < flat.length; i += 2) info.set(flat[i], flat[i + 1]);
+      if (info.get("name") === WORKER_GROUP) return { pending: Number(info.get("pending")), lastDelivered: String(info.get("last-delivered-id")) };
+    }
+    return null;
   }
 }
