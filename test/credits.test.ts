@@ -4,34 +4,18 @@
  * at a balance of zero, and unmetered organizations run as before. Debits apply once, concurrent ones
  * all apply, and a debit left owed is repaired.
  */
-import { spawn } from "node:child_process";
-import { join } from "node:path";
 import { expect } from "chai";
-import { projectRoot } from "../src/paths.js";
 import { createLogger } from "../src/log.js";
 import { OwedDebits } from "../src/redis/owed-debits.js";
 import { TurnDebits } from "../src/services/credits.js";
 import { CreditStore } from "../src/store/credits.js";
 import { isAppError } from "../src/errors.js";
 import { useAnthropicService } from "./support/anthropic-service.js";
-import { env } from "./support/hooks.js";
+import { cli } from "./support/cli.js";
 import { client } from "./support/server.js";
 import { createSession, sendText, settle, until } from "./support/sessions.js";
 
 let orgs = 0;
-
-/** Runs one of the compiled commands against the run's database; its exit code and output. */
-function command(name: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("node", [join("dist", "src", "cli", `${name}.js`), ...args], { cwd: projectRoot, env: { ...process.env, MONGO_URL: env.mongoUrl }, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.once("error", reject);
-    child.once("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe("credits", () => {
   const svc = useAnthropicService();
@@ -156,31 +140,31 @@ describe("credits", () => {
     });
   });
 
-  describe("the commands credits:grant and credits:show", () => {
+  describe("the commands credits grant and credits show", () => {
     it("grant adds credits and prints the balance; with --id a re-run applies it once; show prints the balance", async () => {
       const { name, orgId } = await newOrg();
-      expect(await command("credits-show", ["--org", name])).to.include({ code: 0, stdout: "not metered: no credit account (credits:grant makes one)\n" });
-      const first = await command("credits-grant", ["--org", name, "--usd", "12.5", "--id", "invoice-7"]);
+      expect(await cli(["credits", "show", "--org", name])).to.include({ code: 0, stdout: "not metered: no credit account (credits grant makes one)\n" });
+      const first = await cli(["credits", "grant", "--org", name, "--usd", "12.5", "--id", "invoice-7"]);
       expect(first, first.stderr).to.include({ code: 0, stdout: "balance: 12.500000 USD\n" });
-      const again = await command("credits-grant", ["--org", name, "--usd", "12.5", "--id", "invoice-7"]);
+      const again = await cli(["credits", "grant", "--org", name, "--usd", "12.5", "--id", "invoice-7"]);
       expect(again).to.include({ code: 0, stdout: "balance: 12.500000 USD (grant invoice-7 was already applied)\n" });
-      expect(await command("credits-grant", ["--org", name, "--usd", "0.000001"])).to.include({ code: 0, stdout: "balance: 12.500001 USD\n" });
-      expect(await command("credits-show", ["--org", name])).to.include({ code: 0, stdout: "balance: 12.500001 USD\n" });
+      expect(await cli(["credits", "grant", "--org", name, "--usd", "0.000001"])).to.include({ code: 0, stdout: "balance: 12.500001 USD\n" });
+      expect(await cli(["credits", "show", "--org", name])).to.include({ code: 0, stdout: "balance: 12.500001 USD\n" });
       expect(await stored(orgId)).to.equal(12_500_001);
     });
 
     it("refuses negative and malformed amounts, unknown organizations and missing options, changing nothing", async () => {
       const { name, orgId } = await newOrg();
-      const negative = await command("credits-grant", ["--org", name, "--usd=-5"]);
+      const negative = await cli(["credits", "grant", "--org", name, "--usd=-5"]);
       expect(negative).to.include({ code: 2, stdout: "" });
       expect(negative.stderr).to.include("negative amounts are refused");
       for (const args of [["--org", name, "--usd", "1.0000001"], ["--org", name, "--usd", "ten"], ["--org", name], ["--usd", "1"], ["--org", name, "--usd", "1", "--id", "no spaces"]]) {
-        const out = await command("credits-grant", args);
+        const out = await cli(["credits", "grant", ...args]);
         expect(out.code, args.join(" ")).to.equal(2);
         expect(out.stdout).to.equal("");
-        expect(out.stderr).to.include("usage: npm run -s credits:grant");
+        expect(out.stderr).to.include("Usage: agent-sessions credits grant");
       }
-      const unknown = await command("credits-grant", ["--org", `${name}-nobody`, "--usd", "1"]);
+      const unknown = await cli(["credits", "grant", "--org", `${name}-nobody`, "--usd", "1"]);
       expect(unknown).to.include({ code: 1, stdout: "" });
       expect(unknown.stderr).to.include("no organization is named");
       expect(await store().head(orgId)).to.equal(null);

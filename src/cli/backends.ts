@@ -1,0 +1,66 @@
+/**
+ * The backends of an operator command, found as the service finds them (`loadConfig`): MongoDB at
+ * `MONGO_URL`, Redis at `REDIS_URL` under `REDIS_KEY_PREFIX`. One that does not answer is an
+ * `unavailable` error naming its variable and where it looked, so a shell without the service's
+ * environment (the defaults point at this machine) is told so instead of waiting.
+ */
+import type { Redis } from "ioredis";
+import type { Db } from "mongodb";
+import type { Config } from "../config.js";
+import { unavailable } from "../errors.js";
+import { createRedis } from "../redis/client.js";
+import { Keys } from "../redis/keys.js";
+import { connectMongo, ensureIndexes } from "../store/mongo.js";
+
+/** The URL with any password masked, so a message can say where it looked. */
+export function shownUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return "(not a URL)";
+  }
+}
+
+/** Runs `work` with the database; `indexes` for commands that write (a unique index guards organization names). */
+export async function withMongo<T>(config: Config, work: (db: Db) => Promise<T>, opts: { indexes?: boolean } = {}): Promise<T> {
+  let mongo;
+  try {
+    mongo = await connectMongo(config.mongoUrl);
+  } catch (err) {
+    throw unavailable(`cannot reach MongoDB at ${shownUrl(config.mongoUrl)} (MONGO_URL): ${(err as Error).message}`, err);
+  }
+  try {
+    if (opts.indexes) await ensureIndexes(mongo.db);
+    return await work(mongo.db);
+  } finally {
+    await mongo.client.close();
+  }
+}
+
+export interface RedisBackend {
+  redis: Redis;
+  keys: Keys;
+  /** Where the keys were looked for, for messages: the URL (masked) and the prefix. */
+  where: string;
+}
+
+/** Runs `work` with a Redis connection (answering, or the error says why not) and the service's key names. */
+export async function withRedis<T>(config: Config, work: (backend: RedisBackend) => Promise<T>): Promise<T> {
+  const redis = createRedis(config.redisUrl, "ops-cli");
+  let failure: Error | undefined;
+  // Reconnection errors are reported here, not as unhandled events.
+  redis.on("error", (err: Error) => (failure = err));
+  try {
+    await redis.ping();
+  } catch (err) {
+    redis.disconnect();
+    throw unavailable(`cannot reach Redis at ${shownUrl(config.redisUrl)} (REDIS_URL): ${(failure ?? (err as Error)).message}`, err);
+  }
+  try {
+    return await work({ redis, keys: new Keys(config.redisKeyPrefix), where: `REDIS_KEY_PREFIX=${config.redisKeyPrefix} at ${shownUrl(config.redisUrl)}` });
+  } finally {
+    redis.disconnect();
+  }
+}

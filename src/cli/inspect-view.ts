@@ -1,0 +1,84 @@
+/** The readable form of `sessions inspect`: one section per store, one `label  value` line per fact. */
+import type { Usage } from "../domain/events.js";
+import type { Keys } from "../redis/keys.js";
+import type { Inspection } from "./session-inspect.js";
+import { duration, shorten, when } from "./text.js";
+
+type Line = [label: string, value: string];
+
+const LABEL = 14;
+const lines = (rows: Line[]) => rows.map(([label, value]) => `  ${label.padEnd(LABEL)} ${value}`.trimEnd()).join("\n");
+const listed = (items: string[]) => (items.length === 0 ? "-" : items.join(", "));
+
+function usage(u: Usage | null | undefined): string {
+  if (!u) return "none yet";
+  const cost = u.cost_usd === undefined ? "" : `, ${u.cost_usd.toFixed(6)} USD (${u.cost_status})`;
+  return `${u.total} tokens in ${u.calls} model call(s)${cost}`;
+}
+
+function record(r: NonNullable<Inspection["record"]>): Line[] {
+  return [
+    ["organization", `${r.organization ?? "?"} (${r.orgId})`],
+    ["agent", `${r.agentId} version ${r.agentVersion}`],
+    ["subject", r.subjectId],
+    ...(r.deploymentId ? [["deployment", r.deploymentId] as Line] : []),
+    ["title", r.title === null ? "-" : `${JSON.stringify(shorten(r.title, 80))} (${r.titleSource})`],
+    ["status", `${r.status}, as of state version ${r.statusVersion}`],
+    ["usage", usage(r.usage)],
+    ["created", when(r.createdAt)],
+    ["updated", when(r.updatedAt)],
+  ];
+}
+
+function runtime(rt: NonNullable<Inspection["runtime"]>, keys: Keys, sessionId: string): Line[] {
+  const { state } = rt;
+  const turn = state.turn;
+  const rows: Line[] = [
+    ["version", String(state.v)],
+    ["status", state.status],
+    ["turn", turn ? `${turn.id}, started ${turn.startedAt}, attempt ${turn.attempts}, answering ${listed(turn.events)}` : "-"],
+    ...(turn?.calls ?? []).map((c): Line => ["  tool call", `${c.id} ${c.name}: ${c.state}`]),
+    ["queue", state.queue.length === 0 ? "-" : `${state.queue.length} prompt(s) waiting: ${listed(state.queue)}`],
+    ["interrupt", state.interrupt ?? "-"],
+    ["grants", listed(state.grants)],
+    ["long-running", listed(Object.entries(state.longRunning).map(([call, l]) => `${call} ${l.tool} (${l.eventId})`))],
+    ["usage", usage(state.usage)],
+    ["log", `${rt.logEntries} event(s), last sequence ${rt.lastSequence} (${keys.sessionLog(sessionId)}); live stream ${rt.liveEntries} entries`],
+  ];
+  if (state.compact) rows.push(["compaction", "requested"]);
+  if (!rt.identity) rows.push(["identity", "not kept in the state (a session created before it was)"]);
+  return rows;
+}
+
+function pending(p: Inspection["pending"], keys: Keys): Line[] {
+  const wakeups = p.wakeups.map((w) =>
+    w.consumer === null ? `${w.entryId}: not read by a worker yet` : `${w.entryId}: delivered to ${w.consumer}, idle ${duration(w.idleMs ?? 0)}, ${w.deliveries} deliveries`,
+  );
+  if (!p.wakeupsComplete) wakeups.push(`(more unacknowledged wake-ups were not looked at)`);
+  return [
+    ["worker mark", p.markedSince ? `since ${p.markedSince} (${keys.pending()})` : "-"],
+    ...(wakeups.length === 0 ? [["wake-ups", "-"] as Line] : wakeups.map((w, i): Line => [i === 0 ? "wake-ups" : "", w])),
+    ["record writes", p.recordWrites.length === 0 ? "-" : `${p.recordWrites.length} not done, oldest since ${p.recordWrites.map((w) => w.since).sort()[0]} (${keys.projections()})`],
+    ["kickoffs", listed(p.kickoffs.map((k) => `${k.callId} due by ${k.deadline}`))],
+  ];
+}
+
+export function renderInspection(i: Inspection, keys: Keys): string {
+  const lock = i.turnLock;
+  return [
+    `session ${i.sessionId}`,
+    "",
+    "record (MongoDB)",
+    i.record ? lines(record(i.record)) : "  none: no record (deleted, or never created)",
+    "",
+    `runtime (Redis ${keys.sessionState(i.sessionId)})`,
+    i.runtime ? lines(runtime(i.runtime, keys, i.sessionId)) : "  none: the session has no state (deleted)",
+    "",
+    `turn lock (Redis ${keys.sessionLock(i.sessionId)})`,
+    lines([["holder", lock ? `token ${lock.token}, ${lock.ttlMs < 0 ? "no expiry" : `${duration(lock.ttlMs)} left unless extended`}` : "free"]]),
+    "",
+    "pending work",
+    lines(pending(i.pending, keys)),
+    "",
+  ].join("\n");
+}

@@ -1,0 +1,84 @@
+/**
+ * `sessions inspect`: everything the stores hold about one session, read directly: its MongoDB record,
+ * its runtime state and log sizes on Redis, its turn lock, and the work waiting for a worker (the
+ * pending mark, unacknowledged wake-ups, record writers not done, custom tool kickoff deadlines).
+ */
+import type { Redis } from "ioredis";
+import { loadConfig } from "../config.js";
+import type { RuntimeState } from "../domain/session-state.js";
+import { AppError } from "../errors.js";
+import { EventLog, identityOf, type SessionIdentity } from "../redis/event-log.js";
+import { Intents } from "../redis/intents.js";
+import { Keys } from "../redis/keys.js";
+import { Kickoffs } from "../redis/kickoffs.js";
+import { Locks } from "../redis/locks.js";
+import { Wakeups, type PendingWakeup } from "../redis/wakeups.js";
+import { OrganizationStore } from "../store/organizations.js";
+import { SessionStore, type SessionDoc } from "../store/sessions.js";
+import { shownUrl, withMongo, withRedis } from "./backends.js";
+import { renderInspection } from "./inspect-view.js";
+
+/** Wake-ups looked at, of each kind (delivered and unacknowledged; not yet read by the group). */
+const WAKEUP_SCAN = 1_000;
+
+export interface Inspection {
+  sessionId: string;
+  /** The MongoDB record, with its organization's name; null when there is none (deleted, or never created). */
+  record: (SessionDoc & { organization: string | null }) | null;
+  /** The runtime state on Redis and the sizes of the log; null when the session has no state (deleted). */
+  runtime: { state: RuntimeState; identity: SessionIdentity | null; lastSequence: number; logEntries: number; liveEntries: number } | null;
+  /** The turn lock: the token its holder writes with, and how long it holds without an extension. */
+  turnLock: { token: string; ttlMs: number } | null;
+  pending: {
+    /** When the session was marked as having work for a worker (ISO), null when it is not. */
+    markedSince: string | null;
+    wakeups: PendingWakeup[];
+    /** False when there were more unacknowledged wake-ups than were looked at. */
+    wakeupsComplete: boolean;
+    recordWrites: { member: string; since: string }[];
+    kickoffs: { callId: string; deadline: string }[];
+  };
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+async function redisSide(redis: Redis, keys: Keys, sessionId: string): Promise<Omit<Inspection, "sessionId" | "record">> {
+  const log = new EventLog(redis, keys);
+  const intents = new Intents(redis, keys);
+  const [snapshot, sizes, turnLock, marked, wakeups, writes, kickoffs] = await Promise.all([
+    log.snapshot(sessionId),
+    log.sizes(sessionId),
+    new Locks(redis, keys).turnLock(sessionId),
+    intents.pendingSince(sessionId),
+    new Wakeups(redis, keys).pendingOf(sessionId, WAKEUP_SCAN),
+    intents.projectionsOf(sessionId),
+    new Kickoffs(redis, keys).of(sessionId),
+  ]);
+  return {
+    runtime: snapshot && { state: snapshot.state, identity: identityOf(snapshot.fields), ...sizes },
+    turnLock,
+    pending: {
+      markedSince: marked === null ? null : iso(marked),
+      wakeups: wakeups.wakeups,
+      wakeupsComplete: wakeups.complete,
+      recordWrites: writes.map((w) => ({ member: w.member, since: iso(w.since) })),
+      kickoffs: kickoffs.map((k) => ({ callId: k.callId, deadline: iso(k.deadlineMs) })),
+    },
+  };
+}
+
+export async function inspectSession(sessionId: string, json: boolean): Promise<void> {
+  const config = loadConfig();
+  const record = await withMongo(config, async (db) => {
+    const doc = await new SessionStore(db).byId(sessionId);
+    return doc && { ...doc, organization: await new OrganizationStore(db).nameOf(doc.orgId) };
+  });
+  const inspection = await withRedis(config, async ({ redis, keys, where }) => {
+    const side = await redisSide(redis, keys, sessionId);
+    if (!record && !side.runtime) {
+      throw new AppError("not_found", `no session ${sessionId}: no record in MongoDB (MONGO_URL ${shownUrl(config.mongoUrl)}) and no state in Redis (${where})`);
+    }
+    return { sessionId, record, ...side };
+  });
+  process.stdout.write(json ? `${JSON.stringify(inspection, null, 2)}\n` : renderInspection(inspection, new Keys(config.redisKeyPrefix)));
+}
