@@ -23,13 +23,18 @@ export function shownUrl(url: string): string {
   }
 }
 
+/** Where a value came from, for messages: `NAME=value`, or that NAME is not set and the default was used. */
+export function setting(name: string, value: string): string {
+  return process.env[name] ? `${name}=${value}` : `${name} not set, so ${value}`;
+}
+
 /** Runs `work` with the database; `indexes` for commands that write (a unique index guards organization names). */
 export async function withMongo<T>(config: Config, work: (db: Db) => Promise<T>, opts: { indexes?: boolean } = {}): Promise<T> {
   let mongo;
   try {
     mongo = await connectMongo(config.mongoUrl);
   } catch (err) {
-    throw unavailable(`cannot reach MongoDB at ${shownUrl(config.mongoUrl)} (MONGO_URL): ${(err as Error).message}`, err);
+    throw unavailable(`cannot reach MongoDB (${setting("MONGO_URL", shownUrl(config.mongoUrl))}): ${(err as Error).message}`, err);
   }
   try {
     if (opts.indexes) await ensureIndexes(mongo.db);
@@ -56,10 +61,10 @@ export async function withRedis<T>(config: Config, work: (backend: RedisBackend)
     await redis.ping();
   } catch (err) {
     redis.disconnect();
-    throw unavailable(`cannot reach Redis at ${shownUrl(config.redisUrl)} (REDIS_URL): ${(failure ?? (err as Error)).message}`, err);
+    throw unavailable(`cannot reach Redis (${setting("REDIS_URL", shownUrl(config.redisUrl))}): ${(failure ?? (err as Error)).message}`, err);
   }
   try {
-    return await work({ redis, keys: new Keys(config.redisKeyPrefix), where: `REDIS_KEY_PREFIX=${config.redisKeyPrefix} at ${shownUrl(config.redisUrl)}` });
+    return await work({ redis, keys: new Keys(config.redisKeyPrefix), where: `${setting("REDIS_KEY_PREFIX", config.redisKeyPrefix)}; ${setting("REDIS_URL", shownUrl(config.redisUrl))}` });
   } finally {
     redis.disconnect();
   }

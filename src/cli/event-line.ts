@@ -41,7 +41,8 @@ export function summary(payload: Record<string, unknown>): string {
   return shorten(parts.join(" "), SUMMARY_MAX);
 }
 
-/** `#<sequence>  <time>  <type>  <status>  <summary>`, columns aligned for the usual widths. */
+/** `#<sequence>  <time>  <type>  <status>  <summary>` (and a turn's usage), columns aligned for the usual widths. */
 export function eventLine(e: Envelope): string {
-  return [`#${e.sequence}`.padEnd(6), e.createdAt, e.type.padEnd(26), (e.status ?? "-").padEnd(9), summary(e.payload)].join("  ").trimEnd();
+  const usage = e.usage ? ` (${e.usage.total} tokens, ${e.usage.calls} model call(s))` : "";
+  return [`#${e.sequence}`.padEnd(6), e.createdAt, e.type.padEnd(26), (e.status ?? "-").padEnd(9), summary(e.payload) + usage].join("  ").trimEnd();
 }

@@ -52,7 +52,7 @@ function runtime(rt: NonNullable<Inspection["runtime"]>, keys: Keys, sessionId: 
 
 function pending(p: Inspection["pending"], keys: Keys): Line[] {
   const wakeups = p.wakeups.map((w) =>
-    w.consumer === null ? `${w.entryId}: not read by a worker yet` : `${w.entryId}: delivered to ${w.consumer}, idle ${duration(w.idleMs ?? 0)}, ${w.deliveries} deliveries`,
+    w.consumer === null ? `${w.entryId}: not read by a worker yet` : `${w.entryId}: delivered to ${w.consumer}, idle ${duration(w.idleMs ?? 0)}, ${w.deliveries === 1 ? "1 delivery" : `${w.deliveries} deliveries`}`,
   );
   if (!p.wakeupsComplete) wakeups.push(`(more unacknowledged wake-ups were not looked at)`);
   return [
@@ -63,7 +63,8 @@ function pending(p: Inspection["pending"], keys: Keys): Line[] {
   ];
 }
 
-export function renderInspection(i: Inspection, keys: Keys): string {
+/** `where`: where Redis was read (prefix and URL), for a session without state there. */
+export function renderInspection(i: Inspection, keys: Keys, where: string): string {
   const lock = i.turnLock;
   return [
     `session ${i.sessionId}`,
@@ -72,7 +73,7 @@ export function renderInspection(i: Inspection, keys: Keys): string {
     i.record ? lines(record(i.record)) : "  none: no record (deleted, or never created)",
     "",
     `runtime (Redis ${keys.sessionState(i.sessionId)})`,
-    i.runtime ? lines(runtime(i.runtime, keys, i.sessionId)) : "  none: the session has no state (deleted)",
+    i.runtime ? lines(runtime(i.runtime, keys, i.sessionId)) : `  none (${where}): the session was deleted, or the service uses another REDIS_KEY_PREFIX or REDIS_URL`,
     "",
     `turn lock (Redis ${keys.sessionLock(i.sessionId)})`,
     lines([["holder", lock ? `token ${lock.token}, ${lock.ttlMs < 0 ? "no expiry" : `${duration(lock.ttlMs)} left unless extended`}` : "free"]]),

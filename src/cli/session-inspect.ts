@@ -9,13 +9,13 @@ import type { RuntimeState } from "../domain/session-state.js";
 import { AppError } from "../errors.js";
 import { EventLog, identityOf, type SessionIdentity } from "../redis/event-log.js";
 import { Intents } from "../redis/intents.js";
-import { Keys } from "../redis/keys.js";
+import type { Keys } from "../redis/keys.js";
 import { Kickoffs } from "../redis/kickoffs.js";
 import { Locks } from "../redis/locks.js";
 import { Wakeups, type PendingWakeup } from "../redis/wakeups.js";
 import { OrganizationStore } from "../store/organizations.js";
 import { SessionStore, type SessionDoc } from "../store/sessions.js";
-import { shownUrl, withMongo, withRedis } from "./backends.js";
+import { setting, shownUrl, withMongo, withRedis } from "./backends.js";
 import { renderInspection } from "./inspect-view.js";
 
 /** Wake-ups looked at, of each kind (delivered and unacknowledged; not yet read by the group). */
@@ -73,12 +73,12 @@ export async function inspectSession(sessionId: string, json: boolean): Promise<
     const doc = await new SessionStore(db).byId(sessionId);
     return doc && { ...doc, organization: await new OrganizationStore(db).nameOf(doc.orgId) };
   });
-  const inspection = await withRedis(config, async ({ redis, keys, where }) => {
+  await withRedis(config, async ({ redis, keys, where }) => {
     const side = await redisSide(redis, keys, sessionId);
     if (!record && !side.runtime) {
-      throw new AppError("not_found", `no session ${sessionId}: no record in MongoDB (MONGO_URL ${shownUrl(config.mongoUrl)}) and no state in Redis (${where})`);
+      throw new AppError("not_found", `no session ${sessionId}: no record in MongoDB (${setting("MONGO_URL", shownUrl(config.mongoUrl))}) and no state in Redis (${where})`);
     }
-    return { sessionId, record, ...side };
+    const inspection: Inspection = { sessionId, record, ...side };
+    process.stdout.write(json ? `${JSON.stringify(inspection, null, 2)}\n` : renderInspection(inspection, keys, where));
   });
-  process.stdout.write(json ? `${JSON.stringify(inspection, null, 2)}\n` : renderInspection(inspection, new Keys(config.redisKeyPrefix)));
 }
