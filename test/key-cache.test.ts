@@ -56,6 +56,19 @@ describe("API-key cache", () => {
     expect(await fifty(store, key, orgId)).to.equal(1);
   });
 
+  it("a key revoked by another process is refused here once its entry expires, and not before", async () => {
+    const store = new OrganizationStore(db, now);
+    const elsewhere = new OrganizationStore(db, now);
+    const { key, keyId, orgId } = await newKey(store);
+    expect((await store.authenticate(key))?.orgId).to.equal(orgId);
+    expect(await elsewhere.revokeKey(keyId)).to.equal(true);
+    expect(await elsewhere.authenticate(key), "the revoking process forgets it at once").to.equal(null);
+    clock += KEY_CACHE_TTL_MS - 1;
+    expect((await store.authenticate(key))?.orgId, "still cached").to.equal(orgId);
+    clock += 1;
+    expect(await store.authenticate(key)).to.equal(null);
+  });
+
   it("concurrent requests with an unknown key make one lookup, and are refused", async () => {
     const store = new OrganizationStore(db, now);
     lookups = 0;

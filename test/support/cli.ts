@@ -3,6 +3,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { join } from "node:path";
 import { projectRoot } from "../../src/paths.js";
 import { env } from "./hooks.js";
+import { holdsSecret, leaked } from "./secrets.js";
 import { until } from "./sessions.js";
 
 const BIN = join(projectRoot, "dist", "src", "cli", "main.js");
@@ -34,7 +35,11 @@ export function cli(args: string[], extra: Record<string, string | undefined> = 
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
     child.once("error", reject);
-    child.once("close", (code) => resolve({ code, stdout, stderr }));
+    child.once("close", (code) => {
+      // The suite's secrets never reach an operator's screen either (a new key, printed once, is not one yet).
+      if (holdsSecret(stdout + stderr)) leaked(`the output of agent-sessions ${args.slice(0, 2).join(" ")}`);
+      resolve({ code, stdout, stderr });
+    });
   });
 }
 
@@ -45,7 +50,12 @@ export function cliRunning(args: string[], extra: Record<string, string | undefi
   const out = { stdout: "", stderr: "" };
   child.stdout.on("data", (d: Buffer) => (out.stdout += d.toString()));
   child.stderr.on("data", (d: Buffer) => (out.stderr += d.toString()));
-  const closed = new Promise<number | null>((resolve) => child.once("close", resolve));
+  const closed = new Promise<number | null>((resolve) =>
+    child.once("close", (code) => {
+      if (holdsSecret(out.stdout + out.stderr)) leaked(`the output of agent-sessions ${args.slice(0, 2).join(" ")}`);
+      resolve(code);
+    }),
+  );
   return {
     out,
     /** Waits until stdout satisfies `done`; fails with what was printed if the command ends first. */
