@@ -1,8 +1,30 @@
 /** The readable form of `sessions inspect`: one section per store, one `label  value` line per fact. */
 import type { Usage } from "../domain/events.js";
+import type { RuntimeState } from "../domain/session-state.js";
+import type { SessionIdentity } from "../redis/event-log.js";
 import type { Keys } from "../redis/keys.js";
-import type { Inspection } from "./session-inspect.js";
+import type { PendingWakeup } from "../redis/wakeups.js";
+import type { SessionDoc } from "../store/sessions.js";
 import { duration, shorten, when } from "./text.js";
+
+export interface Inspection {
+  sessionId: string;
+  /** The MongoDB record, with its organization's name; null when there is none (deleted, or never created). */
+  record: (SessionDoc & { organization: string | null }) | null;
+  /** The runtime state on Redis and the sizes of the log; null when the session has no state (deleted). */
+  runtime: { state: RuntimeState; identity: SessionIdentity | null; lastSequence: number; logEntries: number; liveEntries: number } | null;
+  /** The turn lock: the token its holder writes with, and how long it holds without an extension. */
+  turnLock: { token: string; ttlMs: number } | null;
+  pending: {
+    /** When the session was marked as having work for a worker (ISO), null when it is not. */
+    markedSince: string | null;
+    wakeups: PendingWakeup[];
+    /** False when there were more unacknowledged wake-ups than were looked at. */
+    wakeupsComplete: boolean;
+    recordWrites: { member: string; since: string }[];
+    kickoffs: { callId: string; deadline: string }[];
+  };
+}
 
 type Line = [label: string, value: string];
 

@@ -27,6 +27,8 @@ export function checked<T>(parse: (raw: string) => T | { problem: string }): (ra
 }
 
 export function runProgram(program: Command, argv: string[]): void {
+  // A reader that went away (`… | head`) ends the command quietly, as it ends any Unix filter.
+  process.stdout.on("error", (err: NodeJS.ErrnoException) => process.exit(err.code === "EPIPE" ? 0 : 1));
   program.parseAsync(argv).then(
     () => process.exit(0),
     (err: unknown) => {

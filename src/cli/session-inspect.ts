@@ -5,40 +5,20 @@
  */
 import type { Redis } from "ioredis";
 import { loadConfig } from "../config.js";
-import type { RuntimeState } from "../domain/session-state.js";
 import { AppError } from "../errors.js";
-import { EventLog, identityOf, type SessionIdentity } from "../redis/event-log.js";
+import { EventLog, identityOf } from "../redis/event-log.js";
 import { Intents } from "../redis/intents.js";
 import type { Keys } from "../redis/keys.js";
 import { Kickoffs } from "../redis/kickoffs.js";
 import { Locks } from "../redis/locks.js";
-import { Wakeups, type PendingWakeup } from "../redis/wakeups.js";
+import { Wakeups } from "../redis/wakeups.js";
 import { OrganizationStore } from "../store/organizations.js";
-import { SessionStore, type SessionDoc } from "../store/sessions.js";
+import { SessionStore } from "../store/sessions.js";
 import { setting, shownUrl, withMongo, withRedis } from "./backends.js";
-import { renderInspection } from "./inspect-view.js";
+import { renderInspection, type Inspection } from "./inspect-view.js";
 
 /** Wake-ups looked at, of each kind (delivered and unacknowledged; not yet read by the group). */
 const WAKEUP_SCAN = 1_000;
-
-export interface Inspection {
-  sessionId: string;
-  /** The MongoDB record, with its organization's name; null when there is none (deleted, or never created). */
-  record: (SessionDoc & { organization: string | null }) | null;
-  /** The runtime state on Redis and the sizes of the log; null when the session has no state (deleted). */
-  runtime: { state: RuntimeState; identity: SessionIdentity | null; lastSequence: number; logEntries: number; liveEntries: number } | null;
-  /** The turn lock: the token its holder writes with, and how long it holds without an extension. */
-  turnLock: { token: string; ttlMs: number } | null;
-  pending: {
-    /** When the session was marked as having work for a worker (ISO), null when it is not. */
-    markedSince: string | null;
-    wakeups: PendingWakeup[];
-    /** False when there were more unacknowledged wake-ups than were looked at. */
-    wakeupsComplete: boolean;
-    recordWrites: { member: string; since: string }[];
-    kickoffs: { callId: string; deadline: string }[];
-  };
-}
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
