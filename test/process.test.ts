@@ -73,10 +73,10 @@ describe("commands and process lifecycle", () => {
     });
 
     it("without --org it exits non-zero with the usage on stderr and nothing on stdout", async () => {
-      const out = await run("node", [join("dist", "src", "cli", "keys-create.js")], { MONGO_URL: env.mongoUrl });
+      const out = await run("npm", ["run", "-s", "keys:create"], { MONGO_URL: env.mongoUrl });
       expect(out.code).to.not.equal(0);
       expect(out.stdout).to.equal("");
-      expect(out.stderr).to.include("--org");
+      expect(out.stderr).to.include("required option '--org <name>' not specified").and.include("Usage: agent-sessions keys create");
     });
   });
 
