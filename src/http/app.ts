@@ -17,10 +17,8 @@ import { openRoutes } from "./routes/health.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { vaultRoutes } from "./routes/vaults.js";
 
-export function createApp(services: Services): Koa<AppState> {
-  const app = new Koa<AppState>({ proxy: false });
-  app.silent = true;
-
+/** The core interface's routes, declared once: `createApp` serves them, and the document they serve describes them. */
+function coreRoutes(services: Services): { open: Routes; api: Routes } {
   const open = new Routes(new Router(), services.validator);
   const api = new Routes(new Router(), services.validator);
   let document: Record<string, unknown> | undefined;
@@ -33,6 +31,22 @@ export function createApp(services: Services): Koa<AppState> {
   vaultRoutes(api, services);
   eventRoutes(api, services);
   automationRoutes(api, services);
+  return { open, api };
+}
+
+/**
+ * The document `GET /v1/openapi.json` serves, without serving it: declaring the routes runs no handler,
+ * so the services need not be started (the TypeScript client's types are generated from it).
+ */
+export function coreOpenApi(services: Services): Record<string, unknown> {
+  const { open, api } = coreRoutes(services);
+  return buildOpenApi([...open.specs, ...api.specs]);
+}
+
+export function createApp(services: Services): Koa<AppState> {
+  const app = new Koa<AppState>({ proxy: false });
+  app.silent = true;
+  const { open, api } = coreRoutes(services);
 
   app.use(errors(services.log));
   app.use(consoleFiles());
