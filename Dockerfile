@@ -3,12 +3,16 @@
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+# The TypeScript client is a workspace of the repository: npm ci reads its manifest, the build compiles it.
+COPY clients/typescript/package.json ./clients/typescript/
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json ./
 COPY src ./src
 COPY actors ./actors
 COPY schemas ./schemas
 COPY console ./console
+COPY clients/typescript/tsconfig.json ./clients/typescript/
+COPY clients/typescript/src ./clients/typescript/src
 # Compile, then drop the dev dependencies (TypeScript, mocha, testcontainers) from node_modules.
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
