@@ -23,8 +23,9 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function startProcess(role: "api" | "worker" | "scheduler" | "all", extraEnv: Record<string, string> = {}): Promise<ServiceProcess> {
-  const port = await freePort();
+/** `port`: listen there (a process started again where its clients know to find it); default a free one. */
+export async function startProcess(role: "api" | "worker" | "scheduler" | "all", extraEnv: Record<string, string> = {}, port?: number): Promise<ServiceProcess> {
+  port ??= await freePort();
   const child = spawn(process.execPath, ["dist/src/main.js"], {
     env: { ...process.env, MONGO_URL: env.mongoUrl, REDIS_URL: env.redisUrl, REDIS_KEY_PREFIX: env.redisKeyPrefix, PORT: String(port), HOST: "127.0.0.1", ROLE: role, LOG_LEVEL: "info", ...extraEnv },
     stdio: ["ignore", "pipe", "pipe"],

@@ -35,7 +35,7 @@ export interface EventStreamOptions {
   liveFrames?: boolean;
   /** Waits between reconnects; `maxAttempts`: failed attempts in a row before the iterator throws (default: no end). */
   reconnect?: BackoffOptions & { maxAttempts?: number };
-  /** A connection that sends nothing for this long (keep-alives included) is dropped and reopened (default 45 s; the server sends keep-alives every 15 s). */
+  /** A connection that answers or sends nothing for this long (keep-alives included) is dropped and reopened (default 45 s; the server sends keep-alives every 15 s). */
   idleTimeoutMs?: number;
   /** Ends the iteration (quietly). */
   signal?: AbortSignal;
@@ -77,7 +77,7 @@ export class EventStream implements AsyncIterable<Event> {
       let cause: unknown;
       let retryAfterMs: number | undefined;
       try {
-        const response = await this.open(connection.signal);
+        const response = await this.unlessSilent(this.open(connection.signal), connection);
         if (response.ok) {
           for await (const event of this.events(response, connection)) {
             failures = 0;
@@ -128,11 +128,9 @@ export class EventStream implements AsyncIterable<Event> {
     const parser = createParser({ onEvent: (m) => messages.push(m) });
     const reader = response.body.getReader();
     const decoder = new TextDecoder();
-    const idleMs = this.options.idleTimeoutMs ?? 45_000;
     try {
       for (;;) {
-        const timer = setTimeout(() => connection.abort(new Error(`the stream sent nothing for ${idleMs} ms`)), idleMs);
-        const chunk = await reader.read().finally(() => clearTimeout(timer));
+        const chunk = await this.unlessSilent(reader.read(), connection);
         if (chunk.done) return;
         parser.feed(decoder.decode(chunk.value, { stream: true }));
         for (const message of messages.splice(0)) {
@@ -142,6 +140,17 @@ export class EventStream implements AsyncIterable<Event> {
       }
     } finally {
       reader.cancel().catch(() => undefined);
+    }
+  }
+
+  /** Waits for `step` of the connection, dropping the connection if the server stays silent too long. */
+  private async unlessSilent<T>(step: Promise<T>, connection: AbortController): Promise<T> {
+    const idleMs = this.options.idleTimeoutMs ?? 45_000;
+    const timer = setTimeout(() => connection.abort(new Error(`the stream was silent for ${idleMs} ms`)), idleMs);
+    try {
+      return await step;
+    } finally {
+      clearTimeout(timer);
     }
   }
 
