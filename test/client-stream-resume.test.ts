@@ -1,4 +1,4 @@
-import { createAgentSessionsClient, type AgentSessionsClient, type StreamPosition } from "@agent-sessions/client";
+import { createAgentSessionsClient, type AgentSessionsClient, type ApiError, type ReconnectInfo, type StreamPosition } from "@agent-sessions/client";
 import { expect } from "chai";
 import { Redis } from "ioredis";
 import { read } from "./support/client-streams.js";
@@ -72,5 +72,22 @@ describe("the TypeScript client's event stream, resumed", function () {
     const rest = await until(async () => resumed.durable(), (d) => d.length >= all.length - before.length, 15_000, "the live turn");
     expect(rest.map((e) => e.sequence)).to.deep.equal(all.slice(before.length).map((e) => e.sequence));
     expect(rest.at(-1)!.type).to.equal("session.status_idle");
+  });
+  it("resumes by sequence when the server refuses the cursor it was given; ends with the ApiError when the session is not there", async () => {
+    const { sessionId } = await createSession(api, { session: { title: "kept" } });
+    await sendText(api, sessionId, "one");
+    const all = await settle(api, sessionId, 1);
+    const reconnects: ReconnectInfo[] = [];
+    const reading = read(streams.events(sessionId, { from: { lastEventId: "not-a-cursor", sequence: 2 }, reconnect: QUICK, signal: stopping.signal, onReconnect: (r) => reconnects.push(r) }));
+    const got = await until(async () => reading.durable(), (d) => d.length >= all.length - 2, 15_000, "the events after sequence 2");
+    expect(got.map((e) => e.id)).to.deep.equal(all.slice(2).map((e) => e.id));
+    expect(reconnects.map((r) => (r.cause as ApiError).code)).to.deep.equal(["validation_error"]);
+
+    const gone = streams.events("ses_01m83d0kk5g22yn4s6m20rp8hr", { signal: stopping.signal });
+    const ended = await (async () => {
+      for await (const _ of gone) return "an event";
+      return "the end";
+    })().catch((e: unknown) => e);
+    expect(ended).to.include({ status: 404, code: "not_found" });
   });
 });
