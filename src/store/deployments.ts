@@ -1,8 +1,9 @@
 /**
  * Deployment records in MongoDB. Reads by id are by `_id` alone, then the organization is checked. A
  * record being deleted (`deleting` set) is gone for callers while its teardown finishes. Writes are
- * conditional on the revision they were computed from, or on the status they move from, so two pods
- * never overwrite each other's change.
+ * conditional on the revision they were computed from, on the status they move from, or on the lease
+ * they are made under, so two pods never overwrite each other's change; and every write of a record
+ * takes its turn (`RecordTurns`), as FerretDB checks no filter and applies no update atomically.
  */
 import type { Collection, Db, Filter } from "mongodb";
 import type { DeploymentSandbox, DeploymentSettings, DeploymentStatus } from "../domain/deployments.js";
@@ -38,6 +39,9 @@ export interface DeploymentDoc {
   updatedAt: Date;
 }
 
+/** Runs one read-modify-write of the record while no other writer of it runs (a Redis lock: `src/redis/locks.ts`). */
+export type RecordTurns = <T>(id: string, write: () => Promise<T>) => Promise<T>;
+
 export interface DeploymentFilter {
   customerId?: string;
   status?: DeploymentStatus;
@@ -52,7 +56,10 @@ const TRANSITIONS_KEPT = 50;
 export class DeploymentStore {
   private readonly deployments: Collection<DeploymentDoc>;
 
-  constructor(db: Db) {
+  constructor(
+    db: Db,
+    private readonly turns: RecordTurns,
+  ) {
     this.deployments = db.collection<DeploymentDoc>("deployments");
   }
 
@@ -68,6 +75,11 @@ export class DeploymentStore {
   async get(orgId: string, id: string): Promise<DeploymentDoc | null> {
     const doc = await this.byId(id);
     return doc && doc.orgId === orgId && !doc.deleting ? doc : null;
+  }
+
+  /** Runs `work` on the record as it is now, in the record's turn: no write of it runs meanwhile (`work` writes none either). */
+  inTurn<T>(id: string, work: (doc: DeploymentDoc | null) => Promise<T>): Promise<T> {
+    return this.turns(id, async () => work(await this.byId(id)));
   }
 
   /** Newest first; `before`: the id the previous page ended at (ids sort by creation time). */
@@ -90,38 +102,40 @@ export class DeploymentStore {
     const set: Partial<DeploymentDoc> = { settings, revision: doc.revision + 1, updatedAt: now };
     const transition = reprovision ? [{ status: "provisioning" as const, at: now, reason: null }] : [];
     if (reprovision) Object.assign(set, { status: "provisioning", statusReason: null, leaseUntil: null });
-    return this.deployments.findOneAndUpdate(
-      { _id: doc._id, revision: doc.revision, deleting: null },
-      { $set: set, $push: { transitions: { $each: transition, $slice: -TRANSITIONS_KEPT } } },
-      { returnDocument: "after" },
+    return this.turns(doc._id, () =>
+      this.deployments.findOneAndUpdate(
+        { _id: doc._id, revision: doc.revision, deleting: null },
+        { $set: set, $push: { transitions: { $each: transition, $slice: -TRANSITIONS_KEPT } } },
+        { returnDocument: "after" },
+      ),
     );
   }
 
   /** Takes the provisioning or teardown work of a record whose lease is free or lapsed; null when another holds it. */
-  async lease(id: string, until: Date, now: Date): Promise<DeploymentDoc | null> {
-    return this.deployments.findOneAndUpdate(
-      { _id: id, $or: [{ leaseUntil: null }, { leaseUntil: { $lt: now } }] },
-      { $set: { leaseUntil: until } },
-      { returnDocument: "after" },
+  lease(id: string, until: Date, now: Date): Promise<DeploymentDoc | null> {
+    return this.turns(id, () =>
+      this.deployments.findOneAndUpdate({ _id: id, $or: [{ leaseUntil: null }, { leaseUntil: { $lt: now } }] }, { $set: { leaseUntil: until } }, { returnDocument: "after" }),
     );
   }
 
   /** Moves a provisioning record, provisioned at `revision`, to ready or error; false when it changed meanwhile. */
   async settle(id: string, revision: number, status: "ready" | "error", reason: string | null): Promise<boolean> {
     const now = new Date();
-    const res = await this.deployments.updateOne(
-      { _id: id, status: "provisioning", revision, deleting: null },
-      {
-        $set: { status, statusReason: reason, leaseUntil: null, updatedAt: now },
-        $push: { transitions: { $each: [{ status, at: now, reason }], $slice: -TRANSITIONS_KEPT } },
-      },
+    const res = await this.turns(id, () =>
+      this.deployments.updateOne(
+        { _id: id, status: "provisioning", revision, deleting: null },
+        {
+          $set: { status, statusReason: reason, leaseUntil: null, updatedAt: now },
+          $push: { transitions: { $each: [{ status, at: now, reason }], $slice: -TRANSITIONS_KEPT } },
+        },
+      ),
     );
     return res.modifiedCount === 1;
   }
 
   /** Gives back a lease without settling (the work failed for a reason worth retrying). */
   async release(id: string): Promise<void> {
-    await this.deployments.updateOne({ _id: id }, { $set: { leaseUntil: null } });
+    await this.turns(id, () => this.deployments.updateOne({ _id: id }, { $set: { leaseUntil: null } }));
   }
 
   /**
@@ -130,12 +144,12 @@ export class DeploymentStore {
    * make a thread after the teardown deleted them. False when it is not there (or already deleting).
    */
   async markDeleting(orgId: string, id: string, retainFilesystem: boolean): Promise<boolean> {
-    const res = await this.deployments.updateOne({ _id: id, orgId, deleting: null }, { $set: { deleting: { retainFilesystem, at: new Date() } } });
+    const res = await this.turns(id, () => this.deployments.updateOne({ _id: id, orgId, deleting: null }, { $set: { deleting: { retainFilesystem, at: new Date() } } }));
     return res.modifiedCount === 1;
   }
 
   async remove(id: string): Promise<void> {
-    await this.deployments.deleteOne({ _id: id });
+    await this.turns(id, () => this.deployments.deleteOne({ _id: id }));
   }
 
   /** Ready deployments with the feature on. */
@@ -149,7 +163,7 @@ export class DeploymentStore {
    */
   async beginDream(doc: DeploymentDoc, threadId: string, at: Date): Promise<boolean> {
     const threadIds = [...(doc.dreams?.threadIds ?? []), threadId].slice(-DREAMS_KEPT);
-    const res = await this.deployments.updateOne({ _id: doc._id, "dreams.lastAt": doc.dreams?.lastAt ?? null }, { $set: { dreams: { lastAt: at, threadIds } } });
+    const res = await this.turns(doc._id, () => this.deployments.updateOne({ _id: doc._id, "dreams.lastAt": doc.dreams?.lastAt ?? null }, { $set: { dreams: { lastAt: at, threadIds } } }));
     return res.modifiedCount === 1;
   }
 

@@ -6,7 +6,7 @@
 import { configFromCreateBody, rateLimitsFrom } from "../../src/domain/agent-config.js";
 import { DEFAULT_FEATURES, DEFAULT_SANDBOX, type DeploymentSandbox } from "../../src/domain/deployments.js";
 import { newId } from "../../src/ids.js";
-import { DeploymentStore, type DeploymentDoc } from "../../src/store/deployments.js";
+import type { DeploymentDoc, DeploymentStore } from "../../src/store/deployments.js";
 import type { TestServer } from "./server.js";
 import { agentBody } from "./server.js";
 
@@ -17,7 +17,7 @@ export interface TestDeployment {
 
 /** A ready deployment of `orgId` with `secrets` (variable → `sec_…`) and an agent whose built-in tools run without asking. */
 export async function insertDeployment(server: TestServer, orgId: string, opts: { secrets?: Record<string, string>; sandbox?: Partial<DeploymentSandbox> } = {}): Promise<TestDeployment> {
-  const store = new DeploymentStore(server.services.mongo.db);
+  const store = server.deployments.store;
   const now = new Date();
   const id = newId("dep");
   const doc: DeploymentDoc = {
