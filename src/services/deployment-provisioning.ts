@@ -45,6 +45,9 @@ const MAX_ROUNDS = 5;
 /** Threads deleted per page of a teardown. */
 const PAGE = 100;
 
+/** Publishes of the agent one sync tries while other writers keep taking the next version number. */
+const SYNC_ATTEMPTS = 5;
+
 export class DeploymentProvisioning {
   private readonly running = new Set<string>();
 
@@ -108,22 +111,35 @@ export class DeploymentProvisioning {
     else await store.release(doc._id);
   }
 
-  /** The agent, made under the id chosen at create, or moved to the deployment's current settings (a new version when they differ). */
+  /**
+   * Moves the agent to the deployment's settings as they are now (whatever revision the caller read):
+   * made under the id chosen at create, or published as a new version when they differ. Syncs take
+   * turns with each other and with every write of the record, so the last one publishes the newest
+   * settings whatever order updates and runs reach here in; and each version records the revision it
+   * comes from, and none is published over one from a newer revision, should a sync outlast its turn.
+   */
   async syncAgent(doc: DeploymentDoc): Promise<void> {
-    const config = configFromCreateBody(agentBodyOf(doc._id, doc.settings));
-    const agent = await this.deps.agents.get(doc.orgId, doc.agentId);
-    if (!agent) {
-      try {
-        await this.deps.agents.create(doc.orgId, config, rateLimitsFrom(undefined), { id: doc.agentId, deploymentId: doc._id });
-      } catch (err) {
-        // A retried run whose first attempt made the agent: it is there now.
-        if (!(await this.deps.agents.get(doc.orgId, doc.agentId))) throw err;
+    await this.deps.store.inTurn(doc._id, async (now) => {
+      if (!now || now.deleting) return;
+      const config = configFromCreateBody(agentBodyOf(now._id, now.settings));
+      for (let attempt = 0; attempt < SYNC_ATTEMPTS; attempt++) {
+        const agent = await this.deps.agents.get(now.orgId, now.agentId);
+        if (!agent) {
+          try {
+            await this.deps.agents.create(now.orgId, config, rateLimitsFrom(undefined), { id: now.agentId, deploymentId: now._id, revision: now.revision });
+            return;
+          } catch (err) {
+            // A retried run whose first attempt made the agent: it is there now.
+            if (!(await this.deps.agents.get(now.orgId, now.agentId))) throw err;
+            continue;
+          }
+        }
+        if ((agent.current.deploymentRevision ?? 0) >= now.revision || sameValue(configOf(agent.current), config)) return;
+        const published = await this.deps.agents.publish(agent, config, undefined, { deploymentRevision: now.revision });
+        if (published.ok || published.reason === "not_found") return;
       }
-      return;
-    }
-    if (sameValue(configOf(agent.current), config)) return;
-    const published = await this.deps.agents.publish(agent, config);
-    if (!published.ok) throw new AppError("busy", "the deployment's agent changed during this update; retry");
+      throw new AppError("busy", "the deployment's agent kept changing during this update; retry");
+    });
   }
 
   /** Each MCP server answers with its tools; the first that does not is the deployment's error. */

@@ -41,6 +41,6 @@ export async function insertDeployment(server: TestServer, orgId: string, opts: 
   await store.insert(doc);
   const tools = [{ type: "agent_toolset", defaultConfig: { enabled: true, permissionPolicy: { type: "always_allow" } } }];
   const config = configFromCreateBody(agentBody({ tools }) as Parameters<typeof configFromCreateBody>[0]);
-  await server.services.agentStore.create(orgId, config, rateLimitsFrom(undefined), { id: doc.agentId, deploymentId: id });
+  await server.services.agentStore.create(orgId, config, rateLimitsFrom(undefined), { id: doc.agentId, deploymentId: id, revision: 1 });
   return { doc, store };
 }
