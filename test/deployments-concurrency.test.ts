@@ -1,8 +1,12 @@
 import { expect } from "chai";
 import { deploymentAgent, deploymentBody, deploymentsClient, readyDeployment, settled } from "./support/deployments.js";
 import { gatedMcp } from "./support/gated-mcp.js";
+import { capturingLogs } from "./support/logs.js";
 import { startEverythingServer, type McpTestServer } from "./support/mcp-servers.js";
 import { client, startServer, type Client, type TestServer } from "./support/server.js";
+import { until } from "./support/sessions.js";
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("deployments: concurrent updates and provisioning runs", () => {
   let everything: McpTestServer;
@@ -62,6 +66,56 @@ describe("deployments: concurrent updates and provisioning runs", () => {
     } finally {
       gate.open();
       await gate.close();
+    }
+  });
+
+  it("keeps a provisioning run that outlasts its lease: another process cannot take its work over", async () => {
+    const other = await startServer({ DEPLOYMENT_LEASE_MS: "500", DEPLOYMENT_SWEEP_INTERVAL_MS: "3600000", MCP_TIMEOUT_MS: "60000" });
+    const gate = await gatedMcp(everything);
+    try {
+      const created = await api.post("/v1/deployments", deploymentBody({ mcp_servers: [{ name: "slow", url: gate.url }] }));
+      await gate.firstArrival;
+      // Several leases long: the run, still waiting on its MCP server, renews its lease meanwhile.
+      await sleep(2_000);
+      // A takeover would probe the server again (and wait at the gate as the first run does).
+      await Promise.race([other.deployments.provisioning.work(created.body.deployment_id), until(async () => gate.arrivals(), (n) => n > 1, 20_000, "a second probe")]);
+      expect(gate.arrivals(), "only the first run probed the server").to.equal(1);
+      gate.open();
+      expect(await settled(api, created.body.deployment_id)).to.include({ status: "ready", status_reason: null });
+    } finally {
+      gate.open();
+      await gate.close();
+      await other.close();
+    }
+  });
+
+  it("stops a run whose lease was taken over before its next write; the new holder finishes the work", async () => {
+    const watched = await startServer({ DEPLOYMENT_LEASE_MS: "500", DEPLOYMENT_SWEEP_INTERVAL_MS: "3600000", MCP_TIMEOUT_MS: "60000", LOG_LEVEL: "warn" });
+    const gate = await gatedMcp(everything);
+    try {
+      const org = `org-lease-lost-${Date.now()}`;
+      const { api: own } = await deploymentsClient(watched, undefined, org);
+      const created = await own.post("/v1/deployments", deploymentBody({ mcp_servers: [{ name: "slow", url: gate.url }] }));
+      const id = created.body.deployment_id;
+      await gate.firstArrival;
+      // Another process's run holds the lease now (as if this one had stalled past it): this run must not settle.
+      const records = watched.services.mongo.db.collection("deployments");
+      await records.updateOne({ _id: id } as never, { $set: { leaseOwner: "another-run", leaseUntil: new Date(Date.now() + 60_000) } });
+      await sleep(1_000); // its next renewals (every third of the lease) find the lease another's
+      await capturingLogs(async (lines) => {
+        gate.open();
+        await until(async () => lines.some((l) => l.includes("its lease was lost") && l.includes(id)), Boolean, 10_000, "the run to stop");
+      });
+      expect((await own.get(`/v1/deployments/${id}`)).body.status, "not settled by a run that lost its lease").to.equal("provisioning");
+      expect((await client(watched.url, await watched.newKey(org)).get(`/v1/sessions/${created.body.thread_id}`)).status, "no default thread made").to.equal(404);
+      // That holder went away: its lease lapses, and the next run provisions.
+      await records.updateOne({ _id: id } as never, { $set: { leaseUntil: new Date(0) } });
+      await watched.deployments.provisioning.work(id);
+      expect(await settled(own, id)).to.include({ status: "ready" });
+    } finally {
+      gate.open();
+      await gate.close();
+      await watched.close();
     }
   });
 });

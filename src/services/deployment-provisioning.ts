@@ -1,8 +1,9 @@
 /**
  * The background work of a deployment: provisioning (its agent, its workspace, a check of each MCP
  * server, its default thread) and teardown after a delete. Every step is idempotent and keyed by ids
- * chosen at create, and the work is held under a lease in the record: a process that dies holding it
- * leaves it to the recovery sweep of another, which redoes the steps from the start.
+ * chosen at create, and the work is held under a lease in the record (`HeldLease`), renewed while the run
+ * works: a process that dies holding it leaves it to the recovery sweep of another, which redoes the
+ * steps from the start; a run that lost it stops before its next write.
  */
 import { configFromCreateBody, rateLimitsFrom } from "../domain/agent-config.js";
 import { agentBodyOf } from "../domain/deployment-agent.js";
@@ -11,6 +12,7 @@ import { AppError, isAppError } from "../errors.js";
 import type { Logger } from "../log.js";
 import { configOf, type AgentStore } from "../store/agents.js";
 import type { DeploymentDoc, DeploymentStore } from "../store/deployments.js";
+import { HeldLease } from "./deployment-lease.js";
 import type { EventService } from "./events.js";
 import type { McpAccess } from "./mcp-access.js";
 import type { SessionService } from "./sessions.js";
@@ -70,30 +72,39 @@ export class DeploymentProvisioning {
     if (this.running.has(id)) return;
     this.running.add(id);
     try {
-      const now = new Date();
-      const doc = await this.deps.store.lease(id, new Date(now.getTime() + this.deps.leaseMs), now);
-      if (!doc) return;
+      const held = await HeldLease.take(this.deps.store, id, this.deps.leaseMs);
+      if (!held) return;
+      const { doc, lease } = held;
       try {
-        if (doc.deleting) await this.teardown(doc);
-        else if (doc.status === "provisioning") await this.provision(doc);
-        else await this.deps.store.release(id);
+        if (doc.deleting) await this.teardown(doc, lease);
+        else if (doc.status === "provisioning") await this.provision(doc, lease);
+        else await this.deps.store.release(id, lease.owner);
       } catch (err) {
-        await this.deps.store.release(id).catch(() => undefined);
+        if (isAppError(err, "lock_lost")) {
+          this.deps.logger.warn("deployment work stopped: its lease was lost, and another process carries it on", { deploymentId: id });
+          return;
+        }
+        await this.deps.store.release(id, lease.owner).catch(() => undefined);
         throw err;
+      } finally {
+        lease.stop();
       }
     } finally {
       this.running.delete(id);
     }
   }
 
-  private async provision(doc: DeploymentDoc, rounds = 1): Promise<void> {
+  private async provision(doc: DeploymentDoc, lease: HeldLease, rounds = 1): Promise<void> {
     const { store, logger } = this.deps;
     let reason: string | null = null;
     try {
+      lease.check();
       await this.syncAgent(doc);
+      lease.check();
       await this.deps.workspaces.prepare(doc);
       reason = await this.checkServers(doc);
       if (reason === null) {
+        lease.check();
         await this.deps.sessions.createOnce(doc.orgId, { agentId: doc.agentId, subjectId: doc.customerId, title: doc.settings.name }, doc.threadId);
       }
     } catch (err) {
@@ -101,14 +112,16 @@ export class DeploymentProvisioning {
       if (!(err instanceof AppError) || ["unavailable", "busy", "internal", "lock_lost"].includes(err.code)) throw err;
       reason = err.message;
     }
-    const settled = await store.settle(doc._id, doc.revision, reason === null ? "ready" : "error", reason);
+    lease.check();
+    const settled = await store.settle(doc._id, lease.owner, doc.revision, reason === null ? "ready" : "error", reason);
     logger.info("deployment provisioned", { deploymentId: doc._id, status: reason === null ? "ready" : "error", settled });
     if (settled) return;
-    // Updated meanwhile: provisioned again, at once, with the settings as they are now (the lease is still ours).
+    // Updated or deleted meanwhile: provisioned again at once with the settings as they are now, or torn down (while the lease is still this run's).
     const now = await store.byId(doc._id);
-    if (now && !now.deleting && now.status === "provisioning" && now.revision !== doc.revision && rounds < MAX_ROUNDS) await this.provision(now, rounds + 1);
-    else if (now?.deleting) await this.teardown(now);
-    else await store.release(doc._id);
+    if (now?.leaseOwner !== lease.owner) lease.lose();
+    if (now.deleting) await this.teardown(now, lease);
+    else if (now.status === "provisioning" && now.revision !== doc.revision && rounds < MAX_ROUNDS) await this.provision(now, lease, rounds + 1);
+    else await store.release(doc._id, lease.owner);
   }
 
   /**
@@ -156,19 +169,25 @@ export class DeploymentProvisioning {
     return null;
   }
 
-  private async teardown(doc: DeploymentDoc): Promise<void> {
+  private async teardown(doc: DeploymentDoc, lease: HeldLease): Promise<void> {
     const { sessions, agents, leftovers, workspaces, store } = this.deps;
     for (const status of [undefined, "archived" as const]) {
       for (;;) {
         const page = await sessions.list(doc.orgId, { agentId: doc.agentId, ...(status ? { status } : {}) }, { limit: PAGE, offset: 0 });
         if (page.items.length === 0) break;
-        for (const view of page.items) await this.deleteThread(doc, view.doc._id);
+        for (const view of page.items) {
+          lease.check();
+          await this.deleteThread(doc, view.doc._id);
+        }
       }
     }
+    lease.check();
     await leftovers.purge(doc);
+    lease.check();
     await agents.delete(doc.orgId, doc.agentId);
+    lease.check();
     await workspaces.dispose(doc, doc.deleting?.retainFilesystem ?? false);
-    await store.remove(doc._id);
+    if (!(await store.remove(doc._id, lease.owner))) lease.lose();
     this.deps.logger.info("deployment deleted", { deploymentId: doc._id, retainedFilesystem: doc.deleting?.retainFilesystem ?? false });
   }
 

@@ -90,6 +90,7 @@ export class DeploymentService {
       threadId: newId("ses"),
       revision: 1,
       leaseUntil: null,
+      leaseOwner: null,
       deleting: null,
       createdAt: now,
       updatedAt: now,

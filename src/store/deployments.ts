@@ -30,8 +30,10 @@ export interface DeploymentDoc {
   agentId: string;
   threadId: string;
   revision: number;
-  /** Until when a process holds the provisioning or teardown work; another takes it over after. */
+  /** Until when a process holds the provisioning or teardown work; another takes it over after (the holder renews it while it works). */
   leaseUntil: Date | null;
+  /** The run holding the lease (a random token per run): only it settles, releases or removes the record. */
+  leaseOwner: string | null;
   deleting: { retainFilesystem: boolean; at: Date } | null;
   /** The idle-time runs made so far (features.dreaming): when the last began, and the latest dream threads. */
   dreams?: { lastAt: Date; threadIds: string[] };
@@ -101,7 +103,7 @@ export class DeploymentStore {
     const now = new Date();
     const set: Partial<DeploymentDoc> = { settings, revision: doc.revision + 1, updatedAt: now };
     const transition = reprovision ? [{ status: "provisioning" as const, at: now, reason: null }] : [];
-    if (reprovision) Object.assign(set, { status: "provisioning", statusReason: null, leaseUntil: null });
+    if (reprovision) Object.assign(set, { status: "provisioning", statusReason: null });
     return this.turns(doc._id, () =>
       this.deployments.findOneAndUpdate(
         { _id: doc._id, revision: doc.revision, deleting: null },
@@ -111,21 +113,31 @@ export class DeploymentStore {
     );
   }
 
-  /** Takes the provisioning or teardown work of a record whose lease is free or lapsed; null when another holds it. */
-  lease(id: string, until: Date, now: Date): Promise<DeploymentDoc | null> {
+  /** Takes the provisioning or teardown work of a record whose lease is free or lapsed, for the run `owner`; null when another holds it. */
+  lease(id: string, owner: string, until: Date, now: Date): Promise<DeploymentDoc | null> {
     return this.turns(id, () =>
-      this.deployments.findOneAndUpdate({ _id: id, $or: [{ leaseUntil: null }, { leaseUntil: { $lt: now } }] }, { $set: { leaseUntil: until } }, { returnDocument: "after" }),
+      this.deployments.findOneAndUpdate(
+        { _id: id, $or: [{ leaseUntil: null }, { leaseUntil: { $lt: now } }] },
+        { $set: { leaseUntil: until, leaseOwner: owner } },
+        { returnDocument: "after" },
+      ),
     );
   }
 
-  /** Moves a provisioning record, provisioned at `revision`, to ready or error; false when it changed meanwhile. */
-  async settle(id: string, revision: number, status: "ready" | "error", reason: string | null): Promise<boolean> {
+  /** Extends the run's lease; false when it is no longer the run's (it lapsed and another took it, or the record went). */
+  async renew(id: string, owner: string, until: Date): Promise<boolean> {
+    const res = await this.turns(id, () => this.deployments.updateOne({ _id: id, leaseOwner: owner }, { $set: { leaseUntil: until } }));
+    return res.matchedCount === 1;
+  }
+
+  /** Moves a provisioning record, provisioned at `revision` by the run holding the lease, to ready or error; false when it changed meanwhile. */
+  async settle(id: string, owner: string, revision: number, status: "ready" | "error", reason: string | null): Promise<boolean> {
     const now = new Date();
     const res = await this.turns(id, () =>
       this.deployments.updateOne(
-        { _id: id, status: "provisioning", revision, deleting: null },
+        { _id: id, leaseOwner: owner, status: "provisioning", revision, deleting: null },
         {
-          $set: { status, statusReason: reason, leaseUntil: null, updatedAt: now },
+          $set: { status, statusReason: reason, leaseUntil: null, leaseOwner: null, updatedAt: now },
           $push: { transitions: { $each: [{ status, at: now, reason }], $slice: -TRANSITIONS_KEPT } },
         },
       ),
@@ -133,9 +145,9 @@ export class DeploymentStore {
     return res.modifiedCount === 1;
   }
 
-  /** Gives back a lease without settling (the work failed for a reason worth retrying). */
-  async release(id: string): Promise<void> {
-    await this.turns(id, () => this.deployments.updateOne({ _id: id }, { $set: { leaseUntil: null } }));
+  /** Gives back the run's lease without settling (the work failed for a reason worth retrying). */
+  async release(id: string, owner: string): Promise<void> {
+    await this.turns(id, () => this.deployments.updateOne({ _id: id, leaseOwner: owner }, { $set: { leaseUntil: null, leaseOwner: null } }));
   }
 
   /**
@@ -148,8 +160,10 @@ export class DeploymentStore {
     return res.modifiedCount === 1;
   }
 
-  async remove(id: string): Promise<void> {
-    await this.turns(id, () => this.deployments.deleteOne({ _id: id }));
+  /** Removes the record at the end of its teardown, by the run holding its lease; false when another holds it. */
+  async remove(id: string, owner: string): Promise<boolean> {
+    const res = await this.turns(id, () => this.deployments.deleteOne({ _id: id, leaseOwner: owner }));
+    return res.deletedCount === 1;
   }
 
   /** Ready deployments with the feature on. */

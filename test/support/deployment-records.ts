@@ -13,6 +13,8 @@ import { agentBody } from "./server.js";
 export interface TestDeployment {
   doc: DeploymentDoc;
   store: DeploymentStore;
+  /** Removes the record as a finished teardown does. */
+  remove(): Promise<void>;
 }
 
 /** A ready deployment of `orgId` with `secrets` (variable → `sec_…`) and an agent whose built-in tools run without asking. */
@@ -34,6 +36,7 @@ export async function insertDeployment(server: TestServer, orgId: string, opts: 
     threadId: newId("ses"),
     revision: 1,
     leaseUntil: null,
+    leaseOwner: null,
     deleting: null,
     createdAt: now,
     updatedAt: now,
@@ -42,5 +45,6 @@ export async function insertDeployment(server: TestServer, orgId: string, opts: 
   const tools = [{ type: "agent_toolset", defaultConfig: { enabled: true, permissionPolicy: { type: "always_allow" } } }];
   const config = configFromCreateBody(agentBody({ tools }) as Parameters<typeof configFromCreateBody>[0]);
   await server.services.agentStore.create(orgId, config, rateLimitsFrom(undefined), { id: doc.agentId, deploymentId: id, revision: 1 });
-  return { doc, store };
+  const remove = async () => void (await server.services.mongo.db.collection<DeploymentDoc>("deployments").deleteOne({ _id: id }));
+  return { doc, store, remove };
 }
