@@ -62,10 +62,12 @@ describe("deployments: provisioning survives its process dying", () => {
       const created = await api.post("/v1/deployments", deploymentBody({ mcp_servers: [{ name: "slow", url: hanging.url }] }));
       await hanging.firstArrival;
       expect((await api.delete(`/v1/deployments/${created.body.deployment_id}`)).status).to.equal(200);
-      const gone = async () => (await core.get("/v1/agents?limit=100")).body.data.filter((a: any) => a.metadata?.deploymentId === created.body.deployment_id);
-      await until(gone, (agents) => agents.length === 0, 10_000, "the deployment's agent removed");
+      // The record is removed last, once the teardown is done.
+      const record = () => server.services.mongo.db.collection("deployments").findOne({ _id: created.body.deployment_id } as never);
+      await until(record, (doc) => doc === null, 10_000, "the teardown");
+      const agents = (await core.get("/v1/agents?limit=100")).body.data.filter((a: any) => a.metadata?.deploymentId === created.body.deployment_id);
+      expect(agents, "the deployment's agent").to.deep.equal([]);
       expect((await core.get(`/v1/sessions/${created.body.thread_id}`)).status).to.equal(404);
-      expect(await server.services.mongo.db.collection("deployments").findOne({ _id: created.body.deployment_id } as never)).to.equal(null);
     } finally {
       await server.close();
       hanging.open();

@@ -60,6 +60,16 @@ export class DeploymentProvisioning {
     void this.work(id).catch((err: unknown) => this.deps.logger.warn("deployment work failed; the recovery sweep retries it", { deploymentId: id, err }));
   }
 
+  /**
+   * Starts the teardown of a deployment just marked deleted, once its agent is archived: from the answer
+   * to the delete on, no thread of it can be made through either interface. Should archiving fail here,
+   * the teardown archives it first.
+   */
+  async beginTeardown(doc: DeploymentDoc): Promise<void> {
+    await this.deps.agents.archive(doc.orgId, doc.agentId).catch((err: unknown) => this.deps.logger.warn("a deleted deployment's agent could not be archived; its teardown does it", { deploymentId: doc._id, err }));
+    this.kick(doc._id);
+  }
+
   /** Takes over every record whose work is due and unleased (its process died, or it never began). */
   async sweep(limit = 50): Promise<number> {
     const due = await this.deps.store.pendingWork(new Date(), limit);
@@ -169,8 +179,15 @@ export class DeploymentProvisioning {
     return null;
   }
 
+  /**
+   * The agent is archived first: from then on no thread of it can be made (a create racing the archive
+   * finds the agent archived after its insert, and deletes its thread), so once a listing finds no
+   * thread, none is left behind. Then what else the agent left, the agent, the workspace, the record.
+   */
   private async teardown(doc: DeploymentDoc, lease: HeldLease): Promise<void> {
     const { sessions, agents, leftovers, workspaces, store } = this.deps;
+    lease.check();
+    await agents.archive(doc.orgId, doc.agentId);
     for (const status of [undefined, "archived" as const]) {
       for (;;) {
         const page = await sessions.list(doc.orgId, { agentId: doc.agentId, ...(status ? { status } : {}) }, { limit: PAGE, offset: 0 });
@@ -196,6 +213,8 @@ export class DeploymentProvisioning {
     try {
       await this.deps.sessions.delete(doc.orgId, sessionId);
     } catch (err) {
+      // Gone already: a thread whose create found the agent archived deletes itself.
+      if (isAppError(err, "not_found")) return;
       if (!isAppError(err, "invalid_state")) throw err;
       await this.deps.events.post(doc.orgId, sessionId, { events: [{ type: "user.interrupt" }] }, Promise.resolve()).catch(() => undefined);
       throw new AppError("busy", "a thread of the deployment is still running; its teardown is retried once it has stopped", {}, err);

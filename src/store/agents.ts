@@ -207,12 +207,15 @@ export class AgentStore {
     return loadAgent(await this.agents.findOneAndUpdate({ _id: id }, { $set: { status: "archived", updatedAt: new Date() } }, { returnDocument: "after" }));
   }
 
+  /**
+   * Versions first, the agent last: a delete cut short leaves the agent, and deleting it again finishes
+   * the work; the other order would leave versions that nothing points at, and nothing finds again.
+   */
   async delete(orgId: string, id: string): Promise<boolean> {
     if (!(await this.get(orgId, id))) return false;
-    const res = await this.agents.deleteOne({ _id: id });
-    if (res.deletedCount === 0) return false;
     await this.versions.deleteMany({ agentId: id, orgId });
-    return true;
+    const res = await this.agents.deleteOne({ _id: id });
+    return res.deletedCount === 1;
   }
 
   async listVersions(agent: AgentDoc, opts: { limit: number; offset: number }): Promise<Page<VersionDoc>> {

@@ -153,11 +153,12 @@ export class DeploymentStore {
   /**
    * Marks the record deleted for callers; its teardown follows. The lease is left as it is: a provisioning
    * run under way finishes (its settling then fails) before the teardown can take the work, so it cannot
-   * make a thread after the teardown deleted them. False when it is not there (or already deleting).
+   * make a thread after the teardown deleted them. Null when it is not there (or already deleting).
    */
-  async markDeleting(orgId: string, id: string, retainFilesystem: boolean): Promise<boolean> {
-    const res = await this.turns(id, () => this.deployments.updateOne({ _id: id, orgId, deleting: null }, { $set: { deleting: { retainFilesystem, at: new Date() } } }));
-    return res.modifiedCount === 1;
+  markDeleting(orgId: string, id: string, retainFilesystem: boolean): Promise<DeploymentDoc | null> {
+    return this.turns(id, () =>
+      this.deployments.findOneAndUpdate({ _id: id, orgId, deleting: null }, { $set: { deleting: { retainFilesystem, at: new Date() } } }, { returnDocument: "after" }),
+    );
   }
 
   /** Removes the record at the end of its teardown, by the run holding its lease; false when another holds it. */
