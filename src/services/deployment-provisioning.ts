@@ -70,11 +70,17 @@ export class DeploymentProvisioning {
     this.kick(doc._id);
   }
 
-  /** Takes over every record whose work is due and unleased (its process died, or it never began). */
-  async sweep(limit = 50): Promise<number> {
-    const due = await this.deps.store.pendingWork(new Date(), limit);
-    await Promise.all(due.map((d) => this.work(d._id).catch((err: unknown) => this.deps.logger.warn("deployment work failed; retried later", { deploymentId: d._id, err }))));
-    return due.length;
+  /** Takes over every record whose work is due and unleased (its process died, or it never began), `pageSize` at a time. */
+  async sweep(pageSize = 50): Promise<number> {
+    let taken = 0;
+    const page: Promise<void>[] = [];
+    for await (const d of this.deps.store.pendingWork(new Date(), pageSize)) {
+      page.push(this.work(d._id).catch((err: unknown) => this.deps.logger.warn("deployment work failed; retried later", { deploymentId: d._id, err })));
+      taken++;
+      if (page.length === pageSize) await Promise.all(page.splice(0));
+    }
+    await Promise.all(page);
+    return taken;
   }
 
   /** Provisions or tears down the deployment, when its lease can be taken; a failure worth retrying releases it. */

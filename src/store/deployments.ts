@@ -167,9 +167,24 @@ export class DeploymentStore {
     return res.deletedCount === 1;
   }
 
-  /** Ready deployments with the feature on. */
-  withFeature(feature: "dreaming" | "filesystemWebhooks", limit: number): Promise<DeploymentDoc[]> {
-    return this.deployments.find({ status: "ready", deleting: null, [`settings.features.${feature}`]: true }).limit(limit).toArray();
+  /** Ready deployments with the feature on: every one of them, a page of `pageSize` at a time in `_id` order. */
+  withFeature(feature: "dreaming" | "filesystemWebhooks", pageSize: number): AsyncGenerator<DeploymentDoc> {
+    return this.pages({ status: "ready", deleting: null, [`settings.features.${feature}`]: true }, pageSize);
+  }
+
+  /** Every record the filter matches, read a page at a time: each page starts after the last `_id` of the one before. */
+  private async *pages(filter: Filter<DeploymentDoc>, pageSize: number): AsyncGenerator<DeploymentDoc> {
+    let after: string | undefined;
+    for (;;) {
+      const page = await this.deployments
+        .find(after === undefined ? filter : { $and: [filter, { _id: { $gt: after } }] })
+        .sort({ _id: 1 })
+        .limit(pageSize)
+        .toArray();
+      yield* page;
+      if (page.length < pageSize) return;
+      after = page[page.length - 1]!._id;
+    }
   }
 
   /**
@@ -182,11 +197,8 @@ export class DeploymentStore {
     return res.modifiedCount === 1;
   }
 
-  /** Records whose provisioning or teardown is due and unleased (a process died holding it, or never began). */
-  async pendingWork(now: Date, limit: number): Promise<DeploymentDoc[]> {
-    return this.deployments
-      .find({ $and: [{ $or: [{ status: "provisioning" }, { deleting: { $ne: null } }] }, { $or: [{ leaseUntil: null }, { leaseUntil: { $lt: now } }] }] })
-      .limit(limit)
-      .toArray();
+  /** Records whose provisioning or teardown is due and unleased (a process died holding it, or never began): every one, a page at a time. */
+  pendingWork(now: Date, pageSize: number): AsyncGenerator<DeploymentDoc> {
+    return this.pages({ $and: [{ $or: [{ status: "provisioning" }, { deleting: { $ne: null } }] }, { $or: [{ leaseUntil: null }, { leaseUntil: { $lt: now } }] }] }, pageSize);
   }
 }
