@@ -8,6 +8,7 @@ import type { Logger } from "./log.js";
 import type { Validator } from "./http/validate.js";
 import type { Redis } from "ioredis";
 import type { Keys } from "./redis/keys.js";
+import type { Locks } from "./redis/locks.js";
 import type { AutomationQueue } from "./redis/automation-queue.js";
 import type { AccessService } from "./services/access.js";
 import type { AutomationService } from "./services/automations.js";
@@ -61,6 +62,7 @@ export interface CoreParts {
   mongo: { db: Db };
   redis: Redis;
   keys: Keys;
+  locks: Locks;
   validator: Validator;
   access: AccessService;
   agentStore: AgentStore;
@@ -77,7 +79,7 @@ export interface CoreParts {
 
 export function buildDeployments(c: CoreParts, account: { credits: CreditService; secrets: SecretService }) {
   const { config, log, mongo } = c;
-  const store = new DeploymentStore(mongo.db);
+  const store = deploymentStore(mongo.db, c.locks);
   const workspaces = new LocalWorkspaces(config.workspaceRoot, c.docker, new SnapshotStore(mongo.db), config.snapshotRetentionMs, log);
   const hooks = new DeploymentWebhookStore(mongo.db, config.vaultKeys && new SecretBox(config.vaultKeys.current, config.vaultKeys.older));
   const deliveries = new WebhookDeliveryStore(mongo.db);
@@ -151,13 +153,18 @@ export async function detectSandboxEngine(config: Config, log: Logger): Promise<
 }
 
 /** What an account (organization) holds beside its agents: credits, secrets, and the deployment features the core obeys. */
-export function buildAccount(db: Db, box: SecretBox | undefined) {
+/** Deployment records, whose writers take turns by a Redis lock per record. */
+export function deploymentStore(db: Db, locks: Locks): DeploymentStore {
+  return new DeploymentStore(db, (id, write) => locks.withRecord("deployments", id, write));
+}
+
+export function buildAccount(db: Db, box: SecretBox | undefined, locks: Locks) {
   const secretRefs = new DeploymentSecretRefs(db);
   return {
     credits: new CreditService(new CreditStore(db)),
     secrets: new SecretService(new SecretStore(db, box), secretRefs),
     secretRefs,
-    gate: new DeploymentFeatureGate(new DeploymentStore(db)),
+    gate: new DeploymentFeatureGate(deploymentStore(db, locks)),
   };
 }
 

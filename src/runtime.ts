@@ -131,10 +131,10 @@ async function buildComponents(config: Config, log: Logger, mongoOptions: MongoO
   const vaultStore = new VaultStore(mongo.db, vaultEpochs);
   const box = config.vaultKeys && new SecretBox(config.vaultKeys.current, config.vaultKeys.older);
   const credentialStore = new CredentialStore(mongo.db, box, vaultEpochs);
-  const { credits, secrets, secretRefs, gate } = buildAccount(mongo.db, box);
+  const locks = new Locks(redis, keys);
+  const { credits, secrets, secretRefs, gate } = buildAccount(mongo.db, box, locks);
   const docker = await detectSandboxEngine(config, log);
   const agentVaultStore = new AgentVaultStore(mongo.db, vaultEpochs);
-  const locks = new Locks(redis, keys);
   // Every request to a URL a caller configured (MCP servers, token endpoints) goes through the outbound guard.
   const outbound = guardedFetch(new OutboundPolicy(config.outboundAllowedNetworks));
   const mcpPool = new McpConnections({ timeoutMs: config.mcpTimeoutMs, fetch: outbound });

@@ -147,7 +147,7 @@ describe("deployment threads: placement, secrets and the local sandbox", () => {
   it("a thread of a deployment that is gone runs no tool", async () => {
     const d = await insertDeployment(server, orgId);
     const t = await thread(d);
-    await d.store.remove(d.doc._id);
+    await d.remove();
     const result = await call(t, "terminal", { command: "echo never" });
     expect(result).to.deep.equal({ ok: false, text: "the tool terminal cannot run: the deployment this thread belongs to is being deleted" });
   });

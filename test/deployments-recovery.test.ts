@@ -1,45 +1,10 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
 import { expect } from "chai";
 import { deploymentBody, deploymentsClient, settled } from "./support/deployments.js";
+import { gatedMcp } from "./support/gated-mcp.js";
 import { startEverythingServer, type McpTestServer } from "./support/mcp-servers.js";
-import { listenLoopback } from "./support/mcp-tools.js";
 import { freePort, startProcess, type ServiceProcess } from "./support/processes.js";
 import { LOOPBACK, client, startServer, type TestServer } from "./support/server.js";
 import { until } from "./support/sessions.js";
-
-/**
- * An MCP server behind a gate: while shut, requests are held unanswered (a provisioning run waits on
- * them); once open, they are forwarded to the real server.
- */
-async function gatedMcp(target: McpTestServer) {
-  let open = false;
-  const held = new Set<ServerResponse>();
-  let arrived: () => void = () => undefined;
-  const firstArrival = new Promise<void>((resolve) => (arrived = resolve));
-  const forward = async (req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !["host", "connection", "content-length"].includes(k)).map(([k, v]) => [k, String(v)]));
-    const upstream = await fetch(target.url, { method: req.method!, headers, ...(chunks.length ? { body: Buffer.concat(chunks) } : {}) });
-    res.writeHead(upstream.status, Object.fromEntries(upstream.headers));
-    if (upstream.body) for await (const chunk of upstream.body as unknown as AsyncIterable<Uint8Array>) res.write(chunk);
-    res.end();
-  };
-  const server = await listenLoopback(async (req, res) => {
-    if (open) return forward(req, res);
-    held.add(res);
-    arrived();
-  });
-  return {
-    url: `${server.origin}/mcp`,
-    firstArrival,
-    open() {
-      open = true;
-      held.forEach((r) => r.destroy());
-    },
-    close: () => server.close(),
-  };
-}
 
 describe("deployments: provisioning survives its process dying", () => {
   let everything: McpTestServer;
@@ -97,10 +62,12 @@ describe("deployments: provisioning survives its process dying", () => {
       const created = await api.post("/v1/deployments", deploymentBody({ mcp_servers: [{ name: "slow", url: hanging.url }] }));
       await hanging.firstArrival;
       expect((await api.delete(`/v1/deployments/${created.body.deployment_id}`)).status).to.equal(200);
-      const gone = async () => (await core.get("/v1/agents?limit=100")).body.data.filter((a: any) => a.metadata?.deploymentId === created.body.deployment_id);
-      await until(gone, (agents) => agents.length === 0, 10_000, "the deployment's agent removed");
+      // The record is removed last, once the teardown is done.
+      const record = () => server.services.mongo.db.collection("deployments").findOne({ _id: created.body.deployment_id } as never);
+      await until(record, (doc) => doc === null, 10_000, "the teardown");
+      const agents = (await core.get("/v1/agents?limit=100")).body.data.filter((a: any) => a.metadata?.deploymentId === created.body.deployment_id);
+      expect(agents, "the deployment's agent").to.deep.equal([]);
       expect((await core.get(`/v1/sessions/${created.body.thread_id}`)).status).to.equal(404);
-      expect(await server.services.mongo.db.collection("deployments").findOne({ _id: created.body.deployment_id } as never)).to.equal(null);
     } finally {
       await server.close();
       hanging.open();

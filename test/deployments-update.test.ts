@@ -1,6 +1,7 @@
 import { expect } from "chai";
-import { deploymentsClient, readyDeployment } from "./support/deployments.js";
+import { deploymentsClient, readyDeployment, runTool } from "./support/deployments.js";
 import { expectError, expectValidation } from "./support/expect.js";
+import { secret } from "./support/secrets.js";
 import { client, startServer, type Client, type TestServer } from "./support/server.js";
 
 const skill = (name: string, body = "Do the thing.") => `---\nname: ${name}\ndescription: Use when ${name} is asked for.\n---\n${body}\n`;
@@ -60,6 +61,22 @@ describe("deployments: update", () => {
     expect(toolset(agent).defaultConfig.permissionPolicy, "steering stays off").to.deep.equal({ type: "always_allow" });
     await api.patch(`/v1/deployments/${d.deployment_id}`, { features: { steering: true } });
     expect(toolset(await agentOf(d.deployment_id)).defaultConfig.permissionPolicy, "steering on: tools ask").to.deep.equal({ type: "always_ask" });
+  });
+
+  it("merges secrets per key: the others are kept, null removes one", async () => {
+    const refs: string[] = [];
+    for (const name of ["a", "b", "c"]) refs.push((await api.post("/v1/secrets", { name, value: secret() })).body.secret_id);
+    const d = await readyDeployment(api, { secrets: { SEC_A: refs[0], SEC_B: refs[1] }, features: { steering: false } });
+    // The variables a command of the deployment is given (names only).
+    const given = () => runTool(api, d, d.thread_id, "terminal", { command: "for v in SEC_A SEC_B SEC_C; do printenv $v > /dev/null && echo $v; done; true" });
+    expect(await given()).to.equal("SEC_A\nSEC_B\n");
+    expect((await api.patch(`/v1/deployments/${d.deployment_id}`, { secrets: { SEC_C: refs[2] } })).status).to.equal(200);
+    expect(await given()).to.equal("SEC_A\nSEC_B\nSEC_C\n");
+    expect((await api.patch(`/v1/deployments/${d.deployment_id}`, { secrets: { SEC_A: null } })).status).to.equal(200);
+    expect(await given()).to.equal("SEC_B\nSEC_C\n");
+    // A secret the deployment no longer names can be deleted; one it still names cannot.
+    expect((await api.delete(`/v1/secrets/${refs[0]}`)).status).to.equal(200);
+    expectError(await api.delete(`/v1/secrets/${refs[1]}`), 409, "conflict");
   });
 
   it("answers an update that changes nothing with the deployment unchanged, writing nothing", async () => {

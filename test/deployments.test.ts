@@ -71,6 +71,11 @@ describe("deployments: create, get, list, authentication", () => {
     expectError(await reader.delete("/v1/deployments/dep_x"), 403, "forbidden");
     // The scope is checked before the body: a key without it learns nothing of validation.
     expectError(await reader.post("/v1/deployments", {}), 403, "forbidden");
+    // Nor of how its body is read: malformed JSON, another content type.
+    expectError(await reader.post("/v1/deployments", undefined, { raw: "{not json" }), 403, "forbidden");
+    expectError(await reader.patch("/v1/deployments/dep_x", undefined, { raw: "{not json" }), 403, "forbidden");
+    expectError(await reader.post("/v1/deployments", undefined, { raw: "name=x", headers: { "content-type": "application/x-www-form-urlencoded" } }), 403, "forbidden");
+    expectError(await writer.post("/v1/deployments/dep_x/threads/ses_x/events", undefined, { raw: "{not json" }), 400, "validation_error");
     // The two interfaces' keys do not stand in for each other.
     const coreKey = await server.newKey();
     expectError(await client(server.deploymentsUrl, coreKey, "bearer").get("/v1/deployments"), 403, "forbidden");

@@ -46,6 +46,10 @@ export class Keys {
   credentialRefresh(credentialId: string): string {
     return `${this.prefix}:cred:{${credentialId}}:refresh`;
   }
+  /** Held (redlock) for one read-modify-write of a MongoDB record, so that its writers take turns (`locks.ts`). */
+  recordLock(collection: string, id: string): string {
+    return `${this.prefix}:record:{${collection}:${id}}:lock`;
+  }
   /** Notices of archived and deleted sessions, which every worker reads to end what it keeps of them (`session-endings.ts`). */
   sessionEndings(): string {
     return `${this.prefix}:session-endings`;

@@ -1,7 +1,9 @@
 /**
  * Locks over Redis (redlock). Turn locks, extended while the holder works: the lock's random value
  * doubles as a fencing token, as the event log's append script refuses writes whose token is not the
- * current value. Credential refresh locks, which a second process waits for instead of skipping.
+ * current value. Credential refresh locks, which a second process waits for instead of skipping. Record
+ * locks, held for one read-modify-write of a MongoDB record, so that writers of one record take turns
+ * (FerretDB applies no update atomically: two at once can lose one, whatever their filters).
  */
 import type { Redis } from "ioredis";
 import Redlock, { ExecutionError, type Lock } from "redlock";
@@ -13,10 +15,14 @@ export type LockOutcome<T> = { acquired: false } | { acquired: true; value: T };
 /** A refresh is one HTTP request with a 10 s timeout: the lock outlives it, and a waiter gives up after about as long. */
 const REFRESH_LOCK_TTL_MS = 20_000;
 const REFRESH_WAIT = { retryCount: 100, retryDelay: 200, retryJitter: 50 };
+/** A record write is a read and a write: the lock outlives many of them, and a waiter gives up after about 5 s. */
+const RECORD_LOCK_TTL_MS = 10_000;
+const RECORD_WAIT = { retryCount: 100, retryDelay: 50, retryJitter: 25 };
 
 export class Locks {
   private readonly redlock: Redlock;
   private readonly waiting: Redlock;
+  private readonly records: Redlock;
 
   constructor(
     private readonly redis: Redis,
@@ -25,6 +31,23 @@ export class Locks {
     // No retries: a busy lock means another worker has the session, and it re-checks the mailbox after.
     this.redlock = new Redlock([redis], { retryCount: 0, driftFactor: 0.01 });
     this.waiting = new Redlock([redis], { ...REFRESH_WAIT, driftFactor: 0.01 });
+    this.records = new Redlock([redis], { ...RECORD_WAIT, driftFactor: 0.01 });
+  }
+
+  /** Runs `work` (one short read-modify-write of the record) while no other writer of the record runs; waits its turn. */
+  async withRecord<T>(collection: string, id: string, work: () => Promise<T>): Promise<T> {
+    let lock: Lock;
+    try {
+      lock = await this.records.acquire([this.keys.recordLock(collection, id)], RECORD_LOCK_TTL_MS);
+    } catch (err) {
+      if (err instanceof ExecutionError) throw unavailable("the record is busy; retry later", err);
+      throw err;
+    }
+    try {
+      return await work();
+    } finally {
+      await lock.release().catch(() => undefined);
+    }
   }
 
   /**

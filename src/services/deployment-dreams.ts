@@ -39,10 +39,10 @@ export interface DreamDeps {
 export class DeploymentDreams {
   constructor(private readonly deps: DreamDeps) {}
 
-  /** Starts a dream for each idle deployment that has had activity since its last one; answers how many. */
-  async sweep(now: Date, limit = 100): Promise<number> {
+  /** Starts a dream for each idle deployment that has had activity since its last one (every one, read `pageSize` at a time); answers how many. */
+  async sweep(now: Date, pageSize = 100): Promise<number> {
     let started = 0;
-    for (const d of await this.deps.store.withFeature("dreaming", limit)) {
+    for await (const d of this.deps.store.withFeature("dreaming", pageSize)) {
       try {
         if (await this.dueAt(d, now)) started += (await this.dream(d, now)) ? 1 : 0;
       } catch (err) {

@@ -1,8 +1,9 @@
 /**
  * The background work of a deployment: provisioning (its agent, its workspace, a check of each MCP
  * server, its default thread) and teardown after a delete. Every step is idempotent and keyed by ids
- * chosen at create, and the work is held under a lease in the record: a process that dies holding it
- * leaves it to the recovery sweep of another, which redoes the steps from the start.
+ * chosen at create, and the work is held under a lease in the record (`HeldLease`), renewed while the run
+ * works: a process that dies holding it leaves it to the recovery sweep of another, which redoes the
+ * steps from the start; a run that lost it stops before its next write.
  */
 import { configFromCreateBody, rateLimitsFrom } from "../domain/agent-config.js";
 import { agentBodyOf } from "../domain/deployment-agent.js";
@@ -11,6 +12,7 @@ import { AppError, isAppError } from "../errors.js";
 import type { Logger } from "../log.js";
 import { configOf, type AgentStore } from "../store/agents.js";
 import type { DeploymentDoc, DeploymentStore } from "../store/deployments.js";
+import { HeldLease } from "./deployment-lease.js";
 import type { EventService } from "./events.js";
 import type { McpAccess } from "./mcp-access.js";
 import type { SessionService } from "./sessions.js";
@@ -45,6 +47,9 @@ const MAX_ROUNDS = 5;
 /** Threads deleted per page of a teardown. */
 const PAGE = 100;
 
+/** Publishes of the agent one sync tries while other writers keep taking the next version number. */
+const SYNC_ATTEMPTS = 5;
+
 export class DeploymentProvisioning {
   private readonly running = new Set<string>();
 
@@ -55,11 +60,27 @@ export class DeploymentProvisioning {
     void this.work(id).catch((err: unknown) => this.deps.logger.warn("deployment work failed; the recovery sweep retries it", { deploymentId: id, err }));
   }
 
-  /** Takes over every record whose work is due and unleased (its process died, or it never began). */
-  async sweep(limit = 50): Promise<number> {
-    const due = await this.deps.store.pendingWork(new Date(), limit);
-    await Promise.all(due.map((d) => this.work(d._id).catch((err: unknown) => this.deps.logger.warn("deployment work failed; retried later", { deploymentId: d._id, err }))));
-    return due.length;
+  /**
+   * Starts the teardown of a deployment just marked deleted, once its agent is archived: from the answer
+   * to the delete on, no thread of it can be made through either interface. Should archiving fail here,
+   * the teardown archives it first.
+   */
+  async beginTeardown(doc: DeploymentDoc): Promise<void> {
+    await this.deps.agents.archive(doc.orgId, doc.agentId).catch((err: unknown) => this.deps.logger.warn("a deleted deployment's agent could not be archived; its teardown does it", { deploymentId: doc._id, err }));
+    this.kick(doc._id);
+  }
+
+  /** Takes over every record whose work is due and unleased (its process died, or it never began), `pageSize` at a time. */
+  async sweep(pageSize = 50): Promise<number> {
+    let taken = 0;
+    const page: Promise<void>[] = [];
+    for await (const d of this.deps.store.pendingWork(new Date(), pageSize)) {
+      page.push(this.work(d._id).catch((err: unknown) => this.deps.logger.warn("deployment work failed; retried later", { deploymentId: d._id, err })));
+      taken++;
+      if (page.length === pageSize) await Promise.all(page.splice(0));
+    }
+    await Promise.all(page);
+    return taken;
   }
 
   /** Provisions or tears down the deployment, when its lease can be taken; a failure worth retrying releases it. */
@@ -67,30 +88,39 @@ export class DeploymentProvisioning {
     if (this.running.has(id)) return;
     this.running.add(id);
     try {
-      const now = new Date();
-      const doc = await this.deps.store.lease(id, new Date(now.getTime() + this.deps.leaseMs), now);
-      if (!doc) return;
+      const held = await HeldLease.take(this.deps.store, id, this.deps.leaseMs);
+      if (!held) return;
+      const { doc, lease } = held;
       try {
-        if (doc.deleting) await this.teardown(doc);
-        else if (doc.status === "provisioning") await this.provision(doc);
-        else await this.deps.store.release(id);
+        if (doc.deleting) await this.teardown(doc, lease);
+        else if (doc.status === "provisioning") await this.provision(doc, lease);
+        else await this.deps.store.release(id, lease.owner);
       } catch (err) {
-        await this.deps.store.release(id).catch(() => undefined);
+        if (isAppError(err, "lock_lost")) {
+          this.deps.logger.warn("deployment work stopped: its lease was lost, and another process carries it on", { deploymentId: id });
+          return;
+        }
+        await this.deps.store.release(id, lease.owner).catch(() => undefined);
         throw err;
+      } finally {
+        lease.stop();
       }
     } finally {
       this.running.delete(id);
     }
   }
 
-  private async provision(doc: DeploymentDoc, rounds = 1): Promise<void> {
+  private async provision(doc: DeploymentDoc, lease: HeldLease, rounds = 1): Promise<void> {
     const { store, logger } = this.deps;
     let reason: string | null = null;
     try {
+      lease.check();
       await this.syncAgent(doc);
+      lease.check();
       await this.deps.workspaces.prepare(doc);
       reason = await this.checkServers(doc);
       if (reason === null) {
+        lease.check();
         await this.deps.sessions.createOnce(doc.orgId, { agentId: doc.agentId, subjectId: doc.customerId, title: doc.settings.name }, doc.threadId);
       }
     } catch (err) {
@@ -98,32 +128,47 @@ export class DeploymentProvisioning {
       if (!(err instanceof AppError) || ["unavailable", "busy", "internal", "lock_lost"].includes(err.code)) throw err;
       reason = err.message;
     }
-    const settled = await store.settle(doc._id, doc.revision, reason === null ? "ready" : "error", reason);
+    lease.check();
+    const settled = await store.settle(doc._id, lease.owner, doc.revision, reason === null ? "ready" : "error", reason);
     logger.info("deployment provisioned", { deploymentId: doc._id, status: reason === null ? "ready" : "error", settled });
     if (settled) return;
-    // Updated meanwhile: provisioned again, at once, with the settings as they are now (the lease is still ours).
+    // Updated or deleted meanwhile: provisioned again at once with the settings as they are now, or torn down (while the lease is still this run's).
     const now = await store.byId(doc._id);
-    if (now && !now.deleting && now.status === "provisioning" && now.revision !== doc.revision && rounds < MAX_ROUNDS) await this.provision(now, rounds + 1);
-    else if (now?.deleting) await this.teardown(now);
-    else await store.release(doc._id);
+    if (now?.leaseOwner !== lease.owner) lease.lose();
+    if (now.deleting) await this.teardown(now, lease);
+    else if (now.status === "provisioning" && now.revision !== doc.revision && rounds < MAX_ROUNDS) await this.provision(now, lease, rounds + 1);
+    else await store.release(doc._id, lease.owner);
   }
 
-  /** The agent, made under the id chosen at create, or moved to the deployment's current settings (a new version when they differ). */
+  /**
+   * Moves the agent to the deployment's settings as they are now (whatever revision the caller read):
+   * made under the id chosen at create, or published as a new version when they differ. Syncs take
+   * turns with each other and with every write of the record, so the last one publishes the newest
+   * settings whatever order updates and runs reach here in; and each version records the revision it
+   * comes from, and none is published over one from a newer revision, should a sync outlast its turn.
+   */
   async syncAgent(doc: DeploymentDoc): Promise<void> {
-    const config = configFromCreateBody(agentBodyOf(doc._id, doc.settings));
-    const agent = await this.deps.agents.get(doc.orgId, doc.agentId);
-    if (!agent) {
-      try {
-        await this.deps.agents.create(doc.orgId, config, rateLimitsFrom(undefined), { id: doc.agentId, deploymentId: doc._id });
-      } catch (err) {
-        // A retried run whose first attempt made the agent: it is there now.
-        if (!(await this.deps.agents.get(doc.orgId, doc.agentId))) throw err;
+    await this.deps.store.inTurn(doc._id, async (now) => {
+      if (!now || now.deleting) return;
+      const config = configFromCreateBody(agentBodyOf(now._id, now.settings));
+      for (let attempt = 0; attempt < SYNC_ATTEMPTS; attempt++) {
+        const agent = await this.deps.agents.get(now.orgId, now.agentId);
+        if (!agent) {
+          try {
+            await this.deps.agents.create(now.orgId, config, rateLimitsFrom(undefined), { id: now.agentId, deploymentId: now._id, revision: now.revision });
+            return;
+          } catch (err) {
+            // A retried run whose first attempt made the agent: it is there now.
+            if (!(await this.deps.agents.get(now.orgId, now.agentId))) throw err;
+            continue;
+          }
+        }
+        if ((agent.current.deploymentRevision ?? 0) >= now.revision || sameValue(configOf(agent.current), config)) return;
+        const published = await this.deps.agents.publish(agent, config, undefined, { deploymentRevision: now.revision });
+        if (published.ok || published.reason === "not_found") return;
       }
-      return;
-    }
-    if (sameValue(configOf(agent.current), config)) return;
-    const published = await this.deps.agents.publish(agent, config);
-    if (!published.ok) throw new AppError("busy", "the deployment's agent changed during this update; retry");
+      throw new AppError("busy", "the deployment's agent kept changing during this update; retry");
+    });
   }
 
   /** Each MCP server answers with its tools; the first that does not is the deployment's error. */
@@ -140,19 +185,32 @@ export class DeploymentProvisioning {
     return null;
   }
 
-  private async teardown(doc: DeploymentDoc): Promise<void> {
+  /**
+   * The agent is archived first: from then on no thread of it can be made (a create racing the archive
+   * finds the agent archived after its insert, and deletes its thread), so once a listing finds no
+   * thread, none is left behind. Then what else the agent left, the agent, the workspace, the record.
+   */
+  private async teardown(doc: DeploymentDoc, lease: HeldLease): Promise<void> {
     const { sessions, agents, leftovers, workspaces, store } = this.deps;
+    lease.check();
+    await agents.archive(doc.orgId, doc.agentId);
     for (const status of [undefined, "archived" as const]) {
       for (;;) {
         const page = await sessions.list(doc.orgId, { agentId: doc.agentId, ...(status ? { status } : {}) }, { limit: PAGE, offset: 0 });
         if (page.items.length === 0) break;
-        for (const view of page.items) await this.deleteThread(doc, view.doc._id);
+        for (const view of page.items) {
+          lease.check();
+          await this.deleteThread(doc, view.doc._id);
+        }
       }
     }
+    lease.check();
     await leftovers.purge(doc);
+    lease.check();
     await agents.delete(doc.orgId, doc.agentId);
+    lease.check();
     await workspaces.dispose(doc, doc.deleting?.retainFilesystem ?? false);
-    await store.remove(doc._id);
+    if (!(await store.remove(doc._id, lease.owner))) lease.lose();
     this.deps.logger.info("deployment deleted", { deploymentId: doc._id, retainedFilesystem: doc.deleting?.retainFilesystem ?? false });
   }
 
@@ -161,6 +219,8 @@ export class DeploymentProvisioning {
     try {
       await this.deps.sessions.delete(doc.orgId, sessionId);
     } catch (err) {
+      // Gone already: a thread whose create found the agent archived deletes itself.
+      if (isAppError(err, "not_found")) return;
       if (!isAppError(err, "invalid_state")) throw err;
       await this.deps.events.post(doc.orgId, sessionId, { events: [{ type: "user.interrupt" }] }, Promise.resolve()).catch(() => undefined);
       throw new AppError("busy", "a thread of the deployment is still running; its teardown is retried once it has stopped", {}, err);

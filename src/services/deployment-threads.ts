@@ -3,7 +3,7 @@
  * caller uploads into its workspace. Everything here is reached through a deployment of the caller's
  * organization; a thread of another deployment is `404`, as is one of another organization.
  */
-import { AppError, notFound, validationError, type RateLimitStanding } from "../errors.js";
+import { AppError, isAppError, notFound, validationError, type RateLimitStanding } from "../errors.js";
 import type { Envelope } from "../domain/events.js";
 import type { DeploymentDoc } from "../store/deployments.js";
 import { deploymentWorkspaceOf, writeAsUser, writeWorkspaceFile } from "../tools/deployment-files.js";
@@ -57,8 +57,13 @@ export class DeploymentThreads {
 
   async create(orgId: string, deploymentId: string, body: ThreadCreate): Promise<SessionView> {
     const d = await this.ready(orgId, deploymentId);
-    const { view } = await this.sessions.create(orgId, { agentId: d.agentId, subjectId: d.customerId, ...body });
-    return view;
+    try {
+      return (await this.sessions.create(orgId, { agentId: d.agentId, subjectId: d.customerId, ...body })).view;
+    } catch (err) {
+      // Deleted meanwhile (its teardown archives the agent first, then removes it): 404, as any deleted deployment.
+      if (isAppError(err, "invalid_state", "not_found")) await this.deployments.get(orgId, deploymentId);
+      throw err;
+    }
   }
 
   /** Sends events to a thread; a message or a steer needs credits (a turn is refused before it starts without them). */

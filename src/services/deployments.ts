@@ -90,6 +90,7 @@ export class DeploymentService {
       threadId: newId("ses"),
       revision: 1,
       leaseUntil: null,
+      leaseOwner: null,
       deleting: null,
       createdAt: now,
       updatedAt: now,
@@ -145,8 +146,9 @@ export class DeploymentService {
 
   /** Gone for callers at once; the agent stops and the rest is destroyed (or the workspace kept) in the background. */
   async remove(orgId: string, id: string, retainFilesystem: boolean): Promise<void> {
-    if (!(await this.deps.store.markDeleting(orgId, id, retainFilesystem))) throw notFound("deployment");
-    this.deps.provisioning.kick(id);
+    const doc = await this.deps.store.markDeleting(orgId, id, retainFilesystem);
+    if (!doc) throw notFound("deployment");
+    await this.deps.provisioning.beginTeardown(doc);
   }
 
   private refuseAgentProblems(id: string, settings: DeploymentSettings): void {

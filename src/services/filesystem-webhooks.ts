@@ -51,10 +51,10 @@ export class FilesystemWebhooks {
     if (!(await this.deps.hooks.remove(d._id))) throw notFound("webhook");
   }
 
-  /** Scans every deployment due a scan; answers the deliveries queued. */
-  async sweep(now: Date, limit = 100): Promise<number> {
+  /** Scans every deployment due a scan (read `pageSize` at a time); answers the deliveries queued. */
+  async sweep(now: Date, pageSize = 100): Promise<number> {
     let queued = 0;
-    for (const d of await this.deps.store.withFeature("filesystemWebhooks", limit)) {
+    for await (const d of this.deps.store.withFeature("filesystemWebhooks", pageSize)) {
       try {
         queued += await this.scanOne(d, now);
       } catch (err) {

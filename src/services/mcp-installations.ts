@@ -121,7 +121,7 @@ export class McpInstallationService {
     const planned = installationConfig(configOf(agent.current), body);
     if (!planned.ok) throw planned.kind === "conflict" ? conflict(planned.message) : validationError(planned.problems);
     await this.checkAuthentication(agent, body, plan);
-    const result = await this.agents.publish(agent, planned.config, undefined, plan.id);
+    const result = await this.agents.publish(agent, planned.config, undefined, { publishedBy: plan.id });
     if (result.ok) return result.agent.version;
     if (result.reason === "not_found") throw notFound("agent");
     // Refused: the number was taken, perhaps by an attempt of this very installation running beside this one.

@@ -97,12 +97,13 @@ export class SessionService {
       await Promise.allSettled(isDuplicateKey(err) ? [granted.refund()] : [granted.refund(), this.log.delete(doc._id)]);
       throw err;
     }
-    // An agent deleted while this session was being created: either its delete saw the session (and
-    // refused), or this check sees the agent gone.
-    if (!(await this.agents.get(orgId, agent._id))) {
+    // An agent deleted or archived while this session was being created: either its delete saw the
+    // session (and refused or, a deployment's teardown, deletes it), or this check sees it gone or archived.
+    const after = await this.agents.get(orgId, agent._id);
+    if (!after || after.status === "archived") {
       await this.sessions.delete(orgId, doc._id);
       await this.log.delete(doc._id);
-      throw notFound("agent");
+      throw after ? invalidState("the agent is archived and accepts no new sessions") : notFound("agent");
     }
     this.preparation.sessionCreated(doc);
     return { view: { doc, status: "idle", usage: null }, rateLimit: granted.standing };

@@ -33,6 +33,14 @@ export interface VersionDoc extends AgentConfig {
   createdAt: Date;
   /** The MCP installation that published this version, so a retry of it recognises its own work; never shown. */
   publishedBy?: string;
+  /** The revision of the owning deployment's settings this version was published from (deployment agents); never shown. */
+  deploymentRevision?: number;
+}
+
+/** What a version records of who published it (beyond its configuration). */
+export interface VersionMark {
+  publishedBy?: string;
+  deploymentRevision?: number;
 }
 
 /** The configuration part of a version document. */
@@ -107,15 +115,16 @@ export class AgentStore {
     this.versions = db.collection<VersionDoc>("agent_versions");
   }
 
-  private newVersion(orgId: string, agentId: string, version: number, config: AgentConfig, at: Date, publishedBy?: string): VersionDoc {
-    return { _id: versionId(agentId, version), agentId, orgId, version, createdAt: at, ...config, ...(publishedBy ? { publishedBy } : {}) };
+  private newVersion(orgId: string, agentId: string, version: number, config: AgentConfig, at: Date, mark: VersionMark = {}): VersionDoc {
+    const { publishedBy, deploymentRevision } = mark;
+    return { _id: versionId(agentId, version), agentId, orgId, version, createdAt: at, ...config, ...(publishedBy ? { publishedBy } : {}), ...(deploymentRevision !== undefined ? { deploymentRevision } : {}) };
   }
 
-  /** `owner`: a deployment creating its agent under an id it chose (so a retried provisioning finds it). */
-  async create(orgId: string, config: AgentConfig, rateLimits: RateLimits, owner?: { id: string; deploymentId: string }): Promise<AgentDoc> {
+  /** `owner`: a deployment creating its agent under an id it chose (so a retried provisioning finds it), from its settings' `revision`. */
+  async create(orgId: string, config: AgentConfig, rateLimits: RateLimits, owner?: { id: string; deploymentId: string; revision: number }): Promise<AgentDoc> {
     const now = new Date();
     const id = owner?.id ?? newId("agt");
-    const current = this.newVersion(orgId, id, 1, config, now);
+    const current = this.newVersion(orgId, id, 1, config, now, owner ? { deploymentRevision: owner.revision } : {});
     const doc: AgentDoc = { _id: id, orgId, status: "active", rateLimits, createdAt: now, updatedAt: now, version: 1, current, ...(owner ? { deploymentId: owner.deploymentId } : {}) };
     // Version first: every version an agent document points at is already recorded.
     await this.versions.insertOne(storeVersion(current));
@@ -141,11 +150,11 @@ export class AgentStore {
 
   /**
    * Publishes `config` as the version after `read`, the state the caller built it from; refused when
-   * another writer published that number first. `rateLimits`, when given, are set too; `publishedBy`
-   * marks the version as an MCP installation's.
+   * another writer published that number first. `rateLimits`, when given, are set too; `mark` records
+   * the MCP installation or the deployment revision the version comes from.
    */
-  async publish(read: AgentDoc, config: AgentConfig, rateLimits?: RateLimits, publishedBy?: string): Promise<PublishResult> {
-    const next = this.newVersion(read.orgId, read._id, read.version + 1, config, new Date(), publishedBy);
+  async publish(read: AgentDoc, config: AgentConfig, rateLimits?: RateLimits, mark?: VersionMark): Promise<PublishResult> {
+    const next = this.newVersion(read.orgId, read._id, read.version + 1, config, new Date(), mark);
     try {
       await this.versions.insertOne(storeVersion(next));
     } catch (err) {
@@ -198,12 +207,15 @@ export class AgentStore {
     return loadAgent(await this.agents.findOneAndUpdate({ _id: id }, { $set: { status: "archived", updatedAt: new Date() } }, { returnDocument: "after" }));
   }
 
+  /**
+   * Versions first, the agent last: a delete cut short leaves the agent, and deleting it again finishes
+   * the work; the other order would leave versions that nothing points at, and nothing finds again.
+   */
   async delete(orgId: string, id: string): Promise<boolean> {
     if (!(await this.get(orgId, id))) return false;
-    const res = await this.agents.deleteOne({ _id: id });
-    if (res.deletedCount === 0) return false;
     await this.versions.deleteMany({ agentId: id, orgId });
-    return true;
+    const res = await this.agents.deleteOne({ _id: id });
+    return res.deletedCount === 1;
   }
 
   async listVersions(agent: AgentDoc, opts: { limit: number; offset: number }): Promise<Page<VersionDoc>> {

@@ -1,8 +1,9 @@
 /**
  * Deployment records in MongoDB. Reads by id are by `_id` alone, then the organization is checked. A
  * record being deleted (`deleting` set) is gone for callers while its teardown finishes. Writes are
- * conditional on the revision they were computed from, or on the status they move from, so two pods
- * never overwrite each other's change.
+ * conditional on the revision they were computed from, on the status they move from, or on the lease
+ * they are made under, so two pods never overwrite each other's change; and every write of a record
+ * takes its turn (`RecordTurns`), as FerretDB checks no filter and applies no update atomically.
  */
 import type { Collection, Db, Filter } from "mongodb";
 import type { DeploymentSandbox, DeploymentSettings, DeploymentStatus } from "../domain/deployments.js";
@@ -29,14 +30,19 @@ export interface DeploymentDoc {
   agentId: string;
   threadId: string;
   revision: number;
-  /** Until when a process holds the provisioning or teardown work; another takes it over after. */
+  /** Until when a process holds the provisioning or teardown work; another takes it over after (the holder renews it while it works). */
   leaseUntil: Date | null;
+  /** The run holding the lease (a random token per run): only it settles, releases or removes the record. */
+  leaseOwner: string | null;
   deleting: { retainFilesystem: boolean; at: Date } | null;
   /** The idle-time runs made so far (features.dreaming): when the last began, and the latest dream threads. */
   dreams?: { lastAt: Date; threadIds: string[] };
   createdAt: Date;
   updatedAt: Date;
 }
+
+/** Runs one read-modify-write of the record while no other writer of it runs (a Redis lock: `src/redis/locks.ts`). */
+export type RecordTurns = <T>(id: string, write: () => Promise<T>) => Promise<T>;
 
 export interface DeploymentFilter {
   customerId?: string;
@@ -52,7 +58,10 @@ const TRANSITIONS_KEPT = 50;
 export class DeploymentStore {
   private readonly deployments: Collection<DeploymentDoc>;
 
-  constructor(db: Db) {
+  constructor(
+    db: Db,
+    private readonly turns: RecordTurns,
+  ) {
     this.deployments = db.collection<DeploymentDoc>("deployments");
   }
 
@@ -68,6 +77,11 @@ export class DeploymentStore {
   async get(orgId: string, id: string): Promise<DeploymentDoc | null> {
     const doc = await this.byId(id);
     return doc && doc.orgId === orgId && !doc.deleting ? doc : null;
+  }
+
+  /** Runs `work` on the record as it is now, in the record's turn: no write of it runs meanwhile (`work` writes none either). */
+  inTurn<T>(id: string, work: (doc: DeploymentDoc | null) => Promise<T>): Promise<T> {
+    return this.turns(id, async () => work(await this.byId(id)));
   }
 
   /** Newest first; `before`: the id the previous page ended at (ids sort by creation time). */
@@ -89,58 +103,88 @@ export class DeploymentStore {
     const now = new Date();
     const set: Partial<DeploymentDoc> = { settings, revision: doc.revision + 1, updatedAt: now };
     const transition = reprovision ? [{ status: "provisioning" as const, at: now, reason: null }] : [];
-    if (reprovision) Object.assign(set, { status: "provisioning", statusReason: null, leaseUntil: null });
-    return this.deployments.findOneAndUpdate(
-      { _id: doc._id, revision: doc.revision, deleting: null },
-      { $set: set, $push: { transitions: { $each: transition, $slice: -TRANSITIONS_KEPT } } },
-      { returnDocument: "after" },
+    if (reprovision) Object.assign(set, { status: "provisioning", statusReason: null });
+    return this.turns(doc._id, () =>
+      this.deployments.findOneAndUpdate(
+        { _id: doc._id, revision: doc.revision, deleting: null },
+        { $set: set, $push: { transitions: { $each: transition, $slice: -TRANSITIONS_KEPT } } },
+        { returnDocument: "after" },
+      ),
     );
   }
 
-  /** Takes the provisioning or teardown work of a record whose lease is free or lapsed; null when another holds it. */
-  async lease(id: string, until: Date, now: Date): Promise<DeploymentDoc | null> {
-    return this.deployments.findOneAndUpdate(
-      { _id: id, $or: [{ leaseUntil: null }, { leaseUntil: { $lt: now } }] },
-      { $set: { leaseUntil: until } },
-      { returnDocument: "after" },
+  /** Takes the provisioning or teardown work of a record whose lease is free or lapsed, for the run `owner`; null when another holds it. */
+  lease(id: string, owner: string, until: Date, now: Date): Promise<DeploymentDoc | null> {
+    return this.turns(id, () =>
+      this.deployments.findOneAndUpdate(
+        { _id: id, $or: [{ leaseUntil: null }, { leaseUntil: { $lt: now } }] },
+        { $set: { leaseUntil: until, leaseOwner: owner } },
+        { returnDocument: "after" },
+      ),
     );
   }
 
-  /** Moves a provisioning record, provisioned at `revision`, to ready or error; false when it changed meanwhile. */
-  async settle(id: string, revision: number, status: "ready" | "error", reason: string | null): Promise<boolean> {
+  /** Extends the run's lease; false when it is no longer the run's (it lapsed and another took it, or the record went). */
+  async renew(id: string, owner: string, until: Date): Promise<boolean> {
+    const res = await this.turns(id, () => this.deployments.updateOne({ _id: id, leaseOwner: owner }, { $set: { leaseUntil: until } }));
+    return res.matchedCount === 1;
+  }
+
+  /** Moves a provisioning record, provisioned at `revision` by the run holding the lease, to ready or error; false when it changed meanwhile. */
+  async settle(id: string, owner: string, revision: number, status: "ready" | "error", reason: string | null): Promise<boolean> {
     const now = new Date();
-    const res = await this.deployments.updateOne(
-      { _id: id, status: "provisioning", revision, deleting: null },
-      {
-        $set: { status, statusReason: reason, leaseUntil: null, updatedAt: now },
-        $push: { transitions: { $each: [{ status, at: now, reason }], $slice: -TRANSITIONS_KEPT } },
-      },
+    const res = await this.turns(id, () =>
+      this.deployments.updateOne(
+        { _id: id, leaseOwner: owner, status: "provisioning", revision, deleting: null },
+        {
+          $set: { status, statusReason: reason, leaseUntil: null, leaseOwner: null, updatedAt: now },
+          $push: { transitions: { $each: [{ status, at: now, reason }], $slice: -TRANSITIONS_KEPT } },
+        },
+      ),
     );
     return res.modifiedCount === 1;
   }
 
-  /** Gives back a lease without settling (the work failed for a reason worth retrying). */
-  async release(id: string): Promise<void> {
-    await this.deployments.updateOne({ _id: id }, { $set: { leaseUntil: null } });
+  /** Gives back the run's lease without settling (the work failed for a reason worth retrying). */
+  async release(id: string, owner: string): Promise<void> {
+    await this.turns(id, () => this.deployments.updateOne({ _id: id, leaseOwner: owner }, { $set: { leaseUntil: null, leaseOwner: null } }));
   }
 
   /**
    * Marks the record deleted for callers; its teardown follows. The lease is left as it is: a provisioning
    * run under way finishes (its settling then fails) before the teardown can take the work, so it cannot
-   * make a thread after the teardown deleted them. False when it is not there (or already deleting).
+   * make a thread after the teardown deleted them. Null when it is not there (or already deleting).
    */
-  async markDeleting(orgId: string, id: string, retainFilesystem: boolean): Promise<boolean> {
-    const res = await this.deployments.updateOne({ _id: id, orgId, deleting: null }, { $set: { deleting: { retainFilesystem, at: new Date() } } });
-    return res.modifiedCount === 1;
+  markDeleting(orgId: string, id: string, retainFilesystem: boolean): Promise<DeploymentDoc | null> {
+    return this.turns(id, () =>
+      this.deployments.findOneAndUpdate({ _id: id, orgId, deleting: null }, { $set: { deleting: { retainFilesystem, at: new Date() } } }, { returnDocument: "after" }),
+    );
   }
 
-  async remove(id: string): Promise<void> {
-    await this.deployments.deleteOne({ _id: id });
+  /** Removes the record at the end of its teardown, by the run holding its lease; false when another holds it. */
+  async remove(id: string, owner: string): Promise<boolean> {
+    const res = await this.turns(id, () => this.deployments.deleteOne({ _id: id, leaseOwner: owner }));
+    return res.deletedCount === 1;
   }
 
-  /** Ready deployments with the feature on. */
-  withFeature(feature: "dreaming" | "filesystemWebhooks", limit: number): Promise<DeploymentDoc[]> {
-    return this.deployments.find({ status: "ready", deleting: null, [`settings.features.${feature}`]: true }).limit(limit).toArray();
+  /** Ready deployments with the feature on: every one of them, a page of `pageSize` at a time in `_id` order. */
+  withFeature(feature: "dreaming" | "filesystemWebhooks", pageSize: number): AsyncGenerator<DeploymentDoc> {
+    return this.pages({ status: "ready", deleting: null, [`settings.features.${feature}`]: true }, pageSize);
+  }
+
+  /** Every record the filter matches, read a page at a time: each page starts after the last `_id` of the one before. */
+  private async *pages(filter: Filter<DeploymentDoc>, pageSize: number): AsyncGenerator<DeploymentDoc> {
+    let after: string | undefined;
+    for (;;) {
+      const page = await this.deployments
+        .find(after === undefined ? filter : { $and: [filter, { _id: { $gt: after } }] })
+        .sort({ _id: 1 })
+        .limit(pageSize)
+        .toArray();
+      yield* page;
+      if (page.length < pageSize) return;
+      after = page[page.length - 1]!._id;
+    }
   }
 
   /**
@@ -149,15 +193,12 @@ export class DeploymentStore {
    */
   async beginDream(doc: DeploymentDoc, threadId: string, at: Date): Promise<boolean> {
     const threadIds = [...(doc.dreams?.threadIds ?? []), threadId].slice(-DREAMS_KEPT);
-    const res = await this.deployments.updateOne({ _id: doc._id, "dreams.lastAt": doc.dreams?.lastAt ?? null }, { $set: { dreams: { lastAt: at, threadIds } } });
+    const res = await this.turns(doc._id, () => this.deployments.updateOne({ _id: doc._id, "dreams.lastAt": doc.dreams?.lastAt ?? null }, { $set: { dreams: { lastAt: at, threadIds } } }));
     return res.modifiedCount === 1;
   }
 
-  /** Records whose provisioning or teardown is due and unleased (a process died holding it, or never began). */
-  async pendingWork(now: Date, limit: number): Promise<DeploymentDoc[]> {
-    return this.deployments
-      .find({ $and: [{ $or: [{ status: "provisioning" }, { deleting: { $ne: null } }] }, { $or: [{ leaseUntil: null }, { leaseUntil: { $lt: now } }] }] })
-      .limit(limit)
-      .toArray();
+  /** Records whose provisioning or teardown is due and unleased (a process died holding it, or never began): every one, a page at a time. */
+  pendingWork(now: Date, pageSize: number): AsyncGenerator<DeploymentDoc> {
+    return this.pages({ $and: [{ $or: [{ status: "provisioning" }, { deleting: { $ne: null } }] }, { $or: [{ leaseUntil: null }, { leaseUntil: { $lt: now } }] }] }, pageSize);
   }
 }

@@ -6,18 +6,20 @@
 import { configFromCreateBody, rateLimitsFrom } from "../../src/domain/agent-config.js";
 import { DEFAULT_FEATURES, DEFAULT_SANDBOX, type DeploymentSandbox } from "../../src/domain/deployments.js";
 import { newId } from "../../src/ids.js";
-import { DeploymentStore, type DeploymentDoc } from "../../src/store/deployments.js";
+import type { DeploymentDoc, DeploymentStore } from "../../src/store/deployments.js";
 import type { TestServer } from "./server.js";
 import { agentBody } from "./server.js";
 
 export interface TestDeployment {
   doc: DeploymentDoc;
   store: DeploymentStore;
+  /** Removes the record as a finished teardown does. */
+  remove(): Promise<void>;
 }
 
 /** A ready deployment of `orgId` with `secrets` (variable → `sec_…`) and an agent whose built-in tools run without asking. */
 export async function insertDeployment(server: TestServer, orgId: string, opts: { secrets?: Record<string, string>; sandbox?: Partial<DeploymentSandbox> } = {}): Promise<TestDeployment> {
-  const store = new DeploymentStore(server.services.mongo.db);
+  const store = server.deployments.store;
   const now = new Date();
   const id = newId("dep");
   const doc: DeploymentDoc = {
@@ -34,6 +36,7 @@ export async function insertDeployment(server: TestServer, orgId: string, opts: 
     threadId: newId("ses"),
     revision: 1,
     leaseUntil: null,
+    leaseOwner: null,
     deleting: null,
     createdAt: now,
     updatedAt: now,
@@ -41,6 +44,7 @@ export async function insertDeployment(server: TestServer, orgId: string, opts: 
   await store.insert(doc);
   const tools = [{ type: "agent_toolset", defaultConfig: { enabled: true, permissionPolicy: { type: "always_allow" } } }];
   const config = configFromCreateBody(agentBody({ tools }) as Parameters<typeof configFromCreateBody>[0]);
-  await server.services.agentStore.create(orgId, config, rateLimitsFrom(undefined), { id: doc.agentId, deploymentId: id });
-  return { doc, store };
+  await server.services.agentStore.create(orgId, config, rateLimitsFrom(undefined), { id: doc.agentId, deploymentId: id, revision: 1 });
+  const remove = async () => void (await server.services.mongo.db.collection<DeploymentDoc>("deployments").deleteOne({ _id: id }));
+  return { doc, store, remove };
 }

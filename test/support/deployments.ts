@@ -54,3 +54,11 @@ export async function runTool(api: Client, d: { deployment_id: string }, thread:
   const events = await until(async () => (await api.get(`${path}?limit=100`)).body.data, (e: any[]) => e.filter((x) => x.type === "session.status_idle").length > before, 15_000, "the tool's turn");
   return events.filter((e: any) => e.type === "agent.tool_result").at(-1).payload.content[0].text;
 }
+
+/** The current version of the deployment's agent, as the core interface shows it to a key of the same account. */
+export async function deploymentAgent(core: Client, deploymentId: string): Promise<any> {
+  const agents = (await core.get("/v1/agents?limit=100")).body.data as any[];
+  const agent = agents.find((a) => a.metadata?.deploymentId === deploymentId);
+  if (!agent) throw new Error(`no agent of deployment ${deploymentId}`);
+  return (await core.get(`/v1/agents/${agent.id}`)).body.version;
+}

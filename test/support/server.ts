@@ -9,6 +9,7 @@ import type { KeyScope } from "../../src/store/organizations.js";
 import { createHttpServer } from "../../src/http/server.js";
 import type { LogLevel } from "../../src/config.js";
 import { createLogger, printedAt, type LogSink } from "../../src/log.js";
+import type { DeploymentParts } from "../../src/deployments-runtime.js";
 import { createRuntime, type Components } from "../../src/runtime.js";
 import type { MongoOptions } from "../../src/store/mongo.js";
 import { checkResponse, forgetContract } from "./contract.js";
@@ -21,6 +22,8 @@ export interface TestServer {
   deploymentsUrl: string;
   /** Every component of the server process (services, stores, Redis parts). */
   services: Components;
+  /** The deployments interface's parts (its store, provisioning and sweeps), for tests that run a sweep by hand. */
+  deployments: DeploymentParts;
   /** Creates a fresh organization (or uses `org`) and an API key for it, with `scopes` (default: the core interface's). */
   newKey(org?: string, scopes?: KeyScope[]): Promise<string>;
   /** Ends every open connection of the core interface at once (streams drop; clients reconnect). */
@@ -72,6 +75,7 @@ export async function startServer(extraEnv: Record<string, string> = {}, mongo: 
     url,
     deploymentsUrl,
     services,
+    deployments: runtime.deployments,
     async newKey(org?: string, scopes?: KeyScope[]) {
       const name = org ?? `org-${process.pid}-${Date.now()}-${++orgCounter}`;
       const orgId = await services.organizations.ensureOrganization(name);

@@ -43,7 +43,8 @@ export function createDeploymentsApp(services: DeploymentServices): Koa<AppState
   const app = new Koa<AppState>({ proxy: false });
   app.silent = true;
   const open = new Routes(new Router(), services.validator);
-  const api = new Routes(new Router(), services.validator);
+  // Bodies are read by each route after its scope check: without the scope, any body is 403.
+  const api = new Routes(new Router(), services.validator, [requireJson(RAW_PATHS), bodyParser(EVENT_PATHS, RAW_PATHS)]);
   let document: Record<string, unknown> | undefined;
   open.add(
     { method: "get", path: "/healthz", operationId: "getLiveness", summary: "Liveness: the process answers", tag: "Operations", open: true, success: { status: 200, schema: healthSchema } },
@@ -63,8 +64,6 @@ export function createDeploymentsApp(services: DeploymentServices): Koa<AppState
   app.use(open.router.routes());
   app.use(open.router.allowedMethods());
   app.use(bearer(services));
-  app.use(requireJson(RAW_PATHS));
-  app.use(bodyParser(EVENT_PATHS, RAW_PATHS));
   app.use(api.router.routes());
   app.use(api.router.allowedMethods());
   return app;
