@@ -17,6 +17,8 @@ PORT=$(free_port)
 DEPLOYMENTS_PORT=$(free_port)
 MONGO_BASE=${MONGO_URL:-mongodb://127.0.0.1:27017/agent_sessions}
 export MONGO_URL=$(node -e 'const u=new URL(process.argv[1]);u.pathname="/"+process.argv[2];console.log(u.href)' "$MONGO_BASE" "$RUN") REDIS_URL=${REDIS_URL:-redis://127.0.0.1:6379} REDIS_KEY_PREFIX=$RUN
+# No real model: a generated agent naming an anthropic/ model fails its turns instead of spending.
+unset ANTHROPIC_API_KEY ANTHROPIC_BASE_URL WEB_SEARCH_PROVIDER OUTBOUND_ALLOWED_NETWORKS
 export PORT DEPLOYMENTS_PORT HOST=127.0.0.1 ROLE=all LOG_LEVEL=error DEPLOYMENTS_DEFAULT_MODEL=mock/echo \
   DEPLOYMENT_DOCKER=off VAULT_ENCRYPTION_KEY=$(node -e 'console.log(require("crypto").randomBytes(32).toString("base64"))') \
   WORKSPACE_ROOT=$(mktemp -d)
