@@ -44,12 +44,10 @@ SERVICE=$!
 # Per interface: its document, the header its keys travel in, then the report's request count.
 status=0
 run() {
-  local name=$1 base=$2 header=$3
-  shift 3
-  local code=0
+  local name=$1 base=$2 header=$3 code=0
   "$ST" --config-file scripts/contract/schemathesis.toml run "$base/v1/openapi.json" --wait-for-schema 60 --checks all --phases examples,coverage,fuzzing,stateful \
     --header "$header" --max-examples "${CONTRACT_MAX_EXAMPLES:-10}" --seed "${CONTRACT_SEED:-1}" --workers "${CONTRACT_WORKERS:-1}" \
-    --no-color --suppress-health-check all --generation-database none --report ndjson --report-ndjson-path "$OUT/$name.ndjson" "$@" \
+    --no-color --suppress-health-check all --generation-database none --report ndjson --report-ndjson-path "$OUT/$name.ndjson" \
     >"$OUT/$name.txt" 2>&1 || code=$?
   tail -n 40 "$OUT/$name.txt"
   echo "contract: $name: $(node scripts/contract/count.mjs "$OUT/$name.ndjson") requests, schemathesis exit $code" >&2
