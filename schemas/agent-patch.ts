@@ -11,5 +11,8 @@ export const agentPatchSchema = {
   type: "object",
   additionalProperties: false,
   minProperties: 1,
+  // Stated here, not only in the service, so the document says it: a patch that changes nothing is invalid.
+  not: { properties: { expectedVersion: true }, required: ["expectedVersion"], maxProperties: 1 },
+  errorMessage: { not: "must contain at least one field other than expectedVersion" },
   properties: { ...configuration, expectedVersion: { type: "integer", minimum: 1 } },
 } as const;

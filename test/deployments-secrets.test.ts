@@ -49,6 +49,13 @@ describe("deployments: secrets and the workspace, through the deployments interf
     expectError(await stranger.post("/v1/deployments", { customer_id: "c", name: "n", system_prompt: "p", model: "mock/echo", secrets: { X: mine.body.secret_id } }), 422, "invalid_secret_ref");
   });
 
+  it("renames a secret to a name with U+0000: stored where the database can, else 400, never a 500", async () => {
+    const created = await api.post("/v1/secrets", { name: "plain", value: secret() });
+    const renamed = await api.patch(`/v1/secrets/${created.body.secret_id}`, { name: "a\u0000b" });
+    if (renamed.status === 200) expect(renamed.body.name).to.equal("a\u0000b");
+    else expectValidation(renamed, "body: strings must not contain U+0000 (this database cannot store it)");
+  });
+
   it("gives a secret to the deployment's tool processes as a variable, and a rotation to the next command", async () => {
     const first = secret();
     const s = await api.post("/v1/secrets", { name: "token", value: first });

@@ -82,4 +82,12 @@ describe("deployments: threads, messages and the event stream", () => {
     expectValidation(await put("a/../../escape.md", "x"));
     expectValidation(await put("skills/big.md", "x".repeat(1024 * 1024 + 1)), "body: must be at most 1048576 bytes");
   });
+
+  it("refuses a file under a file with 400, the service still answering (more than a pipe holds, unread)", async () => {
+    const d = await readyDeployment(api);
+    const put = (path: string, body: string) => api.put(`/v1/deployments/${d.deployment_id}/files/${encodeURIComponent(path)}`, undefined, { raw: body, headers: { "content-type": "text/markdown" } });
+    expect((await put("notes", "x")).status).to.equal(200);
+    expectValidation(await put("notes/inner.md", "y".repeat(512 * 1024)));
+    expect((await put("other.md", "z")).status).to.equal(200);
+  });
 });

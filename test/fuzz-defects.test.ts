@@ -217,7 +217,9 @@ describe("fuzzer and client defects (API role)", () => {
         const responses = op.responses ?? {};
         const success = Object.keys(responses).filter((s) => /^2(\d\d|XX)$/.test(s));
         if (path.endsWith("/events/stream")) {
-          if (!resolve(doc, responses["200"])?.content?.["text/event-stream"]) problems.push(`${name}: 200 text/event-stream`);
+          // OpenAPI 3.1 readers (schemathesis) check each event against the stream's schema: an object, data required.
+          const event = resolve(doc, responses["200"])?.content?.["text/event-stream"]?.schema;
+          if (event?.type !== "object" || !event.required?.includes("data")) problems.push(`${name}: 200 text/event-stream, one event's schema`);
         } else if (!success.some((s) => jsonSchemaOf(responses[s]))) problems.push(`${name}: 2xx with a JSON schema`);
         const takesInput = op.requestBody || params.some((p) => p.in === "query" || p.in === "path");
         // An operation served without a key (security: []) cannot answer 401.

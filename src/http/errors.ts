@@ -53,7 +53,7 @@ export function rateLimitHeaders(standing: RateLimitStanding): Record<string, st
  * Anything that is not an application error is a 500 whose cause the caller logs.
  */
 export function errorResponse(err: unknown): ErrorResponse {
-  const app = err instanceof AppError ? err : new AppError("internal", "unexpected error");
+  const app = err instanceof AppError ? err : unstorableText(err) ?? new AppError("internal", "unexpected error");
   const { status, error } = ERROR_STATUS[app.code];
   const headers: Record<string, string> = {};
   const body: ErrorResponse["body"] = { error, message: app.message };
@@ -89,4 +89,13 @@ export function clientWentAway(err: unknown): boolean {
     if ((typeof type === "string" && CLIENT_GONE_TYPES.has(type)) || (typeof code === "string" && CLIENT_GONE_CODES.has(code))) return true;
   }
   return false;
+}
+
+/**
+ * FerretDB on PostgreSQL cannot store U+0000 in a string (jsonb; SQLSTATE 22P05), which MongoDB can: the
+ * request's text, not the service, is what fails there. Told by shape, as HTTP does not import the driver.
+ */
+function unstorableText(err: unknown): AppError | null {
+  const stored = err instanceof Error && err.name === "MongoServerError" && err.message.includes("SQLSTATE 22P05");
+  return stored ? new AppError("validation_error", "body: strings must not contain U+0000 (this database cannot store it)") : null;
 }

@@ -84,13 +84,20 @@ function parameters(spec: AnySpec): Json[] {
   return out;
 }
 
+const SSE_EVENT = {
+  type: "object",
+  required: ["event", "data"],
+  properties: { event: { type: "string" }, id: { type: "string" }, data: { type: "string", contentMediaType: "application/json" } },
+};
+
 function responses(spec: AnySpec): Json {
   const success = spec.success;
   const out: Json = {};
   if ("stream" in success) {
     out[success.status] = {
       description: "Server-Sent Events: `event:` the type, `id:` an opaque cursor, `data:` an Event as JSON.",
-      content: { "text/event-stream": { schema: { type: "string" } } },
+      // OpenAPI 3.1 reads a stream's `schema` as one event's (its fields as an object), not the body's text.
+      content: { "text/event-stream": { schema: SSE_EVENT } },
     };
   } else {
     const content = { "application/json": { schema: ref(success.schema.$id) } };

@@ -116,6 +116,8 @@ function asUser(workspace: string, user: { uid: number; gid: number }, script: s
     child.stdout.on("data", (d: Buffer) => chunks.push(d));
     child.once("error", reject);
     child.once("close", (code) => resolve({ code, out: Buffer.concat(chunks) }));
+    // The script may exit before reading its input (a parent that is a file): EPIPE, which its exit code reports.
+    child.stdin.on("error", () => undefined);
     child.stdin.end(input ?? Buffer.alloc(0));
   });
 }
