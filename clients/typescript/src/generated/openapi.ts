@@ -5445,7 +5445,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": string;
+                    "text/event-stream": {
+                        event: string;
+                        id?: string;
+                        data: string;
+                    };
                 };
             };
             /** @description Invalid request: `validation_error`, with one `path: constraint` entry per problem. */
