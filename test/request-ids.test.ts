@@ -28,6 +28,15 @@ describe("request ids", () => {
     }
   });
 
+  it("is in every error body, as in the header", async () => {
+    const res = await api.get(`/v1/agents/agt_missing${Date.now()}`, { headers: { "x-request-id": "err-9" } });
+    expect(res.status).to.equal(404);
+    expect(res.body).to.include({ error: "not_found", requestId: "err-9" });
+    const anonymous = await client(server.url).get("/v1/agents");
+    expect(anonymous.status).to.equal(401);
+    expect(anonymous.body.requestId).to.equal(anonymous.headers.get("x-request-id"));
+  });
+
   it("is on a line logged deep inside the request's handling, not only by the error path", async () => {
     const agents = server.services.agents;
     const original = agents.list;

@@ -52,7 +52,7 @@ export function errors(log: Logger): Middleware<AppState> {
       else if (status >= 500) log.error("request failed", { ...where, err: caught });
       ctx.status = status;
       ctx.set(headers);
-      ctx.body = body;
+      ctx.body = { ...body, requestId: ctx.state.requestId };
     } finally {
       log.debug("request", { requestId: ctx.state.requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Date.now() - started });
     }
