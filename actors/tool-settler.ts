@@ -14,6 +14,7 @@ import { planStep, withToolTokens } from "../src/domain/turn-plans.js";
 import { addedTokens } from "../src/domain/usage-total.js";
 import { AppError } from "../src/errors.js";
 import type { Logger } from "../src/log.js";
+import { secondsSince, toolCallDuration, toolLabel } from "../src/metrics.js";
 import { isAbort } from "../src/models/provider.js";
 import type { EventLog } from "../src/redis/event-log.js";
 import type { McpAccess } from "../src/services/mcp-access.js";
@@ -78,7 +79,9 @@ export class ToolSettler {
         await save(call, started.drafts);
       }
       if (call.state === "executing") {
-        const outcome = await this.execute(session, version, call, signal);
+        const started = performance.now();
+        const outcome = await this.execute(session, version, call, turnId, signal);
+        toolCallDuration.observe({ tool: toolLabel(call.name, call.kind !== "mcp"), outcome: outcome.ok ? "ok" : "error" }, secondsSince(started));
         // Stopped because the worker is shutting down or lost its lock, not because the tool ended: the
         // call stays `executing`, and the worker that takes the turn over runs it again.
         if (lost.aborted) throw new AppError("lock_lost", "the worker stopped while a tool ran");
@@ -90,7 +93,7 @@ export class ToolSettler {
     return spent;
   }
 
-  private async execute(session: SessionFacts, version: VersionDoc, call: ToolCall, signal: AbortSignal): Promise<ToolOutcome> {
+  private async execute(session: SessionFacts, version: VersionDoc, call: ToolCall, turnId: string, signal: AbortSignal): Promise<ToolOutcome> {
     try {
       if (call.kind === "mcp") {
         const owner = { orgId: session.orgId, agentId: session.agentId };
@@ -117,7 +120,7 @@ export class ToolSettler {
       });
     } catch (err) {
       if (isAbort(err)) throw err;
-      this.deps.logger.warn("tool failed", { sessionId: session._id, tool: call.name, err });
+      this.deps.logger.warn("tool failed", { sessionId: session._id, turnId, tool: call.name, err });
       return { ok: false, text: `the tool ${call.name} failed unexpectedly` };
     }
   }

@@ -16,6 +16,7 @@ import { change, unchanged, type SessionTransitions } from "../src/services/sess
 import type { SessionStore } from "../src/store/sessions.js";
 import type { AgentVersions } from "./agent-versions.js";
 import type { SessionFacts, SessionRecords } from "./session-records.js";
+import { turnsEnded } from "../src/metrics.js";
 
 export interface TurnEndDeps {
   log: EventLog;
@@ -62,6 +63,7 @@ export class TurnEnding {
       if (value === "ended") break;
       ending.recorded = (await this.deps.sessions.byId(session._id))?.usage ?? null;
     }
+    turnsEnded.inc({ stop_reason: stop.type });
     if (debit) await this.deps.debits.settle(debit);
   }
 

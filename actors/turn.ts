@@ -17,6 +17,7 @@ import { addedTokens } from "../src/domain/usage-total.js";
 import { AppError, isAppError, unavailable } from "../src/errors.js";
 import { newId } from "../src/ids.js";
 import type { Logger } from "../src/log.js";
+import { modelCallDuration, secondsSince, turnsStarted } from "../src/metrics.js";
 import { isAbort } from "../src/models/provider.js";
 import { inputProblem } from "../src/tools/tool-input.js";
 import { contextTokens } from "../src/models/usage.js";
@@ -89,6 +90,7 @@ export class TurnRunner {
       );
     }, INTERRUPT_POLL_MS);
 
+    if (!initial.turn!.spent) turnsStarted.inc();
     const spent: Spent = initial.turn!.spent ?? { tokens: zeroTokens(), calls: 0, last: zeroTokens(), contextMax: 0 };
     let tokens = { ...spent.tokens };
     let calls = spent.calls;
@@ -146,6 +148,8 @@ export class TurnRunner {
         const { messages, steers } = await this.deps.transcripts.forCall(session._id);
         streamed = "";
         const deltas = new LiveDeltas(this.deps.live, session._id, fence);
+        const callStarted = performance.now();
+        const timed = (outcome: string) => modelCallDuration.observe({ outcome }, secondsSince(callStarted));
         // Steers count as delivered once a model call that carried them has answered; an aborted call
         // leaves them for the next one.
         const result = await provider
@@ -172,6 +176,13 @@ export class TurnRunner {
               },
             },
           )
+          .then(
+            (answer) => (timed(answer.ok ? "ok" : "error"), answer),
+            (err: unknown) => {
+              timed(isAbort(err) ? "aborted" : "error");
+              throw err;
+            },
+          )
           .finally(() => deltas.flush());
         if (steers.length > 0) {
           const ids = steers.map((s) => s.id);
@@ -182,7 +193,10 @@ export class TurnRunner {
         lastCall = result.usage;
         contextUsed = contextTokens(result.usage);
         contextMax = result.contextMax;
-        if (!result.ok) return await end([], { type: "error", message: result.error });
+        if (!result.ok) {
+          this.deps.logger.warn("turn failed", { sessionId: session._id, turnId, cause: result.error });
+          return await end([], { type: "error", message: result.error });
+        }
 
         const output: Draft[] = result.text ? [messageDraft(at(), result.text)] : [];
         if (result.toolUses.length === 0) return await end(output, { type: "end_turn" });
@@ -195,6 +209,7 @@ export class TurnRunner {
         // Interrupted: what was streamed so far stays as the turn's message.
         await end(streamed ? [messageDraft(at(), streamed)] : [], { type: "end_turn" });
       } else if (isAppError(err)) {
+        this.deps.logger.warn("turn failed", { sessionId: session._id, turnId, err });
         await end([], { type: "error", message: err.message });
       } else {
         this.deps.logger.error("turn failed", { sessionId: session._id, turnId, err });

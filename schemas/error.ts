@@ -25,6 +25,8 @@ export const errorSchema = {
       ],
     },
     message: { type: "string" },
+    /** The request's id, as in its `X-Request-Id` response header (absent when the HTTP request itself could not be read). */
+    requestId: { type: "string", minLength: 1, maxLength: 100 },
     rateLimit: {
       type: "object",
       required: ["resource", "limit", "remaining", "periodSeconds", "resetAfterSeconds"],

@@ -11,6 +11,8 @@ export interface Config {
   port: number;
   /** The deployments interface's own port (api and all roles); absent: the interface is not served. */
   deploymentsPort: number | undefined;
+  /** Where every role serves `GET /metrics` (Prometheus), apart from the API; absent: not served. */
+  metricsPort: number | undefined;
   /** The deployments interface's address as callers reach it (events.url); absent: from each request's Host. */
   deploymentsPublicUrl: string | undefined;
   /** The model of a deployment created without one. */
@@ -177,6 +179,7 @@ export function loadConfig(env: Env = process.env): Config {
   const config: Config = {
     port: integer(env, "PORT", 8080, 0, 65535),
     deploymentsPort: env.DEPLOYMENTS_PORT ? integer(env, "DEPLOYMENTS_PORT", 8081, 0, 65535) : undefined,
+    metricsPort: env.METRICS_PORT ? integer(env, "METRICS_PORT", 9464, 0, 65535) : undefined,
     deploymentsPublicUrl: env.DEPLOYMENTS_PUBLIC_URL ? url(env, "DEPLOYMENTS_PUBLIC_URL", "", ["http", "https"]).replace(/\/+$/, "") : undefined,
     deploymentsDefaultModel: pattern(env, "DEPLOYMENTS_DEFAULT_MODEL", "anthropic/claude-sonnet-4-5", /^(anthropic|mock)\/[A-Za-z0-9][A-Za-z0-9._:@/-]{0,150}$/, "<provider>/<model> with provider anthropic or mock"),
     deploymentLeaseMs: integer(env, "DEPLOYMENT_LEASE_MS", 60_000, 500, 3_600_000),

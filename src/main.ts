@@ -5,6 +5,7 @@ import { createApp } from "./http/app.js";
 import { createDeploymentsApp } from "./http/deployments/app.js";
 import { createHttpServer } from "./http/server.js";
 import { createLogger } from "./log.js";
+import { serveMetrics } from "./metrics-runtime.js";
 import { createRuntime } from "./runtime.js";
 
 function readConfig(): Config {
@@ -26,6 +27,11 @@ async function main(): Promise<void> {
 
   let server: Server | undefined;
   let deploymentsServer: Server | undefined;
+  let metricsServer: Server | undefined;
+  if (config.metricsPort !== undefined) {
+    metricsServer = await serveMetrics(runtime.components.wakeups, config.metricsPort, config.host);
+    log.info("metrics listening", { port: portOf(metricsServer, config.metricsPort) });
+  }
   if (config.role !== "api") {
     await runtime.startWorker(config.role !== "scheduler");
     log.info("worker started", { consumesWakeups: config.role !== "scheduler" });
@@ -54,7 +60,7 @@ async function main(): Promise<void> {
     }, config.shutdownTimeoutMs);
     deadline.unref();
     // SSE responses never end by themselves; end them so clients reconnect to another pod.
-    await Promise.all([server, deploymentsServer].map((s) => s && closeServer(s)));
+    await Promise.all([server, deploymentsServer, metricsServer].map((s) => s && closeServer(s)));
     await runtime.close();
     log.info("stopped");
     process.exit(0);

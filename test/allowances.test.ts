@@ -6,7 +6,7 @@ import { allEvents, eventually, createAgent, createSession, message, newSubject,
 /** The 429 contract: body with `rateLimit`, and its headers. */
 function expectRateLimited(res: Reply<any>, resource: "conversations" | "messages", limit: number): void {
   expect(res.status, JSON.stringify(res.body)).to.equal(429);
-  expect(Object.keys(res.body).sort()).to.deep.equal(["error", "message", "rateLimit"]);
+  expect(Object.keys(res.body).sort()).to.deep.equal(["error", "message", "rateLimit", "requestId"]);
   expect(res.body.error).to.equal("rate_limited");
   expect(res.body.message).to.be.a("string").and.not.empty;
   const rl = res.body.rateLimit;

@@ -25,6 +25,13 @@ describe("the anthropic provider against a fake Messages API", () => {
   after(async () => fake.close());
 
   describe("errors and retries", () => {
+    it("reports a JSON answer to a streaming request by its content type, and does not retry it", async () => {
+      fake.push({ text: "as json", asJson: true }, { text: "never reached" });
+      const error = expectFailure(await provider().call(request(), recorder()));
+      expect(error).to.include("application/json").and.include("text/event-stream");
+      expect(fake.requests).to.have.length(1);
+    });
+
     it("retries 529 and then 429 (honouring retry-after) and succeeds on the third request", async () => {
       fake.push({ status: 529 }, { status: 429, retryAfter: 0 }, { text: "finally" });
       const h = recorder();

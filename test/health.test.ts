@@ -27,7 +27,7 @@ describe("health and the HTTP contract", () => {
   it("an unknown route is 404 not_found", async () => {
     const res = await api.get("/v1/nothing-here");
     expect(res.status).to.equal(404);
-    expect(res.body).to.deep.equal({ error: "not_found", message: "no such route" });
+    expect(res.body).to.deep.equal({ error: "not_found", message: "no such route", requestId: res.headers.get("x-request-id") });
   });
 
   it("a known path with another method is 405 method_not_allowed with Allow", async () => {
@@ -67,7 +67,7 @@ describe("health and the HTTP contract", () => {
       agents.list = original;
     });
     expectError(res, 500, "server_error");
-    expect(res.body).to.deep.equal({ error: "server_error", message: "unexpected error" });
+    expect(res.body).to.deep.equal({ error: "server_error", message: "unexpected error", requestId: res.headers.get("x-request-id") });
 
     const entry = lines.map((line) => JSON.parse(line) as Record<string, any>).find((e) => e.msg === "request failed");
     expect(entry, lines.join("\n")).to.not.equal(undefined);

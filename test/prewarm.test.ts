@@ -81,7 +81,7 @@ describe("session preparation", () => {
     ];
     for (const [body, message] of cases) {
       const res = await api.post("/v1/sandboxes/warm", body);
-      expect([res.status, res.body]).to.deep.equal([400, { error: "validation_error", message }]);
+      expect([res.status, res.body]).to.deep.equal([400, { error: "validation_error", message, requestId: res.headers.get("x-request-id") }]);
     }
   });
 

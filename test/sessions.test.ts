@@ -112,6 +112,7 @@ describe("sessions API", () => {
         expect(res.body).to.deep.equal({
           error: "validation_error",
           message: "agentId: is required; subjectId: is required; title: must be at most 200 characters",
+          requestId: res.headers.get("x-request-id"),
         });
       });
 

@@ -5,6 +5,7 @@ import { authenticate } from "./auth.js";
 import { consoleFiles } from "./console.js";
 import type { AppState, Services } from "./context.js";
 import { bodyParser, errors, requireJson } from "./middleware.js";
+import { requestMetrics } from "./metrics.js";
 import { buildOpenApi } from "./openapi.js";
 import { Routes } from "./route.js";
 import { agentVaultRoutes } from "./routes/agent-vaults.js";
@@ -49,6 +50,7 @@ export function createApp(services: Services): Koa<AppState> {
   const { open, api } = coreRoutes(services);
 
   app.use(errors(services.log));
+  app.use(requestMetrics());
   app.use(consoleFiles());
   app.use(open.router.routes());
   app.use(open.router.allowedMethods());

@@ -35,7 +35,7 @@ export const ERROR_STATUS: Record<ErrorCode, { status: number; error: WireCode }
 export interface ErrorResponse {
   status: number;
   headers: Record<string, string>;
-  body: { error: WireCode; message: string; rateLimit?: Omit<RateLimitStanding, "resource"> & { resource?: string } };
+  body: { error: WireCode; message: string; requestId?: string; rateLimit?: Omit<RateLimitStanding, "resource"> & { resource?: string } };
 }
 
 /** The `RateLimit-*` headers of a limited request, success or 429. */

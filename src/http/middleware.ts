@@ -4,13 +4,16 @@ import type { Middleware } from "koa";
 import { HttpMethodEnum, koaBody } from "koa-body";
 import { attachmentSchema } from "../../schemas/attachment.js";
 import { AppError, isAppError, validationError } from "../errors.js";
-import type { Logger } from "../log.js";
+import { runWithRequest, type Logger } from "../log.js";
 import type { AppState } from "./context.js";
 import { clientWentAway, errorResponse } from "./errors.js";
 
 /** Room for the largest attachment the schema allows (a 50 MB PDF as a data URL) and its batch around it, and no more. */
 export const EVENTS_BODY_LIMIT_BYTES = attachmentSchema.properties.source.properties.dataUrl.maxLength + 2 * 1024 * 1024;
 export const DEFAULT_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
+
+/** A caller's `X-Request-Id` is kept only when it is short and plain (it goes into every log line of the request); else one is made. */
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,100}$/;
 
 /**
  * The one error path: every error thrown below becomes the `{error, message}` response of its code. A
@@ -21,11 +24,12 @@ export const DEFAULT_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
  */
 export function errors(log: Logger): Middleware<AppState> {
   return async (ctx, next) => {
-    ctx.state.requestId = ctx.get("x-request-id").slice(0, 100) || randomUUID();
+    const offered = ctx.get("x-request-id");
+    ctx.state.requestId = REQUEST_ID.test(offered) ? offered : randomUUID();
     ctx.set("x-request-id", ctx.state.requestId);
     const started = Date.now();
     try {
-      await next();
+      await runWithRequest(ctx.state.requestId, next);
       if (ctx.body === undefined && ctx.respond !== false && (ctx.status === 405 || ctx.status === 501)) {
         throw new AppError("method_not_allowed", "method not allowed on this path", { allow: ctx.response.get("Allow") });
       }
@@ -48,7 +52,7 @@ export function errors(log: Logger): Middleware<AppState> {
       else if (status >= 500) log.error("request failed", { ...where, err: caught });
       ctx.status = status;
       ctx.set(headers);
-      ctx.body = body;
+      ctx.body = { ...body, requestId: ctx.state.requestId };
     } finally {
       log.debug("request", { requestId: ctx.state.requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Date.now() - started });
     }

@@ -9,6 +9,7 @@ import type { Cursor } from "../services/event-cursor.js";
 import type { EventStreams } from "../services/event-stream.js";
 import type { FrameSink } from "../services/session-feed.js";
 import { KEEP_ALIVE } from "./sse-frame.js";
+import { sseClients } from "../metrics.js";
 
 export interface SseLimits {
   keepAliveMs: number;
@@ -98,11 +99,12 @@ export class SseTransport {
   /** One keep-alive timer for all open streams, not one per client. */
   private add(client: SseClient): void {
     this.clients.add(client);
+    sseClients.inc();
     this.keepAlive ??= setInterval(() => this.clients.forEach((c) => c.write(KEEP_ALIVE)), this.limits.keepAliveMs).unref();
   }
 
   private remove(client: SseClient): void {
-    this.clients.delete(client);
+    if (this.clients.delete(client)) sseClients.dec();
     if (this.clients.size > 0 || !this.keepAlive) return;
     clearInterval(this.keepAlive);
     this.keepAlive = null;

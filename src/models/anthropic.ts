@@ -10,6 +10,7 @@ import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError } fr
 import type { MessageCreateParamsStreaming } from "@anthropic-ai/sdk/resources/messages";
 import { ANTHROPIC_READS, requestBody } from "./anthropic-request.js";
 import { isAbort, sleep, type ModelInputs, type ModelProvider, type ModelRequest, type ModelResult, type StreamHandlers, type TokenUsage, type ToolUse } from "./provider.js";
+import { retryAfterMs } from "./retry-after.js";
 
 const CONTEXT_MAX = 200_000;
 const MAX_BACKOFF_MS = 30_000;
@@ -148,7 +149,13 @@ export class AnthropicProvider implements ModelProvider {
 
     try {
       arm();
-      const stream = await client.messages.create(params, { signal: controller.signal });
+      const { data: stream, response } = await client.messages.create(params, { signal: controller.signal }).withResponse();
+      // A proxy that drops `stream: true` answers JSON: the SDK would read it as a stream that ended early, and retry.
+      const type = response.headers.get("content-type") ?? "none";
+      if (!type.startsWith("text/event-stream")) {
+        controller.abort(); // its body is not read
+        throw new AttemptFailure(`the anthropic API answered a streaming request with content-type ${type}, not text/event-stream`, false, true);
+      }
       for await (const event of stream) {
         arm();
         switch (event.type) {
@@ -260,18 +267,6 @@ function parseInput(block: { text: string }): unknown {
   } catch {
     return undefined;
   }
-}
-
-function retryAfterMs(headers: Headers | undefined): number | undefined {
-  if (!headers) return undefined;
-  const ms = headers.get("retry-after-ms");
-  if (ms !== null && ms.trim() !== "" && Number.isFinite(Number(ms))) return Math.max(0, Number(ms));
-  const after = headers.get("retry-after");
-  if (after === null || after.trim() === "") return undefined;
-  const seconds = Number(after);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const date = Date.parse(after);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
 function isTransient(err: unknown): boolean {

@@ -2,6 +2,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Redis } from "ioredis";
+import { storeErrors } from "../metrics.js";
 import { luaScriptsDir } from "../paths.js";
 
 /** Script files are named `<name>-<numberOfKeys>.lua`; each becomes the command `<name>` in camelCase. */
@@ -48,6 +49,8 @@ export function createRedis(url: string, name: string, opts: { autoPipelining?: 
     lazyConnect: false,
   });
   defineScripts(redis);
+  // ioredis reconnects by itself; the listener counts what would otherwise be printed as unhandled.
+  redis.on("error", () => storeErrors.inc({ store: "redis" }));
   return redis;
 }
 

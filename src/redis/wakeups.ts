@@ -90,8 +90,23 @@ export class Wakeups {
     };
   }
 
+  /**
+   * Entries the group has not acknowledged (delivered and pending, plus not yet read: the group's lag)
+   * and the age of the oldest, from its id's time: what a scrape reads (XINFO, XPENDING summary, one XRANGE).
+   */
+  async backlog(now: number): Promise<{ backlog: number; oldestAgeSeconds: number }> {
+    const key = this.keys.wakeups();
+    const group = await this.group();
+    const ageOf = (id: string | undefined) => (id ? Math.max(0, now - Number(id.split("-")[0])) / 1000 : 0);
+    // Before any worker made the group, every entry is waiting.
+    if (!group) return { backlog: await this.redis.xlen(key), oldestAgeSeconds: ageOf((await this.redis.xrange(key, "-", "+", "COUNT", 1))[0]?.[0]) };
+    const [pending, oldestPending] = (await this.redis.xpending(key, WORKER_GROUP)) as [number, string | null, ...unknown[]];
+    const firstUnread = oldestPending ? [] : await this.redis.xrange(key, `(${group.lastDelivered}`, "+", "COUNT", 1);
+    return { backlog: Number(pending) + group.lag, oldestAgeSeconds: ageOf(oldestPending ?? firstUnread[0]?.[0]) };
+  }
+
   /** The workers' group: how many entries it has delivered and not acknowledged, and the last it read; null before any worker made it. */
-  private async group(): Promise<{ pending: number; lastDelivered: string } | null> {
+  private async group(): Promise<{ pending: number; lastDelivered: string; lag: number } | null> {
     let groups: unknown[][];
     try {
       groups = (await this.redis.xinfo("GROUPS", this.keys.wakeups())) as unknown[][];
@@ -102,7 +117,7 @@ export class Wakeups {
     for (const flat of groups) {
       const info = new Map<unknown, unknown>();
       for (let i = 0; i + 1 < flat.length; i += 2) info.set(flat[i], flat[i + 1]);
-      if (info.get("name") === WORKER_GROUP) return { pending: Number(info.get("pending")), lastDelivered: String(info.get("last-delivered-id")) };
+      if (info.get("name") === WORKER_GROUP) return { pending: Number(info.get("pending")), lastDelivered: String(info.get("last-delivered-id")), lag: Number(info.get("lag") ?? 0) || 0 };
     }
     return null;
   }

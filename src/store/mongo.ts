@@ -1,4 +1,5 @@
 /** MongoDB connection and the indexes every collection relies on. */
+import { storeErrors } from "../metrics.js";
 import { MongoClient, MongoServerError, type Db } from "mongodb";
 
 export interface Mongo {
@@ -13,6 +14,7 @@ export interface MongoOptions {
 
 export async function connectMongo(url: string, opts: MongoOptions = {}): Promise<Mongo> {
   const client = new MongoClient(url, { serverSelectionTimeoutMS: 5_000, connectTimeoutMS: 5_000, monitorCommands: opts.monitorCommands ?? false });
+  client.on("serverHeartbeatFailed", () => storeErrors.inc({ store: "mongodb" }));
   await client.connect();
   // The database comes from the URL path (mongodb://host/agent_sessions); the driver's default is "test".
   const db = client.db();

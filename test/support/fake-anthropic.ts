@@ -32,6 +32,8 @@ export interface FakeMessage {
   stall?: boolean;
   /** Ends the response after the content, without message_delta and message_stop. */
   truncate?: boolean;
+  /** Answers one JSON message even to a streaming request (a proxy that drops `stream: true`). */
+  asJson?: boolean;
 }
 
 /** An HTTP error with the API's body `{type: "error", error: {type, message}}`. */
@@ -169,7 +171,7 @@ export class FakeAnthropic {
 
     const reply: FakeReply = this.queue.shift() ?? { text: `echo: ${lastUserText(body)}` };
     if ("status" in reply) return this.error(res, reply);
-    if (body.stream === true) await this.stream(res, body, reply);
+    if (body.stream === true && !reply.asJson) await this.stream(res, body, reply);
     else this.json(res, body, reply);
   }
 

@@ -10,6 +10,7 @@ import { createHttpServer } from "../../src/http/server.js";
 import type { LogLevel } from "../../src/config.js";
 import { createLogger, printedAt, type LogSink } from "../../src/log.js";
 import type { DeploymentParts } from "../../src/deployments-runtime.js";
+import { serveMetrics } from "../../src/metrics-runtime.js";
 import { createRuntime, type Components } from "../../src/runtime.js";
 import type { MongoOptions } from "../../src/store/mongo.js";
 import { checkResponse, forgetContract } from "./contract.js";
@@ -20,6 +21,8 @@ export interface TestServer {
   url: string;
   /** The deployments interface of the same process. */
   deploymentsUrl: string;
+  /** `GET /metrics` of the same process (served on its own port, as METRICS_PORT does). */
+  metricsUrl: string;
   /** Every component of the server process (services, stores, Redis parts). */
   services: Components;
   /** The deployments interface's parts (its store, provisioning and sweeps), for tests that run a sweep by hand. */
@@ -69,11 +72,13 @@ export async function startServer(extraEnv: Record<string, string> = {}, mongo: 
   const { port } = server.address() as AddressInfo;
   const deployments: Server = createHttpServer(createDeploymentsApp(runtime.deployments.services)).listen(0, "127.0.0.1");
   await new Promise<void>((resolve) => deployments.once("listening", resolve));
+  const metrics = await serveMetrics(services.wakeups, 0, "127.0.0.1");
   const url = `http://127.0.0.1:${port}`;
   const deploymentsUrl = `http://127.0.0.1:${(deployments.address() as AddressInfo).port}`;
   return {
     url,
     deploymentsUrl,
+    metricsUrl: `http://127.0.0.1:${(metrics.address() as AddressInfo).port}/metrics`,
     services,
     deployments: runtime.deployments,
     async newKey(org?: string, scopes?: KeyScope[]) {
@@ -85,7 +90,7 @@ export async function startServer(extraEnv: Record<string, string> = {}, mongo: 
       server.closeAllConnections();
     },
     async close() {
-      for (const s of [server, deployments]) {
+      for (const s of [server, deployments, metrics]) {
         s.closeAllConnections();
         await new Promise<void>((resolve) => s.close(() => resolve()));
       }

@@ -934,6 +934,7 @@ export interface components {
             /** @enum {unknown} */
             error: "validation_error" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "invalid_state" | "no_active_turn" | "rate_limited" | "server_error" | "runtime_delete_failed" | "insufficient_credits" | "invalid_skill" | "invalid_secret_ref";
             message: string;
+            requestId?: string;
             rateLimit?: {
                 /** @enum {unknown} */
                 resource: "conversations" | "messages";

@@ -1,0 +1,56 @@
+/** The core interface's request metrics, and the listener that serves `GET /metrics` to the scraper. */
+import { createServer, type Server } from "node:http";
+import type { Middleware } from "koa";
+import { MongoError } from "mongodb";
+import { httpDuration, rateLimited, registry, secondsSince, storeErrors } from "../metrics.js";
+import { isAppError } from "../errors.js";
+import type { AppState } from "./context.js";
+import { errorResponse } from "./errors.js";
+
+/** Whether `err`, or an error it was caused by, came from a store: counted once per failed request. */
+function storeOf(err: unknown): "mongodb" | "redis" | undefined {
+  for (let e = err; e instanceof Error; e = e.cause) {
+    if (e instanceof MongoError) return "mongodb";
+    // ioredis's ReplyError and its connection errors name themselves.
+    if (e.name === "ReplyError" || /^(MaxRetriesPerRequestError|Connection is closed)/.test(e.name + e.message)) return "redis";
+  }
+  return undefined;
+}
+
+/**
+ * Just inside the error path: times every request by its route template (`ctx._matchedRoute`;
+ * `unmatched` for none, so a raw path never becomes a label) with the status it is answered with (a
+ * thrown error's, as the error path renders it); counts 429s by resource and failures of the stores.
+ */
+export function requestMetrics(): Middleware<AppState> {
+  return async (ctx, next) => {
+    const started = performance.now();
+    let status: number | undefined;
+    try {
+      await next();
+    } catch (err) {
+      status = errorResponse(err).status;
+      const store = storeOf(err);
+      if (store) storeErrors.inc({ store });
+      if (isAppError(err, "rate_limited")) rateLimited.inc({ resource: err.details.rateLimit?.resource ?? "requests" });
+      throw err;
+    } finally {
+      const route = typeof ctx._matchedRoute === "string" ? ctx._matchedRoute : "unmatched";
+      httpDuration.observe({ method: ctx.method, route, status: String(status ?? ctx.status) }, secondsSince(started));
+    }
+  };
+}
+
+/** `GET /metrics` and nothing else: no key, so it is bound where only the scraper reaches it (docs/decisions.md). */
+export function createMetricsServer(): Server {
+  return createServer((req, res) => {
+    if (req.method !== "GET" || (req.url ?? "").split("?")[0] !== "/metrics") {
+      res.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
+      return;
+    }
+    registry.metrics().then(
+      (text) => res.writeHead(200, { "content-type": registry.contentType }).end(text),
+      () => res.writeHead(500, { "content-type": "text/plain" }).end("metrics could not be collected\n"),
+    );
+  });
+}
