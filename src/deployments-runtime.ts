@@ -81,7 +81,7 @@ export function buildDeployments(c: CoreParts, account: { credits: CreditService
   const { config, log, mongo } = c;
   const store = deploymentStore(mongo.db, c.locks);
   const workspaces = new LocalWorkspaces(config.workspaceRoot, c.docker, new SnapshotStore(mongo.db), config.snapshotRetentionMs, log);
-  const hooks = new DeploymentWebhookStore(mongo.db, config.vaultKeys && new SecretBox(config.vaultKeys.current, config.vaultKeys.older));
+  const hooks = new DeploymentWebhookStore(mongo.db, config.vaultKeys && new SecretBox(config.vaultKeys.current, config.vaultKeys.older), (id, write) => c.locks.withRecord("workspace_manifests", id, write));
   const deliveries = new WebhookDeliveryStore(mongo.db);
   const leftovers = new DeploymentLeftovers({
     memories: new MemoryStore(mongo.db),
@@ -152,12 +152,12 @@ export async function detectSandboxEngine(config: Config, log: Logger): Promise<
   return engine;
 }
 
-/** What an account (organization) holds beside its agents: credits, secrets, and the deployment features the core obeys. */
 /** Deployment records, whose writers take turns by a Redis lock per record. */
 export function deploymentStore(db: Db, locks: Locks): DeploymentStore {
   return new DeploymentStore(db, (id, write) => locks.withRecord("deployments", id, write));
 }
 
+/** What an account (organization) holds beside its agents: credits, secrets, and the deployment features the core obeys. */
 export function buildAccount(db: Db, box: SecretBox | undefined, locks: Locks) {
   const secretRefs = new DeploymentSecretRefs(db);
   return {

@@ -3,6 +3,7 @@
  * workspace manifest its changes are found against. One record each per deployment, by `_id`.
  */
 import type { Collection, Db } from "mongodb";
+import type { RecordTurns } from "./deployments.js";
 import type { SecretBox, Sealed } from "./secret-box.js";
 
 interface EndpointDoc {
@@ -45,6 +46,8 @@ export class DeploymentWebhookStore {
   constructor(
     db: Db,
     private readonly box: SecretBox | undefined,
+    /** Lease takers of one manifest take turns: FerretDB checks the lease's filter and sets it in two steps. */
+    private readonly turns: RecordTurns,
   ) {
     this.endpoints = db.collection<EndpointDoc>("deployment_webhooks");
     this.manifests = db.collection<ManifestDoc>("workspace_manifests");
@@ -87,11 +90,11 @@ export class DeploymentWebhookStore {
   /** Takes the deployment's scan for `ms`; the manifest as last written, or null when another holds it. */
   async leaseManifest(deploymentId: string, now: Date, ms: number): Promise<{ files: [string, number, number][]; scannedAt: Date | null } | null> {
     try {
-      const doc = await this.manifests.findOneAndUpdate(
+      const doc = await this.turns(deploymentId, () => this.manifests.findOneAndUpdate(
         { _id: deploymentId, $or: [{ leaseUntil: null }, { leaseUntil: { $lt: now } }] },
         { $set: { leaseUntil: new Date(now.getTime() + ms) }, $setOnInsert: { files: [], scannedAt: null } },
         { upsert: true, returnDocument: "after" },
-      );
+      ));
       // A record just made by this upsert may lack `$setOnInsert` fields (seen on FerretDB): absent reads as none.
       return doc && { files: (doc.files ?? []).map((f): [string, number, number] => [f.p, f.s, f.m]), scannedAt: doc.scannedAt ?? null };
     } catch (err) {

@@ -6,8 +6,15 @@
  */
 import { spawn } from "node:child_process";
 import { constants } from "node:fs";
-import { lstat, mkdir, open, readdir, realpath } from "node:fs/promises";
-import { join, sep } from "node:path";
+import { randomBytes } from "node:crypto";
+import { lstat, mkdir, open, readdir, realpath, rename, rm } from "node:fs/promises";
+import { dirname, join, sep } from "node:path";
+
+/**
+ * An upload is written beside its target under this name, then renamed over it: a reader (a tool, the
+ * webhooks' scan) sees the old file or the new one, never one half written. Scans skip such names.
+ */
+export const UPLOAD_PREFIX = ".agent-sessions-upload-";
 
 /** The deployment's workspace directory under the root; null for a string that is not a deployment id (never a path). */
 export function deploymentWorkspaceOf(root: string, deploymentId: string): string | null {
@@ -41,9 +48,9 @@ export async function readWorkspaceFile(workspace: string, path: string, maxByte
 }
 
 /**
- * Writes (creates or replaces) the file as the service's own user (one that runs as root writes as the
- * deployment's user instead: `writeAsUser`); false when a directory on its path is a symbolic link or not
- * a directory.
+ * Writes (creates or replaces) the file at once as the service's own user (one that runs as root writes
+ * as the deployment's user instead: `writeAsUser`); false when a directory on its path is a symbolic link
+ * or not a directory, or the path names a directory. A link at the path itself is replaced, not followed.
  */
 export async function writeWorkspaceFile(workspace: string, path: string, bytes: Buffer): Promise<boolean> {
   await mkdir(workspace, { recursive: true, mode: 0o700 });
@@ -56,11 +63,20 @@ export async function writeWorkspaceFile(workspace: string, path: string, bytes:
       await mkdir(dir, { mode: 0o755 });
     }
   }
-  const file = await open(join(workspace, path), constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o644);
+  const target = join(workspace, path);
+  const partial = join(dirname(target), UPLOAD_PREFIX + randomBytes(8).toString("hex"));
+  const file = await open(partial, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
   try {
     await file.writeFile(bytes);
   } finally {
     await file.close();
+  }
+  try {
+    await rename(partial, target);
+  } catch (err) {
+    await rm(partial, { force: true });
+    if ((err as NodeJS.ErrnoException).code === "EISDIR") return false;
+    throw err;
   }
   return true;
 }
@@ -91,7 +107,7 @@ export async function scanWorkspace(workspace: string, maxFiles: number): Promis
   }
   const files: [string, number, number][] = [];
   for (const entry of entries) {
-    if (entry.isDirectory()) continue;
+    if (entry.isDirectory() || entry.name.startsWith(UPLOAD_PREFIX)) continue;
     if (files.length >= maxFiles) return { files, truncated: true };
     const full = join(entry.parentPath, entry.name);
     const info = await lstat(full).catch((err: unknown) => (isMissing(err) ? null : Promise.reject(err)));
@@ -124,7 +140,11 @@ function asUser(workspace: string, user: { uid: number; gid: number }, script: s
 
 /** `writeWorkspaceFile` done as the deployment's user (the service runs as root). */
 export async function writeAsUser(workspace: string, path: string, bytes: Buffer, user: { uid: number; gid: number }): Promise<boolean> {
-  const { code } = await asUser(workspace, user, 'case "$1" in */*) mkdir -p -- "${1%/*}" || exit 1;; esac; cat > "$1"', [path], bytes);
+  const script = `case "$1" in */*) mkdir -p -- "\${1%/*}" || exit 1; dir="\${1%/*}";; *) dir=.;; esac
+[ -d "$1" ] && [ ! -L "$1" ] && exit 1
+part="$dir/${UPLOAD_PREFIX}$$"
+cat > "$part" && mv -f -T -- "$part" "$1" || { rm -f -- "$part"; exit 1; }`;
+  const { code } = await asUser(workspace, user, script, [path], bytes);
   return code === 0;
 }
 
