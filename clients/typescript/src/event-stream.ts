@@ -55,6 +55,11 @@ const retriable = (status: number) => status === 429 || status >= 500;
 export class EventStream implements AsyncIterable<Event> {
   private lastEventId: string | null;
   private sequence: number;
+  /**
+   * The open connection's request, held for its life: fetch follows the request's signal only weakly
+   * (nodejs/node#55428), so once the request was collected an abort would no longer reach the connection.
+   */
+  private request: Request | null = null;
 
   constructor(
     private readonly target: StreamTarget,
@@ -99,6 +104,7 @@ export class EventStream implements AsyncIterable<Event> {
       } finally {
         signal?.removeEventListener("abort", stop);
         connection.abort();
+        this.request = null;
       }
       failures++;
       if (failures > (reconnect.maxAttempts ?? Infinity)) throw cause;
@@ -118,7 +124,8 @@ export class EventStream implements AsyncIterable<Event> {
     url.searchParams.set("after", String(this.sequence));
     const headers: Record<string, string> = { accept: "text/event-stream", "x-api-key": apiKey };
     if (this.lastEventId !== null) headers["last-event-id"] = this.lastEventId;
-    return this.target.fetch(new Request(url, { headers, signal }));
+    this.request = new Request(url, { headers, signal });
+    return this.target.fetch(this.request);
   }
 
   /** The events of one connection, until it ends, fails or stays silent too long. */
@@ -143,12 +150,22 @@ export class EventStream implements AsyncIterable<Event> {
     }
   }
 
-  /** Waits for `step` of the connection, dropping the connection if the server stays silent too long. */
+  /**
+   * Waits for `step` of the connection; when the server stays silent too long, fails at once and aborts
+   * the connection (not waiting for the abort to reach `step`: a `fetch` given by the caller may not obey it).
+   */
   private async unlessSilent<T>(step: Promise<T>, connection: AbortController): Promise<T> {
     const idleMs = this.options.idleTimeoutMs ?? 45_000;
-    const timer = setTimeout(() => connection.abort(new Error(`the stream was silent for ${idleMs} ms`)), idleMs);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const silent = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const cause = new Error(`the stream was silent for ${idleMs} ms`);
+        connection.abort(cause);
+        reject(cause);
+      }, idleMs);
+    });
     try {
-      return await step;
+      return await Promise.race([step, silent]);
     } finally {
       clearTimeout(timer);
     }
