@@ -2,15 +2,8 @@ import { createAgentSessionsClient, type ReconnectInfo } from "@agent-sessions/c
 import { expect } from "chai";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
+import { collectGarbage } from "./support/gc.js";
 import { until } from "./support/sessions.js";
-
-/** A full garbage collection, as `--expose-gc` would give (the flag set at run time). */
-function collectGarbage(): void {
-  setFlagsFromString("--expose-gc");
-  (runInNewContext("gc") as () => void)();
-}
 
 describe("the TypeScript client's event stream, against a server gone silent", () => {
   let server: Server;

@@ -4,6 +4,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { guardedFetch, isOutboundRefused, OutboundPolicy, type GuardedFetch, type ResolvedAddress } from "../src/tools/outbound.js";
+import { collectGarbage } from "./support/gc.js";
 import { startBearerServer, startSseOnlyServer } from "./support/mcp-servers.js";
 import { startOutboundServer, type OutboundTestServer } from "./support/outbound-server.js";
 import { secret } from "./support/secrets.js";
@@ -158,7 +159,7 @@ describe("Outbound fetch guard", () => {
     expect(b.seen).to.have.length(0);
   });
 
-  it("streams a response body (an event stream whose end waits for its first event to be read) and stops on abort", async () => {
+  it("streams a response body (an event stream whose end waits for its first event to be read) and stops on abort, even after a garbage collection", async () => {
     const fetch = fetchWith(["127.0.0.1/32"]);
     const response = await fetch(`${a.origin}/stream`, { headers: { accept: "text/event-stream" } });
     expect(response.headers.get("content-type")).to.equal("text/event-stream");
@@ -173,6 +174,7 @@ describe("Outbound fetch guard", () => {
     const aborted = await fetch(`${a.origin}/stream`, { signal: abort.signal });
     const abortedReader = aborted.body!.getReader();
     await abortedReader.read();
+    collectGarbage();
     abort.abort();
     expect((await rejection(abortedReader.read())).name).to.equal("AbortError");
   });

@@ -146,9 +146,12 @@ export function guardedFetch(policy: OutboundPolicy): GuardedFetch {
     // Before anything else: a Request built from a URL with credentials would name them in its error.
     policy.checkUrl(url);
     const { hop: first, request } = await firstHop(url, input, init);
+    // The caller's own signal, not `request.signal`: a Request follows it only weakly (nodejs/node#55428),
+    // so once `request` is collected, aborting would no longer end a response still streaming.
+    const signal = init?.signal ?? (input instanceof Request ? input.signal : request.signal);
     let hop = first;
     for (let hops = 0; ; hops++) {
-      const response = await send(hop, request.signal);
+      const response = await send(hop, signal);
       const location = response.headers.get("location");
       if (!REDIRECTS.has(response.status) || request.redirect === "manual" || (location === null && request.redirect === "follow")) {
         return platformResponse(response, hop.url, hops > 0);
