@@ -8,11 +8,11 @@ import type { AppState } from "./context.js";
 import { errorResponse } from "./errors.js";
 
 /** Whether `err`, or an error it was caused by, came from a store: counted once per failed request. */
-function storeOf(err: unknown): "mongodb" | "redis" | undefined {
+export function failedStore(err: unknown): "mongodb" | "redis" | undefined {
   for (let e = err; e instanceof Error; e = e.cause) {
     if (e instanceof MongoError) return "mongodb";
-    // ioredis's ReplyError and its connection errors name themselves.
-    if (e.name === "ReplyError" || /^(MaxRetriesPerRequestError|Connection is closed)/.test(e.name + e.message)) return "redis";
+    // ioredis's errors: ReplyError and MaxRetriesPerRequestError by name; a closed connection by message alone.
+    if (e.name === "ReplyError" || e.name === "MaxRetriesPerRequestError" || e.message.startsWith("Connection is closed")) return "redis";
   }
   return undefined;
 }
@@ -30,7 +30,7 @@ export function requestMetrics(): Middleware<AppState> {
       await next();
     } catch (err) {
       status = errorResponse(err).status;
-      const store = storeOf(err);
+      const store = failedStore(err);
       if (store) storeErrors.inc({ store });
       if (isAppError(err, "rate_limited")) rateLimited.inc({ resource: err.details.rateLimit?.resource ?? "requests" });
       throw err;

@@ -1,0 +1,40 @@
+import { expect } from "chai";
+import { Redis } from "ioredis";
+import { MongoServerError } from "mongodb";
+import { failedStore } from "../../src/http/metrics.js";
+import { unavailable } from "../../src/errors.js";
+import { env } from "../support/hooks.js";
+
+/** What a command of `redis` rejects with. */
+const rejectionOf = (redis: Redis) => redis.get("k").then(() => undefined, (err: unknown) => err);
+
+describe("which store a failed request failed on (store_errors_total)", () => {
+  it("names Redis for ioredis's errors: a closed connection, retries run out, an error reply; wrapped ones too", async () => {
+    const closed = new Redis({ lazyConnect: true });
+    closed.disconnect();
+    const afterClose = await rejectionOf(closed);
+    expect(String(afterClose)).to.include("Connection is closed");
+    expect(failedStore(afterClose)).to.equal("redis");
+
+    // Nothing listens on port 1: the client gives up after its retries.
+    const unreachable = new Redis({ port: 1, maxRetriesPerRequest: 0, retryStrategy: () => 10 });
+    unreachable.on("error", () => undefined);
+    const retries = await rejectionOf(unreachable);
+    unreachable.disconnect();
+    expect((retries as Error).name).to.equal("MaxRetriesPerRequestError");
+    expect(failedStore(retries)).to.equal("redis");
+    expect(failedStore(unavailable("the wake-up could not be sent", retries))).to.equal("redis");
+
+    const live = new Redis(env.redisUrl);
+    const reply = await live.call("NO-SUCH-COMMAND").then(() => undefined, (err: unknown) => err);
+    live.disconnect();
+    expect((reply as Error).name).to.equal("ReplyError");
+    expect(failedStore(reply)).to.equal("redis");
+  });
+
+  it("names MongoDB for the driver's errors, and nothing for others", () => {
+    expect(failedStore(new MongoServerError({ message: "E11000 duplicate key", code: 11000 }))).to.equal("mongodb");
+    expect(failedStore(new Error("boom"))).to.equal(undefined);
+    expect(failedStore("not an error")).to.equal(undefined);
+  });
+});
