@@ -4,6 +4,7 @@
  */
 import type { errorSchema } from "../../schemas/error.js";
 import { AppError, type ErrorCode, type RateLimitStanding } from "../errors.js";
+import { unreachableStore } from "./store-errors.js";
 
 /** The `error` field of a response body: the spec's codes, as the error schema lists them. */
 export type WireCode = (typeof errorSchema.properties.error.enum)[number];
@@ -48,14 +49,31 @@ export function rateLimitHeaders(standing: RateLimitStanding): Record<string, st
 }
 
 /**
+ * Seconds a 503 asks the client to wait: a store coming back takes seconds; a contended session or a
+ * lost lock clears at once.
+ */
+const RETRY_AFTER_SECONDS: Partial<Record<ErrorCode, number>> = { unavailable: 5, busy: 1, lock_lost: 1 };
+
+const STORE_NAMES = { mongodb: "MongoDB", redis: "Redis" } as const;
+
+/** A store that cannot be reached is an outage to wait out (503), not a failure of the service (500). */
+function storeOutage(err: unknown): AppError | null {
+  const store = unreachableStore(err);
+  return store ? new AppError("unavailable", `${STORE_NAMES[store]} cannot be reached; retry after a few seconds`, {}, err) : null;
+}
+
+/**
  * The response for an error. A 429 carries `Retry-After`, the `RateLimit-*` headers and `no-store`;
  * an allowance's 429 also carries the `rateLimit` body field (the per-key ceiling has no resource to name).
- * Anything that is not an application error is a 500 whose cause the caller logs.
+ * A 503 carries `Retry-After`. Anything that is not an application error, nor a store out of reach, is a
+ * 500 whose cause the caller logs.
  */
 export function errorResponse(err: unknown): ErrorResponse {
-  const app = err instanceof AppError ? err : unstorableText(err) ?? new AppError("internal", "unexpected error");
+  const app = err instanceof AppError ? err : unstorableText(err) ?? storeOutage(err) ?? new AppError("internal", "unexpected error");
   const { status, error } = ERROR_STATUS[app.code];
   const headers: Record<string, string> = {};
+  const retryAfter = RETRY_AFTER_SECONDS[app.code];
+  if (retryAfter !== undefined) headers["Retry-After"] = String(retryAfter);
   const body: ErrorResponse["body"] = { error, message: app.message };
   const standing = app.details.rateLimit;
   if (app.code === "rate_limited" && standing) {

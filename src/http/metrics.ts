@@ -1,21 +1,11 @@
 /** The core interface's request metrics, and the listener that serves `GET /metrics` to the scraper. */
 import { createServer, type Server } from "node:http";
 import type { Middleware } from "koa";
-import { MongoError } from "mongodb";
 import { httpDuration, rateLimited, registry, secondsSince, storeErrors } from "../metrics.js";
 import { isAppError } from "../errors.js";
 import type { AppState } from "./context.js";
 import { errorResponse } from "./errors.js";
-
-/** Whether `err`, or an error it was caused by, came from a store: counted once per failed request. */
-export function failedStore(err: unknown): "mongodb" | "redis" | undefined {
-  for (let e = err; e instanceof Error; e = e.cause) {
-    if (e instanceof MongoError) return "mongodb";
-    // ioredis's errors: ReplyError and MaxRetriesPerRequestError by name; a closed connection by message alone.
-    if (e.name === "ReplyError" || e.name === "MaxRetriesPerRequestError" || e.message.startsWith("Connection is closed")) return "redis";
-  }
-  return undefined;
-}
+import { failedStore } from "./store-errors.js";
 
 /**
  * Just inside the error path: times every request by its route template (`ctx._matchedRoute`;

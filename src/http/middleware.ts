@@ -7,6 +7,7 @@ import { AppError, isAppError, validationError } from "../errors.js";
 import { runWithRequest, type Logger } from "../log.js";
 import type { AppState } from "./context.js";
 import { clientWentAway, errorResponse } from "./errors.js";
+import { unreachableStore } from "./store-errors.js";
 
 /** Room for the largest attachment the schema allows (a 50 MB PDF as a data URL) and its batch around it, and no more. */
 export const EVENTS_BODY_LIMIT_BYTES = attachmentSchema.properties.source.properties.dataUrl.maxLength + 2 * 1024 * 1024;
@@ -49,6 +50,8 @@ export function errors(log: Logger): Middleware<AppState> {
       }
       // An upstream's failure (an MCP server, a token endpoint) is the caller's to fix, not ours: a warning.
       if (isAppError(caught, "upstream_failed")) log.warn("upstream failed", { ...where, err: caught });
+      // A store out of reach fails every request until it is back: an outage for readiness and metrics to show, not a fault per request.
+      else if (unreachableStore(caught)) log.warn("a store cannot be reached", { ...where, err: caught });
       else if (status >= 500) log.error("request failed", { ...where, err: caught });
       ctx.status = status;
       ctx.set(headers);

@@ -108,6 +108,7 @@ function responses(spec: AnySpec): Json {
     out[status] = {
       description: STATUS_TEXT[status] ?? "Error.",
       ...(status === 429 ? { headers: { "Retry-After": header("Whole seconds to wait."), ...RATE_LIMIT_HEADERS } } : {}),
+      ...(status === 503 ? { headers: { "Retry-After": header("Whole seconds to wait before retrying.") } } : {}),
       content: { "application/json": { schema: ref("error") } },
     };
   }

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { Redis } from "ioredis";
-import { MongoServerError } from "mongodb";
-import { failedStore } from "../../src/http/metrics.js";
+import { MongoClient, MongoServerError } from "mongodb";
+import { failedStore, unreachableStore } from "../../src/http/store-errors.js";
 import { unavailable } from "../../src/errors.js";
 import { env } from "../support/hooks.js";
 
@@ -36,5 +36,25 @@ describe("which store a failed request failed on (store_errors_total)", () => {
     expect(failedStore(new MongoServerError({ message: "E11000 duplicate key", code: 11000 }))).to.equal("mongodb");
     expect(failedStore(new Error("boom"))).to.equal(undefined);
     expect(failedStore("not an error")).to.equal(undefined);
+  });
+
+  it("tells a store out of reach from a command it refused", async () => {
+    // Nothing listens on port 1.
+    const mongo = new MongoClient("mongodb://127.0.0.1:1/x", { serverSelectionTimeoutMS: 200 });
+    const selection = await mongo.db().collection("c").findOne({}).then(() => undefined, (err: unknown) => err);
+    await mongo.close();
+    expect((selection as Error).name).to.equal("MongoServerSelectionError");
+    expect(unreachableStore(selection)).to.equal("mongodb");
+    expect(unreachableStore(new MongoServerError({ message: "E11000 duplicate key", code: 11000 }))).to.equal(undefined);
+
+    const closed = new Redis({ lazyConnect: true });
+    closed.disconnect();
+    const afterClose = await rejectionOf(closed);
+    expect(unreachableStore(unavailable("the request ceiling cannot be verified", afterClose))).to.equal("redis");
+    const live = new Redis(env.redisUrl);
+    const reply = await live.call("NO-SUCH-COMMAND").then(() => undefined, (err: unknown) => err);
+    live.disconnect();
+    expect(unreachableStore(reply)).to.equal(undefined);
+    expect(unreachableStore(new Error("boom"))).to.equal(undefined);
   });
 });

@@ -1532,6 +1532,8 @@ export interface operations {
             /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
             503: {
                 headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1644,6 +1646,8 @@ export interface operations {
             /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
             503: {
                 headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1739,6 +1743,8 @@ export interface operations {
             /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
             503: {
                 headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1834,6 +1840,8 @@ export interface operations {
             /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
             503: {
                 headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1936,6 +1944,8 @@ export interface operations {
             /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
             503: {
                 headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2051,6 +2061,8 @@ export interface operations {
             /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
             503: {
                 headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2162,6 +2174,8 @@ export interface operations {
             /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
             503: {
                 headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2277,6 +2291,8 @@ export interface operations {
             /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
             503: {
                 headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2388,6 +2404,8 @@ export interface operations {
             /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
             503: {
                 headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2494,6 +2512,8 @@ export interface operations {
             /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
             503: {
                 headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2599,6 +2619,8 @@ export interface operations {
             /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
             503: {
                 headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2702,6 +2724,8 @@ export interface operations {
             /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
             503: {
                 headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2804,6 +2828,8 @@ export interface operations {
             /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
             503: {
                 headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2919,6 +2945,8 @@ export interface operations {
             /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
             503: {
                 headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3040,6 +3068,8 @@ export interface operations {
             /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
             503: {
                 headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3155,6 +3185,8 @@ export interface operations {
             /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
             503: {
                 headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3259,6 +3291,8 @@ export interface operations {
             /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
             503: {
                 headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3378,6 +3412,8 @@ export interface operations {
             /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
             503: {
                 headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3480,6 +3516,8 @@ export interface operations {
             /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
             503: {
                 headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3586,6 +3624,8 @@ export interface operations {
             /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
             503: {
                 headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3706,6 +3746,8 @@ export interface operations {
             /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
             503: {
                 headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3817,6 +3859,8 @@ export interface operations {
             /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
             503: {
                 headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3928,6 +3972,8 @@ export interface operations {
             /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
             503: {
                 headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4041,6 +4087,8 @@ export interface operations {
             /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
             503: {
                 headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4135,6 +4183,8 @@ export interface operations {
             /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
             503: {
                 headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4230,6 +4280,8 @@ export interface operations {
             /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
             503: {
                 headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4332,6 +4384,8 @@ export interface operations {
             /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
             503: {
                 headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4443,6 +4497,8 @@ export interface operations {
             /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
             503: {
                 headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4545,6 +4601,8 @@ export interface operations {
             /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
             503: {
                 headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4650,6 +4708,8 @@ export interface operations {
             /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
             503: {
                 headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4765,6 +4825,8 @@ export interface operations {
             /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
             503: {
                 headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4868,6 +4930,8 @@ export interface operations {
             /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
             503: {
                 headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4971,6 +5035,8 @@ export interface operations {
             /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
             503: {
                 headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5087,6 +5153,8 @@ export interface operations {
             /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
             503: {
                 headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5190,6 +5258,8 @@ export interface operations {
             /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
             503: {
                 headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5295,6 +5365,8 @@ export interface operations {
             /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
             503: {
                 headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5416,6 +5488,8 @@ export interface operations {
             /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
             503: {
                 headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5527,6 +5601,8 @@ export interface operations {
             /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
             503: {
                 headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5632,6 +5708,8 @@ export interface operations {
             /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
             503: {
                 headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5738,6 +5816,8 @@ export interface operations {
             /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
             503: {
                 headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5854,6 +5934,8 @@ export interface operations {
             /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
             503: {
                 headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5958,6 +6040,8 @@ export interface operations {
             /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
             503: {
                 headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6062,6 +6146,8 @@ export interface operations {
             /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
             503: {
                 headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6179,6 +6265,8 @@ export interface operations {
             /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
             503: {
                 headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6292,6 +6380,8 @@ export interface operations {
             /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
             503: {
                 headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6405,6 +6495,8 @@ export interface operations {
             /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
             503: {
                 headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6518,6 +6610,8 @@ export interface operations {
             /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
             503: {
                 headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6625,6 +6719,8 @@ export interface operations {
             /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
             503: {
                 headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6732,6 +6828,8 @@ export interface operations {
             /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
             503: {
                 headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -1,0 +1,34 @@
+/**
+ * What a failure says about the stores, told by the errors' shapes (names and messages), as HTTP does not
+ * import the drivers: which store a request failed on (counted), and whether that store is unreachable
+ * (answered 503 with `Retry-After`, never 500).
+ */
+type Store = "mongodb" | "redis";
+
+/** The MongoDB driver's errors of reaching a server, not of a command the server refused. */
+const MONGO_UNREACHABLE = new Set(["MongoServerSelectionError", "MongoNetworkError", "MongoNetworkTimeoutError", "MongoNotConnectedError", "MongoTopologyClosedError", "MongoPoolClearedError"]);
+
+/** ioredis's errors of a connection that is down: retries run out, or the connection closed under the command. */
+const redisUnreachable = (e: Error) => e.name === "MaxRetriesPerRequestError" || e.message.startsWith("Connection is closed") || e.message.startsWith("Stream isn't writeable");
+
+function* chain(err: unknown): Generator<Error> {
+  for (let e = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) yield e;
+}
+
+/** Whether `err`, or an error it was caused by, came from a store: counted once per failed request. */
+export function failedStore(err: unknown): Store | undefined {
+  for (const e of chain(err)) {
+    if (e.name.startsWith("Mongo")) return "mongodb";
+    if (e.name === "ReplyError" || redisUnreachable(e)) return "redis";
+  }
+  return undefined;
+}
+
+/** The store `err` says is unreachable, if it says so. */
+export function unreachableStore(err: unknown): Store | undefined {
+  for (const e of chain(err)) {
+    if (MONGO_UNREACHABLE.has(e.name)) return "mongodb";
+    if (redisUnreachable(e)) return "redis";
+  }
+  return undefined;
+}

@@ -1,0 +1,68 @@
+import { expect } from "chai";
+import { expectError } from "./support/expect.js";
+import { env } from "./support/hooks.js";
+import { client, otherDeployment, startServer, type Client, type TestServer } from "./support/server.js";
+import { createSession, history, sendText, settle, until } from "./support/sessions.js";
+import { startTcpCut, type TcpCut } from "./support/tcp-cut.js";
+
+const hostPort = (url: string) => {
+  const u = new URL(url);
+  return { host: u.hostname, port: Number(u.port) };
+};
+const through = (url: string, address: string) => {
+  const u = new URL(url);
+  u.host = address;
+  return u.href;
+};
+
+describe("store outages", function () {
+  this.timeout(120_000);
+  let redisCut: TcpCut;
+  let mongoCut: TcpCut;
+  let server: TestServer;
+  let api: Client;
+
+  before(async () => {
+    redisCut = await startTcpCut(hostPort(env.redisUrl));
+    mongoCut = await startTcpCut(hostPort(env.mongoUrl));
+    server = await startServer({ REDIS_URL: through(env.redisUrl, redisCut.address), MONGO_URL: through(env.mongoUrl, mongoCut.address), REDIS_KEY_PREFIX: otherDeployment("outage") });
+    api = client(server.url, await server.newKey());
+  });
+  after(async () => {
+    await server?.close();
+    await Promise.all([redisCut?.close(), mongoCut?.close()]);
+  });
+
+  /** A request of each kind: a read, a list, a send. */
+  const requests = (sessionId: string) => [
+    () => api.get(`/v1/sessions/${sessionId}`),
+    () => api.get("/v1/sessions"),
+    () => api.post(`/v1/sessions/${sessionId}/events`, { events: [{ type: "user.message", content: [{ type: "text", text: "while down" }] }] }),
+  ];
+
+  for (const [store, name] of [["redis", "Redis"], ["mongodb", "MongoDB"]] as const) {
+    it(`answers 503 with Retry-After while ${name} cannot be reached, readiness says so, and all resumes when it is back`, async () => {
+      const { sessionId } = await createSession(api);
+      await sendText(api, sessionId, "before");
+      await settle(api, sessionId, 1);
+      const cut = store === "redis" ? redisCut : mongoCut;
+      await cut.cut();
+      try {
+        for (const request of requests(sessionId)) {
+          const res = await request();
+          expectError(res, 503, "server_error");
+          expect(res.headers.get("retry-after")).to.equal("5");
+        }
+        const ready = await client(server.url).get("/readyz");
+        expect(ready.status).to.equal(503);
+      } finally {
+        await cut.restore();
+      }
+      await until(() => client(server.url).get("/readyz"), (r) => r.status === 200, 30_000, "readiness back");
+      await sendText(api, sessionId, "after");
+      await settle(api, sessionId, 2);
+      const texts = (await history(api, sessionId)).filter((e) => e.type === "user.message").map((e) => e.payload.content[0].text);
+      expect(texts, "nothing answered 503 was kept").to.deep.equal(["before", "after"]);
+    });
+  }
+});
