@@ -1,0 +1,94 @@
+/**
+ * The chaos run's invariants, checked once the cluster is quiet: every event answered 202 is in history
+ * exactly once; sequences are gapless; no session is left running; no wake-up is left undelivered; every
+ * reader saw every durable event once, in order.
+ */
+import { Redis } from "ioredis";
+import { Keys } from "../src/redis/keys.js";
+import { Wakeups } from "../src/redis/wakeups.js";
+import type { Api, Watch } from "./chaos-traffic.js";
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export interface Findings {
+  events: number;
+  /** Events answered 202 that history does not hold. */
+  missing: string[];
+  /** Ids history holds more than once, and user messages it holds twice (a retried send applied twice). */
+  duplicated: string[];
+  /** Sessions whose sequences skip or repeat. */
+  gaps: string[];
+  /** Sessions still running (or not readable) at the end. */
+  running: string[];
+  /** Readers whose durable events differ from history. */
+  readers: string[];
+  wakeupBacklog: number;
+}
+
+interface Stored {
+  id: string;
+  sequence: number;
+  type: string;
+  payload?: { content?: { text?: string }[] };
+}
+
+async function history(api: Api, sessionId: string): Promise<Stored[]> {
+  const out: Stored[] = [];
+  for (let after = 0; ; ) {
+    const page = await api.call("GET", `/v1/sessions/${sessionId}/events?after=${after}&limit=100`);
+    if (page.status !== 200) throw new Error(`history of ${sessionId}: ${page.status}`);
+    const data = page.body.data as Stored[];
+    out.push(...data);
+    const pagination = page.body.pagination as { hasMore: boolean; after: number };
+    if (!pagination.hasMore) return out;
+    after = pagination.after;
+  }
+}
+
+/** Waits (up to `timeoutMs`) until no session is running; answers those still running. */
+export async function quiesce(api: Api, sessionIds: string[], timeoutMs: number): Promise<string[]> {
+  const deadline = Date.now() + timeoutMs;
+  let running = sessionIds;
+  while (running.length > 0 && Date.now() < deadline) {
+    const statuses = await Promise.all(running.map(async (id) => [id, (await api.call("GET", `/v1/sessions/${id}`)).body.status] as const));
+    running = statuses.filter(([, status]) => status === "running").map(([id]) => id);
+    if (running.length > 0) await sleep(1_000);
+  }
+  return running;
+}
+
+export async function check(api: Api, watches: Watch[], redisUrl: string, prefix: string): Promise<Findings> {
+  const findings: Findings = { events: 0, missing: [], duplicated: [], gaps: [], running: [], readers: [], wakeupBacklog: 0 };
+  for (const watch of watches) {
+    const id = watch.sessionId;
+    const events = await history(api, id);
+    findings.events += events.length;
+    const counts = new Map<string, number>();
+    for (const e of events) counts.set(e.id, (counts.get(e.id) ?? 0) + 1);
+    for (const [eventId, n] of counts) if (n > 1) findings.duplicated.push(`${id}/${eventId}`);
+    // Every message text of a conversation is unique (it carries its number): one seen twice was sent twice.
+    const texts = events.filter((e) => e.type === "user.message").map((e) => e.payload?.content?.[0]?.text ?? "");
+    for (const [i, t] of texts.entries()) if (texts.indexOf(t) !== i) findings.duplicated.push(`${id}: "${t}"`);
+    for (const eventId of api.accepted.get(id) ?? []) if (!counts.has(eventId)) findings.missing.push(`${id}/${eventId}`);
+    if (events.some((e, i) => e.sequence !== i + 1)) findings.gaps.push(id);
+    const status = (await api.call("GET", `/v1/sessions/${id}`)).body.status;
+    if (status === "running") findings.running.push(id);
+    // The reader may still be catching up after its last reconnect.
+    const deadline = Date.now() + 30_000;
+    let seen = watch.events.map((w) => w.event).filter((e) => e.sequence !== null);
+    while (seen.length < events.length && Date.now() < deadline) {
+      await sleep(200);
+      seen = watch.events.map((w) => w.event).filter((e) => e.sequence !== null);
+    }
+    if (seen.map((e) => e.id).join() !== events.map((e) => e.id).join()) findings.readers.push(`${id}: saw ${seen.length} of ${events.length}`);
+  }
+  const redis = new Redis(redisUrl);
+  const wakeups = new Wakeups(redis, new Keys(prefix));
+  const deadline = Date.now() + 30_000;
+  do {
+    findings.wakeupBacklog = (await wakeups.backlog(Date.now())).backlog;
+    if (findings.wakeupBacklog > 0) await sleep(500);
+  } while (findings.wakeupBacklog > 0 && Date.now() < deadline);
+  redis.disconnect();
+  return findings;
+}

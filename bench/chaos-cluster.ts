@@ -1,0 +1,140 @@
+/**
+ * The chaos run's cluster: a Redis of its own (AOF on, so a killed Redis comes back with what it
+ * acknowledged), a cuttable TCP path to the machine's MongoDB-wire server, and service processes
+ * (`node dist/src/main.js`) kept running by a supervisor that starts each again on its port when it dies.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Redis } from "ioredis";
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+    srv.on("error", reject);
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Redis with `appendfsync` as given: `always` acknowledges a write only once it is on disk, so a SIGKILL
+ * loses nothing acknowledged; `everysec` may lose the last second. `crash` kills it (SIGKILL) and starts
+ * it again on the same files after `downMs`.
+ */
+export async function startRedis(appendfsync: "always" | "everysec"): Promise<{ url: string; crash(downMs: number): Promise<void>; stop(): Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), "chaos-redis-"));
+  const port = await freePort();
+  let child: ChildProcess;
+  const start = async () => {
+    child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--appendonly", "yes", "--appendfsync", appendfsync, "--save", ""], { stdio: "ignore" });
+    const probe = new Redis({ port, lazyConnect: true, retryStrategy: () => 50, maxRetriesPerRequest: null });
+    probe.on("error", () => undefined);
+    await probe.connect().catch(() => undefined);
+    for (;;) {
+      // Loading the AOF answers LOADING until done.
+      if ((await probe.ping().catch(() => "")) === "PONG") break;
+      await sleep(50);
+    }
+    probe.disconnect();
+  };
+  const kill = () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once("exit", () => resolve());
+      child.kill("SIGKILL");
+    });
+  await start();
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    async crash(downMs) {
+      await kill();
+      await sleep(downMs);
+      await start();
+    },
+    async stop() {
+      await kill();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export type Role = "api" | "worker";
+
+/** A service process the supervisor keeps running: started again on its port whenever it exits. */
+export class Supervised {
+  private child: ChildProcess | null = null;
+  private stopping = false;
+  /** Times it was started again after dying. */
+  restarts = 0;
+  /** Lines it printed at error level, for the run's report. */
+  readonly errors: string[] = [];
+
+  constructor(
+    readonly name: string,
+    readonly role: Role,
+    readonly port: number,
+    private readonly env: Record<string, string>,
+  ) {}
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  start(): void {
+    const child = spawn(process.execPath, ["dist/src/main.js"], {
+      env: { ...process.env, ...this.env, ROLE: this.role, PORT: String(this.port), HOST: "127.0.0.1", LOG_LEVEL: "warn" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    this.child = child;
+    let partial = "";
+    const collect = (d: Buffer) => {
+      const lines = (partial + d.toString()).split("\n");
+      partial = lines.pop() ?? "";
+      for (const line of lines) if (line.startsWith('{"level":"error"')) this.errors.push(line);
+    };
+    child.stdout!.on("data", collect);
+    child.stderr!.on("data", collect);
+    child.once("exit", () => {
+      if (this.stopping) return;
+      this.restarts++;
+      // A process that cannot reach a store at start exits; it is tried again until it can.
+      setTimeout(() => !this.stopping && this.start(), 300);
+    });
+  }
+
+  /** SIGKILL: what a pod's sudden death looks like; the supervisor starts it again. */
+  kill(): void {
+    this.child?.kill("SIGKILL");
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    await new Promise<void>((resolve) => {
+      child.once("exit", () => resolve());
+      child.kill("SIGTERM");
+      setTimeout(() => child.kill("SIGKILL"), 10_000).unref();
+    });
+  }
+}
+
+/** Waits until every API process answers `/readyz` with 200. */
+export async function ready(apis: Supervised[], timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (const api of apis) {
+    for (;;) {
+      const ok = await fetch(`${api.url}/readyz`).then((r) => r.ok, () => false);
+      if (ok) break;
+      if (Date.now() > deadline) throw new Error(`${api.name} is not ready`);
+      await sleep(100);
+    }
+  }
+}
