@@ -15,6 +15,7 @@ import { showsSubjectSkills, turnPrompt } from "../src/domain/turn-prompt.js";
 import { planPause, planSteersConsumed, planStep } from "../src/domain/turn-plans.js";
 import { addedTokens } from "../src/domain/usage-total.js";
 import { AppError, isAppError, unavailable } from "../src/errors.js";
+import { unreachableStore } from "../src/store-errors.js";
 import { newId } from "../src/ids.js";
 import type { Logger } from "../src/log.js";
 import { modelCallDuration, secondsSince, turnsStarted } from "../src/metrics.js";
@@ -67,11 +68,11 @@ const INTERRUPT_POLL_MS = 150;
 export const MAX_MODEL_CALLS = 25;
 
 /**
- * The errors that stop a worker's turn without ending it: the lock or the session is gone, or the
- * session was too contended to record a step; the turn is resumed from the log (by this worker's retry,
- * or the next lock holder), never ended as failed for it.
+ * The errors that stop a worker's turn without ending it: the lock or the session is gone, the session
+ * was too contended to record a step, or a store cannot be reached; the turn is resumed from the log (by
+ * this worker's retry, or the next lock holder), never ended as failed for it.
  */
-const lostTurn = (err: unknown) => isAppError(err, "lock_lost", "not_found", "busy");
+const lostTurn = (err: unknown) => isAppError(err, "lock_lost", "not_found", "busy") || unreachableStore(err) !== undefined;
 
 export class TurnRunner {
   constructor(private readonly deps: TurnDeps) {}

@@ -11,6 +11,7 @@ import type { Logger } from "../src/log.js";
 import type { Intents } from "../src/redis/intents.js";
 import type { Wakeup, Wakeups } from "../src/redis/wakeups.js";
 import type { SessionTransitions } from "../src/services/session-transitions.js";
+import { unreachableStore } from "../src/store-errors.js";
 import type { KickoffTimer } from "./kickoff-timer.js";
 import type { SessionActor } from "./session-actor.js";
 
@@ -68,8 +69,8 @@ export class WakeupConsumer {
           await this.actor.process(sessionId);
         } while (this.again.has(sessionId) && !this.stopped);
       } catch (err) {
-        // A session too contended to record a step is expected now and then; anything else is not.
-        const level = isAppError(err, "busy") ? "warn" : "error";
+        // A session too contended to record a step, or a store out of reach, is expected now and then; anything else is not.
+        const level = isAppError(err, "busy") || unreachableStore(err) ? "warn" : "error";
         this.logger[level]("session processing failed", { sessionId, retry, err });
         if (retry < MAX_RETRIES && !this.stopped) {
           setTimeout(() => void this.handle(sessionId, retry + 1), RETRY_BASE_MS * 2 ** retry).unref();

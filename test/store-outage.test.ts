@@ -65,4 +65,22 @@ describe("store outages", function () {
       expect(texts, "nothing answered 503 was kept").to.deep.equal(["before", "after"]);
     });
   }
+
+  it("a turn that meets MongoDB out of reach waits for it and goes on, instead of ending in error", async () => {
+    const lookup = { type: "custom_tool", name: "lookup", description: "Finds an order", input_schema: { type: "object", properties: { order: { type: "string" } }, required: ["order"] } };
+    const { sessionId } = await createSession(api, { agent: { tools: [lookup] } });
+    // The model answers after 2 s with a call that asks for approval, which reads the session's settings from MongoDB.
+    await sendText(api, sessionId, '/slow 2000 /tool lookup {"order":"A-1"}');
+    await until(() => history(api, sessionId), (events) => events.some((e) => e.type === "session.status_running"), 15_000, "the turn to start");
+    await mongoCut.cut();
+    try {
+      await new Promise((r) => setTimeout(r, 8_000));
+    } finally {
+      await mongoCut.restore();
+    }
+    const events = await until(() => history(api, sessionId), (list) => list.some((e) => e.type === "session.status_idle"), 60_000, "the turn to pause");
+    const idle = events.find((e) => e.type === "session.status_idle");
+    expect(idle.payload.stop_reason.type, JSON.stringify(idle.payload)).to.equal("requires_action");
+    expect(events.filter((e) => e.type === "agent.approval_request").map((e) => e.payload.tool)).to.deep.equal(["lookup"]);
+  });
 });

@@ -4,7 +4,7 @@
  */
 import type { errorSchema } from "../../schemas/error.js";
 import { AppError, type ErrorCode, type RateLimitStanding } from "../errors.js";
-import { unreachableStore } from "./store-errors.js";
+import { unreachableStore } from "../store-errors.js";
 
 /** The `error` field of a response body: the spec's codes, as the error schema lists them. */
 export type WireCode = (typeof errorSchema.properties.error.enum)[number];

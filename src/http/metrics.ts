@@ -5,7 +5,7 @@ import { httpDuration, rateLimited, registry, secondsSince, storeErrors } from "
 import { isAppError } from "../errors.js";
 import type { AppState } from "./context.js";
 import { errorResponse } from "./errors.js";
-import { failedStore } from "./store-errors.js";
+import { failedStore } from "../store-errors.js";
 
 /**
  * Just inside the error path: times every request by its route template (`ctx._matchedRoute`;

@@ -7,7 +7,7 @@ import { AppError, isAppError, validationError } from "../errors.js";
 import { runWithRequest, type Logger } from "../log.js";
 import type { AppState } from "./context.js";
 import { clientWentAway, errorResponse } from "./errors.js";
-import { unreachableStore } from "./store-errors.js";
+import { unreachableStore } from "../store-errors.js";
 
 /** Room for the largest attachment the schema allows (a 50 MB PDF as a data URL) and its batch around it, and no more. */
 export const EVENTS_BODY_LIMIT_BYTES = attachmentSchema.properties.source.properties.dataUrl.maxLength + 2 * 1024 * 1024;

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { Redis } from "ioredis";
 import { MongoClient, MongoServerError } from "mongodb";
-import { failedStore, unreachableStore } from "../../src/http/store-errors.js";
+import { failedStore, unreachableStore } from "../../src/store-errors.js";
 import { unavailable } from "../../src/errors.js";
 import { env } from "../support/hooks.js";
 

@@ -1,7 +1,7 @@
 /**
- * What a failure says about the stores, told by the errors' shapes (names and messages), as HTTP does not
- * import the drivers: which store a request failed on (counted), and whether that store is unreachable
- * (answered 503 with `Retry-After`, never 500).
+ * What a failure says about the stores, told by the errors' shapes (names and messages), so no layer but the
+ * stores imports the drivers: which store a request failed on (counted), and whether that store is unreachable
+ * (a request answers 503 with `Retry-After`, never 500; a turn waits for it instead of failing).
  */
 type Store = "mongodb" | "redis";
 
