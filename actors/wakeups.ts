@@ -1,14 +1,16 @@
 /**
  * The worker side of wake-ups: a consumer in the `workers` group reads the wake-up stream and hands
  * each session to the actor; entries are acknowledged once handled. The recovery sweep runs beside it:
- * entries a dead consumer left unacknowledged are claimed after `claimIdleMs`, sessions still marked
- * pending after that long are looked at again (nothing handed to the workers is lost), and session
- * records a writer may have left disagreeing with their logs are rewritten from them.
+ * entries a dead consumer left unacknowledged are claimed once their session's lock is free (and idle
+ * `claimIdleMs`), sessions still marked pending that long with a free lock are looked at again (nothing
+ * handed to the workers is lost), the consumers of stopped workers are removed, and session records a
+ * writer may have left disagreeing with their logs are rewritten from them.
  */
 import type { Redis } from "ioredis";
 import { isAppError } from "../src/errors.js";
 import type { Logger } from "../src/log.js";
 import type { Intents } from "../src/redis/intents.js";
+import type { Locks } from "../src/redis/locks.js";
 import type { Wakeup, Wakeups } from "../src/redis/wakeups.js";
 import type { SessionTransitions } from "../src/services/session-transitions.js";
 import { unreachableStore } from "../src/store-errors.js";
@@ -27,6 +29,11 @@ export interface WakeupOptions {
 const MAX_RETRIES = 4;
 const RETRY_BASE_MS = 250;
 const SWEEP_BATCH = 50;
+/**
+ * A consumer that holds nothing and has not read for this long is a stopped process's: a live one reads
+ * every two seconds, or holds what it is working on. (One wrongly removed is made again by its next read.)
+ */
+const DEAD_CONSUMER_IDLE_MS = 60_000;
 
 export class WakeupConsumer {
   private stopped = false;
@@ -34,11 +41,14 @@ export class WakeupConsumer {
   private readonly again = new Set<string>();
   private sweeper: NodeJS.Timeout | null = null;
   private loop: Promise<void> | null = null;
+  /** When this worker next removes dead consumers: at its first sweep, then every DEAD_CONSUMER_IDLE_MS. */
+  private nextConsumerSweep = 0;
 
   constructor(
     private readonly blocking: Redis,
     private readonly wakeups: Wakeups,
     private readonly intents: Intents,
+    private readonly locks: Locks,
     private readonly transitions: SessionTransitions,
     private readonly actor: SessionActor,
     private readonly kickoff: KickoffTimer,
@@ -111,10 +121,15 @@ export class WakeupConsumer {
   private async sweep(): Promise<void> {
     if (this.stopped) return;
     try {
-      if (this.opts.consume) {
-        for (const entry of await this.wakeups.claimStale(this.opts.consumer, this.opts.claimIdleMs, SWEEP_BATCH)) void this.handleEntry(entry);
+      if (this.opts.consume) await this.takeOver();
+      const marked = await this.intents.duePending(Date.now() - this.opts.claimIdleMs, SWEEP_BATCH);
+      const busy = await this.locks.sessionsLocked(marked);
+      for (const [i, sessionId] of marked.entries()) if (!busy[i] && !this.active.has(sessionId)) void this.handle(sessionId);
+      if (this.opts.consume && Date.now() >= this.nextConsumerSweep) {
+        this.nextConsumerSweep = Date.now() + DEAD_CONSUMER_IDLE_MS;
+        const removed = await this.wakeups.removeIdleConsumers(DEAD_CONSUMER_IDLE_MS, this.opts.consumer);
+        if (removed > 0) this.logger.info("removed the wake-up consumers of stopped workers", { removed });
       }
-      for (const sessionId of await this.intents.duePending(Date.now() - this.opts.claimIdleMs, SWEEP_BATCH)) void this.handle(sessionId);
       // A writer's mark older than a sweep interval: its writer died between its two writes, or failed to
       // write the record. (A live writer finishes in milliseconds; repairing a slow one is still correct.)
       for (const member of await this.intents.dueProjections(Date.now() - this.opts.sweepIntervalMs, SWEEP_BATCH)) {
@@ -124,6 +139,21 @@ export class WakeupConsumer {
     } catch (err) {
       this.logger.warn("wake-up sweep failed", { err });
     }
+  }
+
+  /**
+   * Takes the wake-ups a consumer holds while nobody holds their session's lock: the consumer died (its
+   * lock lapses within LOCK_TTL_MS, its holder no longer extending it). A live consumer's are left
+   * alone however long its turn runs, as its lock is held.
+   */
+  private async takeOver(): Promise<void> {
+    const idle = (await this.wakeups.idlePending(this.opts.claimIdleMs, SWEEP_BATCH)).filter((e) => e.consumer !== this.opts.consumer);
+    const gone = idle.filter((e) => e.sessionId === null);
+    await Promise.all(gone.map((e) => this.wakeups.ack(e.entryId)));
+    const named = idle.filter((e): e is typeof e & { sessionId: string } => e.sessionId !== null);
+    const busy = await this.locks.sessionsLocked(named.map((e) => e.sessionId));
+    const free = named.filter((_, i) => !busy[i]).map((e) => e.entryId);
+    for (const entry of await this.wakeups.claim(this.opts.consumer, this.opts.claimIdleMs, free)) void this.handleEntry(entry);
   }
 
   async stop(): Promise<void> {

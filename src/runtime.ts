@@ -257,7 +257,7 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
         lockTtlMs: config.lockTtlMs,
         shutdown: shutdown.signal,
       });
-      worker = new WakeupConsumer(createRedis(config.redisUrl, "agent-sessions-worker"), wakeups, intents, transitions, actor, kickoff, log, {
+      worker = new WakeupConsumer(createRedis(config.redisUrl, "agent-sessions-worker"), wakeups, intents, locks, transitions, actor, kickoff, log, {
         consumer: `${hostname()}-${process.pid}-${newId("wrk")}`,
         concurrency: config.workerConcurrency,
         claimIdleMs: config.claimIdleMs,

@@ -93,6 +93,14 @@ export class Locks {
     }
   }
 
+  /** Whether each session's turn lock is held (one round trip): a free one means no live worker is on it. */
+  async sessionsLocked(sessionIds: string[]): Promise<boolean[]> {
+    if (sessionIds.length === 0) return [];
+    const checks = this.redis.pipeline();
+    for (const id of sessionIds) checks.exists(this.keys.sessionLock(id));
+    return ((await checks.exec()) ?? []).map(([err, n]) => err !== null || Number(n) > 0);
+  }
+
   /** The session's turn lock as Redis holds it: its holder's token and how long it has left; null when free. */
   async turnLock(sessionId: string): Promise<{ token: string; ttlMs: number } | null> {
     const key = this.keys.sessionLock(sessionId);

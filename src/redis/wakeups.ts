@@ -1,10 +1,12 @@
 /**
  * The wake-up stream: the at-least-once hand-off of "this session has work" to any worker, published
- * by the commit that made the work (`append-events-10.lua`) and read by the `workers` consumer group. Entries are acknowledged once the session is handled; those a dead
- * consumer left unacknowledged are claimed by another. (The `pending` intent set is the backstop for a
+ * by the commit that made the work (`append-events-10.lua`) and read by the `workers` consumer group.
+ * Entries are acknowledged once the session is handled; those a dead consumer left unacknowledged are
+ * claimed by another once the session's lock is free (`WakeupConsumer`'s sweep). (The `pending` intent set is the backstop for a
  * wake-up that was never published: `intents.ts`.)
  */
 import type { Redis } from "ioredis";
+import { runScript } from "./client.js";
 import type { Keys } from "./keys.js";
 
 export const WORKER_GROUP = "workers";
@@ -62,10 +64,31 @@ export class Wakeups {
     await this.redis.xack(this.keys.wakeups(), WORKER_GROUP, entryId);
   }
 
-  /** Entries left unacknowledged for `idleMs` by any consumer, now `consumer`'s. */
-  async claimStale(consumer: string, idleMs: number, count: number): Promise<Wakeup[]> {
-    const [, claimed] = (await this.redis.xautoclaim(this.keys.wakeups(), WORKER_GROUP, consumer, idleMs, "0-0", "COUNT", count)) as [string, Entries];
+  /**
+   * Entries delivered and left unacknowledged for at least `idleMs`, with their sessions: those of a
+   * consumer that died, and those of a live one still handling its session (its lock tells them apart).
+   */
+  async idlePending(idleMs: number, count: number): Promise<(Wakeup & { consumer: string })[]> {
+    const key = this.keys.wakeups();
+    const pending = (await this.redis.xpending(key, WORKER_GROUP, "IDLE", idleMs, "-", "+", count)) as [string, string, number, number][];
+    if (pending.length === 0) return [];
+    const lookups = this.redis.pipeline();
+    for (const [entryId] of pending) lookups.xrange(key, entryId, entryId);
+    const entries = ((await lookups.exec()) ?? []).map(([, reply]) => toWakeups((reply as Entries | undefined) ?? [])[0]);
+    // An entry trimmed from the stream names no session (null): nothing is left to hand to a worker.
+    return pending.map(([entryId, consumer], i) => ({ entryId, consumer, sessionId: entries[i]?.sessionId ?? null }));
+  }
+
+  /** Makes the entries `consumer`'s, those still unacknowledged and idle for `idleMs` (another may have just taken one). */
+  async claim(consumer: string, idleMs: number, entryIds: string[]): Promise<Wakeup[]> {
+    if (entryIds.length === 0) return [];
+    const claimed = (await this.redis.xclaim(this.keys.wakeups(), WORKER_GROUP, consumer, idleMs, ...entryIds)) as Entries;
     return toWakeups(claimed.filter(([, fields]) => fields !== null));
+  }
+
+  /** Removes the group's consumers that hold nothing and have not read for `idleMs` (dead or stopped processes), never `except`. */
+  async removeIdleConsumers(idleMs: number, except: string): Promise<number> {
+    return Number(await runScript(this.redis, "removeIdleConsumers", [this.keys.wakeups()], [WORKER_GROUP, idleMs, except]));
   }
 
   /**

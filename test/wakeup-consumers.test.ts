@@ -1,0 +1,69 @@
+import { expect } from "chai";
+import { Redis } from "ioredis";
+import { createRedis } from "../src/redis/client.js";
+import { Keys } from "../src/redis/keys.js";
+import { Locks } from "../src/redis/locks.js";
+import { WORKER_GROUP, Wakeups } from "../src/redis/wakeups.js";
+import { env } from "./support/hooks.js";
+import { otherDeployment } from "./support/server.js";
+
+const consumersOf = async (redis: Redis, stream: string) =>
+  ((await redis.xinfo("CONSUMERS", stream, WORKER_GROUP)) as unknown[][]).map((flat) => ({ name: String(flat[1]), pending: Number(flat[3]) })).sort((a, b) => a.name.localeCompare(b.name));
+
+describe("the wake-up group's consumers and takeovers (Redis)", () => {
+  const keys = new Keys(otherDeployment("wakeups"));
+  let redis: Redis;
+  let wakeups: Wakeups;
+
+  beforeEach(async () => {
+    redis = createRedis(env.redisUrl, "test");
+    wakeups = new Wakeups(redis, keys);
+    await redis.del(keys.wakeups());
+    await wakeups.ensureGroup();
+  });
+  afterEach(async () => {
+    await redis.del(keys.wakeups());
+    redis.disconnect();
+  });
+
+  it("removes consumers that hold nothing and stopped reading, never one holding an entry, nor the caller", async () => {
+    await redis.xadd(keys.wakeups(), "*", "session", "ses_a");
+    await redis.xadd(keys.wakeups(), "*", "session", "ses_b");
+    await redis.xreadgroup("GROUP", WORKER_GROUP, "holder", "COUNT", 1, "STREAMS", keys.wakeups(), ">");
+    await redis.xreadgroup("GROUP", WORKER_GROUP, "done", "COUNT", 1, "STREAMS", keys.wakeups(), ">");
+    const handed = (await redis.xpending(keys.wakeups(), WORKER_GROUP, "-", "+", 10, "done")) as [string][];
+    await redis.xack(keys.wakeups(), WORKER_GROUP, handed[0]![0]);
+    await redis.xadd(keys.wakeups(), "*", "session", "ses_c");
+    const mine = (await redis.xreadgroup("GROUP", WORKER_GROUP, "me", "COUNT", 1, "STREAMS", keys.wakeups(), ">")) as [string, [string, string[]][]][];
+    await redis.xack(keys.wakeups(), WORKER_GROUP, mine[0]![1][0]![0]);
+    await new Promise((r) => setTimeout(r, 60));
+
+    expect(await wakeups.removeIdleConsumers(10_000, "me"), "none idle that long").to.equal(0);
+    expect(await wakeups.removeIdleConsumers(50, "me")).to.equal(1);
+    expect(await consumersOf(redis, keys.wakeups())).to.deep.equal([
+      { name: "holder", pending: 1 },
+      { name: "me", pending: 0 },
+    ]);
+  });
+
+  it("names the sessions of entries left idle, so a claimer takes only those whose lock is free", async () => {
+    const locks = new Locks(redis, keys);
+    await redis.xadd(keys.wakeups(), "*", "session", "ses_free");
+    await redis.xadd(keys.wakeups(), "*", "session", "ses_locked");
+    await redis.xreadgroup("GROUP", WORKER_GROUP, "dead", "COUNT", 2, "STREAMS", keys.wakeups(), ">");
+    await redis.set(keys.sessionLock("ses_locked"), "token", "PX", 10_000);
+    await new Promise((r) => setTimeout(r, 60));
+
+    expect(await wakeups.idlePending(10_000, 10), "none idle that long").to.deep.equal([]);
+    const idle = await wakeups.idlePending(50, 10);
+    expect(idle.map((e) => [e.consumer, e.sessionId])).to.deep.equal([
+      ["dead", "ses_free"],
+      ["dead", "ses_locked"],
+    ]);
+    expect(await locks.sessionsLocked(idle.map((e) => e.sessionId!))).to.deep.equal([false, true]);
+    const claimed = await wakeups.claim("alive", 50, [idle[0]!.entryId]);
+    expect(claimed.map((w) => w.sessionId)).to.deep.equal(["ses_free"]);
+    expect(await wakeups.claim("other", 50, [idle[0]!.entryId]), "just claimed: not idle").to.deep.equal([]);
+    await redis.del(keys.sessionLock("ses_locked"));
+  });
+});
