@@ -14,6 +14,7 @@ export const errorSchema = {
         "not_found",
         "method_not_allowed",
         "conflict",
+        "idempotency_error",
         "invalid_state",
         "no_active_turn",
         "rate_limited",

@@ -14,6 +14,8 @@ export type ErrorCode =
   | "not_found"
   | "method_not_allowed"
   | "conflict"
+  /** An Idempotency-Key reused for another request. */
+  | "idempotency_error"
   | "invalid_state"
   | "no_active_turn"
   | "rate_limited"

@@ -36,6 +36,7 @@ import { Keys } from "./redis/keys.js";
 import { Kickoffs } from "./redis/kickoffs.js";
 import { LiveStream } from "./redis/live-stream.js";
 import { Preparations } from "./redis/preparations.js";
+import { IdempotencyKeys } from "./redis/idempotency.js";
 import { Locks } from "./redis/locks.js";
 import { RateLimitCache } from "./redis/rate-limit-cache.js";
 import { SkillEpochs } from "./redis/skill-epochs.js";
@@ -160,7 +161,7 @@ async function buildComponents(config: Config, log: Logger, mongoOptions: MongoO
     automations: new AutomationService(automationStore, automationRuns, automationQueue, occurrences, agentStore, sessions, clock, gate),
     vaults: new VaultService(vaultStore, credentialStore, agentVaultStore),
     credentials: new CredentialService(vaultStore, credentialStore),
-    credits,
+    credits, idempotency: new IdempotencyKeys(redis, keys),
     agentVaults,
     mcpServerTests: new McpServerTests(agentStore, mcp),
     mcpInstallations: new McpInstallationService(agentStore, agentVaultStore, vaultStore, credentialStore, new McpInstallationStore(mongo.db, config.vaultKeys && hkdfPepper(config.vaultKeys.current))),

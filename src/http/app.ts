@@ -21,7 +21,7 @@ import { vaultRoutes } from "./routes/vaults.js";
 /** The core interface's routes, declared once: `createApp` serves them, and the document they serve describes them. */
 function coreRoutes(services: Services): { open: Routes; api: Routes } {
   const open = new Routes(new Router(), services.validator);
-  const api = new Routes(new Router(), services.validator);
+  const api = new Routes(new Router(), services.validator, [], () => services.idempotency);
   let document: Record<string, unknown> | undefined;
   openRoutes(open, services, () => (document ??= buildOpenApi([...open.specs, ...api.specs])));
   agentRoutes(api, services);

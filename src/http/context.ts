@@ -1,6 +1,7 @@
 /** What request handlers can reach: the services of one process, built once at start. */
 import type { Config } from "../config.js";
 import type { Logger } from "../log.js";
+import type { IdempotencyKeys } from "../redis/idempotency.js";
 import type { AccessService } from "../services/access.js";
 import type { AgentVaultService } from "../services/agent-vaults.js";
 import type { AgentService } from "../services/agents.js";
@@ -31,6 +32,8 @@ export interface Services {
   credentials: CredentialService;
   mcpServerTests: McpServerTests;
   mcpInstallations: McpInstallationService;
+  /** Where the POSTs' Idempotency-Keys are kept. */
+  idempotency: IdempotencyKeys;
   /** Session event streams, each frame encoded once as SSE bytes. */
   streams: EventStreams<Buffer>;
 }

@@ -19,6 +19,7 @@ export const ERROR_STATUS: Record<ErrorCode, { status: number; error: WireCode }
   not_found: { status: 404, error: "not_found" },
   method_not_allowed: { status: 405, error: "method_not_allowed" },
   conflict: { status: 409, error: "conflict" },
+  idempotency_error: { status: 422, error: "idempotency_error" },
   invalid_state: { status: 409, error: "invalid_state" },
   no_active_turn: { status: 409, error: "no_active_turn" },
   rate_limited: { status: 429, error: "rate_limited" },

@@ -4,6 +4,7 @@
  * its schema. Nothing in it is written twice.
  */
 import { SCHEMAS } from "../../schemas/index.js";
+import { IDEMPOTENCY_DESCRIPTION, IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_SCHEMA } from "./idempotency.js";
 import { errorStatuses, type NamedSchema, type RouteSpec } from "./route.js";
 
 type Json = Record<string, unknown>;
@@ -51,7 +52,7 @@ const STATUS_TEXT: Record<number, string> = {
   401: "Missing, invalid or revoked API key: `unauthorized`.",
   402: "The account's credits do not cover it: `insufficient_credits`.",
   403: "The API key lacks the scope the operation needs: `forbidden`.",
-  422: "A skill could not be fetched or parsed (`invalid_skill`), or a secret reference names no secret (`invalid_secret_ref`).",
+  422: "A skill could not be fetched or parsed (`invalid_skill`), a secret reference names no secret (`invalid_secret_ref`), or an Idempotency-Key was used for another request (`idempotency_error`).",
   404: "No such resource in the key's organization: `not_found`.",
   409: "The resource's state or version forbids it: `conflict`, `invalid_state` or `no_active_turn`.",
   429: "Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds.",
@@ -76,6 +77,7 @@ function properties(schema: NamedSchema | undefined): [string, Json, boolean][] 
 
 function parameters(spec: AnySpec): Json[] {
   const out: Json[] = (spec.headers ?? []).map((h) => ({ name: h.name, in: "header", required: false, description: h.description, schema: { type: "string" } }));
+  if (spec.idempotent) out.push({ name: IDEMPOTENCY_HEADER, in: "header", required: false, description: IDEMPOTENCY_DESCRIPTION, schema: IDEMPOTENCY_KEY_SCHEMA });
   for (const [name, schema] of properties(spec.params)) out.push({ name, in: "path", required: true, schema: forDocument(schema) });
   for (const [name, schema, required] of properties(spec.query)) {
     const { description, ...rest } = schema;
@@ -101,7 +103,9 @@ function responses(spec: AnySpec): Json {
     };
   } else {
     const content = { "application/json": { schema: ref(success.schema.$id) } };
-    out[success.status] = { description: "Success.", ...(success.rateLimited ? { headers: RATE_LIMIT_HEADERS } : {}), content };
+    const replayed = spec.idempotent ? { "Idempotent-Replayed": header("`true` when this is the kept answer of an earlier request with the same Idempotency-Key.") } : {};
+    const headers = { ...(success.rateLimited ? RATE_LIMIT_HEADERS : {}), ...replayed };
+    out[success.status] = { description: "Success.", ...(Object.keys(headers).length > 0 ? { headers } : {}), content };
     for (const status of success.also ?? []) out[status] = { description: "The same shape as the success.", content };
   }
   for (const status of errorStatuses(spec)) {

@@ -9,7 +9,9 @@ import type { FromSchemas } from "../../schemas/index.js";
 import { AppError } from "../errors.js";
 import { requireScope } from "../services/access.js";
 import type { KeyScope } from "../store/organizations.js";
+import type { IdempotencyKeys } from "../redis/idempotency.js";
 import type { AppState } from "./context.js";
+import { idempotent } from "./idempotency.js";
 import type { Principal } from "../store/organizations.js";
 import type { Validator } from "./validate.js";
 
@@ -50,6 +52,8 @@ export interface RouteSpec<P extends NamedSchema | undefined = undefined, Q exte
    * read, so the hot path pays one round trip for both; other handlers run once the count is known.
    */
   ceilingWithFirstRead?: true;
+  /** Takes an `Idempotency-Key` (set by `Routes` for the POSTs of an interface that keeps keys). */
+  idempotent?: true;
 }
 
 type Typed<S> = S extends NamedSchema ? FromSchemas<S> : Record<string, never>;
@@ -94,11 +98,16 @@ type AnySpec = RouteSpec<NamedSchema | undefined, NamedSchema | undefined, Named
 export class Routes {
   readonly specs: AnySpec[] = [];
 
-  /** `bodies`: middleware that reads request bodies, run by each route after its scope check (a key without the scope learns nothing from how its body is read). */
+  /**
+   * `bodies`: middleware that reads request bodies, run by each route after its scope check (a key
+   * without the scope learns nothing from how its body is read). `idempotency`: where the POSTs' keys are
+   * kept, read when a request comes (declaring the routes for the document needs none).
+   */
   constructor(
     readonly router: Router,
     private readonly validator: Validator,
     private readonly bodies: Middleware<AppState>[] = [],
+    private readonly idempotency?: () => IdempotencyKeys,
   ) {}
 
   add<P extends NamedSchema | undefined = undefined, Q extends NamedSchema | undefined = undefined, B extends NamedSchema | undefined = undefined>(
@@ -106,8 +115,9 @@ export class Routes {
     // NoInfer: the schemas are inferred from the spec alone; inferring them back through the derived types is ruinously expensive.
     handler: (req: NoInfer<RouteRequest<P, Q, B>>) => Promise<RouteReply>,
   ): void {
+    if (this.idempotency && spec.method === "post" && !spec.open) spec = { ...spec, idempotent: true, errors: [...new Set([...(spec.errors ?? []), 409, 422])] };
     this.specs.push(spec as AnySpec);
-    const { validator } = this;
+    const { validator, idempotency } = this;
     const scope: Middleware<AppState> = async (ctx, next) => {
       if (spec.scope) requireScope(principalOf(ctx), spec.scope);
       await next();
@@ -118,17 +128,21 @@ export class Routes {
       const query = spec.query ? validator.query(spec.query.$id, ctx.query) : {};
       const body = spec.body ? validator.body(spec.body.$id, ctx.request.body) : {};
       const ceiling = ctx.state.ceiling ?? Promise.resolve();
-      if (!spec.ceilingWithFirstRead) await ceiling;
-      const reply = await handler({
-        params: params as Typed<P>,
-        query: query as Typed<Q>,
-        body: body as Typed<B>,
-        get orgId() {
-          return principalOf(ctx).orgId;
-        },
-        ceiling,
-        ctx,
-      });
+      const keyed = spec.idempotent !== undefined && idempotency !== undefined && ctx.get("idempotency-key") !== "";
+      // A replayed answer runs no handler to await the count with: it is awaited here.
+      if (!spec.ceilingWithFirstRead || keyed) await ceiling;
+      const run = () =>
+        handler({
+          params: params as Typed<P>,
+          query: query as Typed<Q>,
+          body: body as Typed<B>,
+          get orgId() {
+            return principalOf(ctx).orgId;
+          },
+          ceiling,
+          ctx,
+        });
+      const reply = keyed ? await idempotent(ctx, principalOf(ctx).orgId, idempotency!(), spec.success.status, run) : await run();
       if (!reply) return;
       if (reply.headers) ctx.set(reply.headers);
       ctx.status = reply.status ?? (spec.success.status);

@@ -34,6 +34,10 @@ export class Keys {
   sessionLock(sessionId: string): string {
     return `${this.prefix}:{${sessionId}}:lock`;
   }
+  /** A request's Idempotency-Key within its organization, by the key's hash (any printable key, one bounded name). */
+  idempotency(orgId: string, keyHash: string): string {
+    return `${this.prefix}:idem:{${orgId}}:${keyHash}`;
+  }
   /** Bumped on each change to the organization's vaults, credentials or attachments (`vault-epochs.ts`). */
   vaultEpoch(orgId: string): string {
     return `${this.prefix}:vaults:{${orgId}}:epoch`;

@@ -1,4 +1,4 @@
-import { backoffDelay, retryAfterSeconds, retryDelay } from "@agent-sessions/client";
+import { backoffDelay, createAgentSessionsClient, retryAfterSeconds, retryDelay } from "@agent-sessions/client";
 import { expect } from "chai";
 
 const reply = (status: number, headers: Record<string, string> = {}) => new Response(null, { status, headers });
@@ -39,5 +39,22 @@ describe("the client's retry rules", () => {
     const options = { initialDelayMs: 100, maxDelayMs: 1000 };
     expect([1, 2, 3, 4, 5, 40].map((n) => backoffDelay(n, options, none))).to.deep.equal([50, 100, 200, 400, 500, 500]);
     expect([1, 2, 3, 4, 5, 40].map((n) => backoffDelay(n, options, all))).to.deep.equal([100, 200, 400, 800, 1000, 1000]);
+  });
+
+  it("sends every attempt of a POST with one Idempotency-Key (its own unless the caller gave one); a GET with none", async () => {
+    const seen: { method: string; key: string | null }[] = [];
+    const refusingOnce = async (request: Request) => {
+      seen.push({ method: request.method, key: request.headers.get("idempotency-key") });
+      return seen.length % 2 === 1 ? reply(503, { "retry-after": "0" }) : Response.json({ data: [], pagination: { hasMore: false } }, { status: 200 });
+    };
+    const client = createAgentSessionsClient({ baseUrl: "http://127.0.0.1:1", apiKey: "k", fetch: refusingOnce, retry: { jitterMs: 0 } });
+    await client.api.POST("/v1/agents", { body: { name: "a", modelName: "mock/echo", systemPrompt: "x", skills: [] } as never });
+    await client.api.POST("/v1/agents", { body: { name: "b", modelName: "mock/echo", systemPrompt: "x", skills: [] } as never, headers: { "idempotency-key": "mine" } });
+    await client.api.GET("/v1/agents");
+    expect(seen.map((s) => s.method)).to.deep.equal(["POST", "POST", "POST", "POST", "GET", "GET"]);
+    expect(seen[0]!.key).to.match(/^[0-9a-f-]{36}$/);
+    expect(seen[1]!.key).to.equal(seen[0]!.key);
+    expect([seen[2]!.key, seen[3]!.key]).to.deep.equal(["mine", "mine"]);
+    expect([seen[4]!.key, seen[5]!.key]).to.deep.equal([null, null]);
   });
 });

@@ -41,9 +41,18 @@ export function retryDelay(response: Response, attempt: number, options: RetryOp
   return attempt < maxAttempts && delay <= maxDelayMs ? Math.ceil(delay) : undefined;
 }
 
-/** `fetch` that sends a request again while `retryDelay` says so (the request's signal ends a wait). */
+/**
+ * `fetch` that sends a request again while `retryDelay` says so (the request's signal ends a wait). A POST
+ * goes with an `Idempotency-Key` (the caller's, else a new one), the same on every attempt: a `503` may
+ * come after the service did the work, and the key makes sending it again safe.
+ */
 export function retryingFetch(fetchImpl: (request: Request) => Promise<Response>, options: RetryOptions = {}): (request: Request) => Promise<Response> {
   return async (request) => {
+    if (request.method === "POST" && !request.headers.has("idempotency-key")) {
+      const headers = new Headers(request.headers);
+      headers.set("idempotency-key", globalThis.crypto.randomUUID());
+      request = new Request(request, { headers });
+    }
     for (let attempt = 1; ; attempt++) {
       const response = await fetchImpl(request.clone());
       const delayMs = retryDelay(response, attempt, options);

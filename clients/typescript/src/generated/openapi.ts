@@ -932,7 +932,7 @@ export interface components {
         /** Error */
         error: {
             /** @enum {unknown} */
-            error: "validation_error" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "invalid_state" | "no_active_turn" | "rate_limited" | "server_error" | "runtime_delete_failed" | "insufficient_credits" | "invalid_skill" | "invalid_secret_ref";
+            error: "validation_error" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_error" | "invalid_state" | "no_active_turn" | "rate_limited" | "server_error" | "runtime_delete_failed" | "insufficient_credits" | "invalid_skill" | "invalid_secret_ref";
             message: string;
             requestId?: string;
             rateLimit?: {
@@ -1756,7 +1756,10 @@ export interface operations {
     createAgent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: the same request with the same key within 24 h gets the first answer (with `Idempotent-Replayed: true`) and does nothing again; 1–255 printable ASCII characters, unique per request (a UUID). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1769,6 +1772,8 @@ export interface operations {
             /** @description Success. */
             201: {
                 headers: {
+                    /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1795,6 +1800,24 @@ export interface operations {
             };
             /** @description The API key lacks the scope the operation needs: `forbidden`. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description The resource's state or version forbids it: `conflict`, `invalid_state` or `no_active_turn`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description A skill could not be fetched or parsed (`invalid_skill`), a secret reference names no secret (`invalid_secret_ref`), or an Idempotency-Key was used for another request (`idempotency_error`). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1957,7 +1980,10 @@ export interface operations {
     replaceAgent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: the same request with the same key within 24 h gets the first answer (with `Idempotent-Replayed: true`) and does nothing again; 1–255 printable ASCII characters, unique per request (a UUID). */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 agentId: string;
             };
@@ -1972,6 +1998,8 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2016,6 +2044,15 @@ export interface operations {
             };
             /** @description The resource's state or version forbids it: `conflict`, `invalid_state` or `no_active_turn`. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description A skill could not be fetched or parsed (`invalid_skill`), a secret reference names no secret (`invalid_secret_ref`), or an Idempotency-Key was used for another request (`idempotency_error`). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2304,7 +2341,10 @@ export interface operations {
     archiveAgent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: the same request with the same key within 24 h gets the first answer (with `Idempotent-Replayed: true`) and does nothing again; 1–255 printable ASCII characters, unique per request (a UUID). */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 agentId: string;
             };
@@ -2315,6 +2355,8 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2359,6 +2401,15 @@ export interface operations {
             };
             /** @description The resource's state or version forbids it: `conflict`, `invalid_state` or `no_active_turn`. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description A skill could not be fetched or parsed (`invalid_skill`), a secret reference names no secret (`invalid_secret_ref`), or an Idempotency-Key was used for another request (`idempotency_error`). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2958,7 +3009,10 @@ export interface operations {
     testAgentMcpServer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: the same request with the same key within 24 h gets the first answer (with `Idempotent-Replayed: true`) and does nothing again; 1–255 printable ASCII characters, unique per request (a UUID). */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 agentId: string;
                 serverName: string;
@@ -2970,6 +3024,8 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3014,6 +3070,15 @@ export interface operations {
             };
             /** @description The resource's state or version forbids it: `conflict`, `invalid_state` or `no_active_turn`. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description A skill could not be fetched or parsed (`invalid_skill`), a secret reference names no secret (`invalid_secret_ref`), or an Idempotency-Key was used for another request (`idempotency_error`). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3081,7 +3146,10 @@ export interface operations {
     installAgentMcpServer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: the same request with the same key within 24 h gets the first answer (with `Idempotent-Replayed: true`) and does nothing again; 1–255 printable ASCII characters, unique per request (a UUID). */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 agentId: string;
             };
@@ -3096,6 +3164,8 @@ export interface operations {
             /** @description Success. */
             201: {
                 headers: {
+                    /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3140,6 +3210,15 @@ export interface operations {
             };
             /** @description The resource's state or version forbids it: `conflict`, `invalid_state` or `no_active_turn`. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description A skill could not be fetched or parsed (`invalid_skill`), a secret reference names no secret (`invalid_secret_ref`), or an Idempotency-Key was used for another request (`idempotency_error`). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3304,7 +3383,10 @@ export interface operations {
     createSession: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: the same request with the same key within 24 h gets the first answer (with `Idempotent-Replayed: true`) and does nothing again; 1–255 printable ASCII characters, unique per request (a UUID). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3323,6 +3405,8 @@ export interface operations {
                     "RateLimit-Remaining"?: string;
                     /** @description Whole seconds until the window resets. */
                     "RateLimit-Reset"?: string;
+                    /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3367,6 +3451,15 @@ export interface operations {
             };
             /** @description The resource's state or version forbids it: `conflict`, `invalid_state` or `no_active_turn`. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description A skill could not be fetched or parsed (`invalid_skill`), a secret reference names no secret (`invalid_secret_ref`), or an Idempotency-Key was used for another request (`idempotency_error`). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3529,7 +3622,10 @@ export interface operations {
     updateSession: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: the same request with the same key within 24 h gets the first answer (with `Idempotent-Replayed: true`) and does nothing again; 1–255 printable ASCII characters, unique per request (a UUID). */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 sessionId: string;
             };
@@ -3544,6 +3640,8 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3579,6 +3677,24 @@ export interface operations {
             };
             /** @description No such resource in the key's organization: `not_found`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description The resource's state or version forbids it: `conflict`, `invalid_state` or `no_active_turn`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description A skill could not be fetched or parsed (`invalid_skill`), a secret reference names no secret (`invalid_secret_ref`), or an Idempotency-Key was used for another request (`idempotency_error`). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3759,7 +3875,10 @@ export interface operations {
     archiveSession: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: the same request with the same key within 24 h gets the first answer (with `Idempotent-Replayed: true`) and does nothing again; 1–255 printable ASCII characters, unique per request (a UUID). */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 sessionId: string;
             };
@@ -3770,6 +3889,8 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3814,6 +3935,15 @@ export interface operations {
             };
             /** @description The resource's state or version forbids it: `conflict`, `invalid_state` or `no_active_turn`. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description A skill could not be fetched or parsed (`invalid_skill`), a secret reference names no secret (`invalid_secret_ref`), or an Idempotency-Key was used for another request (`idempotency_error`). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3872,7 +4002,10 @@ export interface operations {
     compactSession: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: the same request with the same key within 24 h gets the first answer (with `Idempotent-Replayed: true`) and does nothing again; 1–255 printable ASCII characters, unique per request (a UUID). */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 sessionId: string;
             };
@@ -3883,6 +4016,8 @@ export interface operations {
             /** @description Success. */
             202: {
                 headers: {
+                    /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3927,6 +4062,15 @@ export interface operations {
             };
             /** @description The resource's state or version forbids it: `conflict`, `invalid_state` or `no_active_turn`. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description A skill could not be fetched or parsed (`invalid_skill`), a secret reference names no secret (`invalid_secret_ref`), or an Idempotency-Key was used for another request (`idempotency_error`). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3985,7 +4129,10 @@ export interface operations {
     warmSandbox: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: the same request with the same key within 24 h gets the first answer (with `Idempotent-Replayed: true`) and does nothing again; 1–255 printable ASCII characters, unique per request (a UUID). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3998,6 +4145,8 @@ export interface operations {
             /** @description Success. */
             202: {
                 headers: {
+                    /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4042,6 +4191,15 @@ export interface operations {
             };
             /** @description The resource's state or version forbids it: `conflict`, `invalid_state` or `no_active_turn`. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description A skill could not be fetched or parsed (`invalid_skill`), a secret reference names no secret (`invalid_secret_ref`), or an Idempotency-Key was used for another request (`idempotency_error`). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4196,7 +4354,10 @@ export interface operations {
     createVault: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: the same request with the same key within 24 h gets the first answer (with `Idempotent-Replayed: true`) and does nothing again; 1–255 printable ASCII characters, unique per request (a UUID). */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4209,6 +4370,8 @@ export interface operations {
             /** @description Success. */
             201: {
                 headers: {
+                    /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4235,6 +4398,24 @@ export interface operations {
             };
             /** @description The API key lacks the scope the operation needs: `forbidden`. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description The resource's state or version forbids it: `conflict`, `invalid_state` or `no_active_turn`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description A skill could not be fetched or parsed (`invalid_skill`), a secret reference names no secret (`invalid_secret_ref`), or an Idempotency-Key was used for another request (`idempotency_error`). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4510,7 +4691,10 @@ export interface operations {
     archiveVault: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: the same request with the same key within 24 h gets the first answer (with `Idempotent-Replayed: true`) and does nothing again; 1–255 printable ASCII characters, unique per request (a UUID). */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 vaultId: string;
             };
@@ -4521,6 +4705,8 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4556,6 +4742,24 @@ export interface operations {
             };
             /** @description No such resource in the key's organization: `not_found`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description The resource's state or version forbids it: `conflict`, `invalid_state` or `no_active_turn`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description A skill could not be fetched or parsed (`invalid_skill`), a secret reference names no secret (`invalid_secret_ref`), or an Idempotency-Key was used for another request (`idempotency_error`). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4721,7 +4925,10 @@ export interface operations {
     createCredential: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: the same request with the same key within 24 h gets the first answer (with `Idempotent-Replayed: true`) and does nothing again; 1–255 printable ASCII characters, unique per request (a UUID). */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 vaultId: string;
             };
@@ -4736,6 +4943,8 @@ export interface operations {
             /** @description Success. */
             201: {
                 headers: {
+                    /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4780,6 +4989,15 @@ export interface operations {
             };
             /** @description The resource's state or version forbids it: `conflict`, `invalid_state` or `no_active_turn`. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description A skill could not be fetched or parsed (`invalid_skill`), a secret reference names no secret (`invalid_secret_ref`), or an Idempotency-Key was used for another request (`idempotency_error`). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5166,7 +5384,10 @@ export interface operations {
     archiveCredential: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: the same request with the same key within 24 h gets the first answer (with `Idempotent-Replayed: true`) and does nothing again; 1–255 printable ASCII characters, unique per request (a UUID). */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 vaultId: string;
                 credentialId: string;
@@ -5178,6 +5399,8 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5213,6 +5436,24 @@ export interface operations {
             };
             /** @description No such resource in the key's organization: `not_found`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description The resource's state or version forbids it: `conflict`, `invalid_state` or `no_active_turn`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description A skill could not be fetched or parsed (`invalid_skill`), a secret reference names no secret (`invalid_secret_ref`), or an Idempotency-Key was used for another request (`idempotency_error`). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5378,7 +5619,10 @@ export interface operations {
     sendEvents: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: the same request with the same key within 24 h gets the first answer (with `Idempotent-Replayed: true`) and does nothing again; 1–255 printable ASCII characters, unique per request (a UUID). */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 sessionId: string;
             };
@@ -5399,6 +5643,8 @@ export interface operations {
                     "RateLimit-Remaining"?: string;
                     /** @description Whole seconds until the window resets. */
                     "RateLimit-Reset"?: string;
+                    /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5443,6 +5689,15 @@ export interface operations {
             };
             /** @description The resource's state or version forbids it: `conflict`, `invalid_state` or `no_active_turn`. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description A skill could not be fetched or parsed (`invalid_skill`), a secret reference names no secret (`invalid_secret_ref`), or an Idempotency-Key was used for another request (`idempotency_error`). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5829,7 +6084,10 @@ export interface operations {
     createAutomation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: the same request with the same key within 24 h gets the first answer (with `Idempotent-Replayed: true`) and does nothing again; 1–255 printable ASCII characters, unique per request (a UUID). */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 agentId: string;
                 subjectId: components["schemas"]["subject-id"];
@@ -5845,6 +6103,8 @@ export interface operations {
             /** @description Success. */
             201: {
                 headers: {
+                    /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5889,6 +6149,15 @@ export interface operations {
             };
             /** @description The resource's state or version forbids it: `conflict`, `invalid_state` or `no_active_turn`. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description A skill could not be fetched or parsed (`invalid_skill`), a secret reference names no secret (`invalid_secret_ref`), or an Idempotency-Key was used for another request (`idempotency_error`). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6278,7 +6547,10 @@ export interface operations {
     pauseAutomation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: the same request with the same key within 24 h gets the first answer (with `Idempotent-Replayed: true`) and does nothing again; 1–255 printable ASCII characters, unique per request (a UUID). */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 agentId: string;
                 subjectId: components["schemas"]["subject-id"];
@@ -6291,6 +6563,8 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6335,6 +6609,15 @@ export interface operations {
             };
             /** @description The resource's state or version forbids it: `conflict`, `invalid_state` or `no_active_turn`. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description A skill could not be fetched or parsed (`invalid_skill`), a secret reference names no secret (`invalid_secret_ref`), or an Idempotency-Key was used for another request (`idempotency_error`). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6393,7 +6676,10 @@ export interface operations {
     resumeAutomation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: the same request with the same key within 24 h gets the first answer (with `Idempotent-Replayed: true`) and does nothing again; 1–255 printable ASCII characters, unique per request (a UUID). */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 agentId: string;
                 subjectId: components["schemas"]["subject-id"];
@@ -6406,6 +6692,8 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6450,6 +6738,15 @@ export interface operations {
             };
             /** @description The resource's state or version forbids it: `conflict`, `invalid_state` or `no_active_turn`. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description A skill could not be fetched or parsed (`invalid_skill`), a secret reference names no secret (`invalid_secret_ref`), or an Idempotency-Key was used for another request (`idempotency_error`). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6508,7 +6805,10 @@ export interface operations {
     triggerAutomation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: the same request with the same key within 24 h gets the first answer (with `Idempotent-Replayed: true`) and does nothing again; 1–255 printable ASCII characters, unique per request (a UUID). */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 agentId: string;
                 subjectId: components["schemas"]["subject-id"];
@@ -6521,6 +6821,8 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6565,6 +6867,15 @@ export interface operations {
             };
             /** @description The resource's state or version forbids it: `conflict`, `invalid_state` or `no_active_turn`. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description A skill could not be fetched or parsed (`invalid_skill`), a secret reference names no secret (`invalid_secret_ref`), or an Idempotency-Key was used for another request (`idempotency_error`). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,0 +1,54 @@
+/**
+ * Idempotency-Key records: the first request under a key runs and its answer is kept for a day; a retry
+ * of the same request gets that answer; the key is freed when the request fails. Atomic steps:
+ * `idempotency-begin-1.lua` and `idempotency-settle-1.lua`.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import type { Redis } from "ioredis";
+import { runScript, type ScriptReply } from "./client.js";
+import type { Keys } from "./keys.js";
+
+export type Begun =
+  | { kind: "new"; token: string }
+  | { kind: "done"; status: number; body: string | null }
+  | { kind: "running" }
+  | { kind: "mismatch" };
+
+const hash = (text: string) => createHash("sha256").update(text).digest("base64url");
+
+export class IdempotencyKeys {
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: Keys,
+  ) {}
+
+  private record(orgId: string, key: string): string {
+    return this.keys.idempotency(orgId, hash(key));
+  }
+
+  /** Takes `key` for a request whose method, path and body make `request`, for `leaseMs`; or says what holds it. */
+  async begin(orgId: string, key: string, request: string, leaseMs: number): Promise<Begun> {
+    const token = randomBytes(12).toString("base64url");
+    const reply = (await runScript(this.redis, "idempotencyBegin", [this.record(orgId, key)], [hash(request), token, leaseMs])) as ScriptReply[];
+    switch (reply[0]) {
+      case "new":
+        return { kind: "new", token };
+      case "done":
+        return { kind: "done", status: Number(reply[1]), body: typeof reply[2] === "string" ? reply[2] : null };
+      case "mismatch":
+        return { kind: "mismatch" };
+      default:
+        return { kind: "running" };
+    }
+  }
+
+  /** Keeps the answer of the request holding `token` for `ttlMs` (`body` null: too large to keep; its status alone is). */
+  async keep(orgId: string, key: string, token: string, status: number, body: string | null, ttlMs: number): Promise<void> {
+    await runScript(this.redis, "idempotencySettle", [this.record(orgId, key)], [token, "keep", status, body ?? "", ttlMs]);
+  }
+
+  /** Frees the key the request holding `token` took: it failed, and sending it again is safe. */
+  async free(orgId: string, key: string, token: string): Promise<void> {
+    await runScript(this.redis, "idempotencySettle", [this.record(orgId, key)], [token, "free"]);
+  }
+}
