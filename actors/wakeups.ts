@@ -34,6 +34,8 @@ const SWEEP_BATCH = 50;
  * every two seconds, or holds what it is working on. (One wrongly removed is made again by its next read.)
  */
 const DEAD_CONSUMER_IDLE_MS = 60_000;
+/** A consumer's heartbeat outlives a few sweeps, and a stalled event loop of a second or two. */
+const HEARTBEAT_MIN_MS = 3_000;
 
 export class WakeupConsumer {
   private stopped = false;
@@ -142,18 +144,25 @@ export class WakeupConsumer {
   }
 
   /**
-   * Takes the wake-ups a consumer holds while nobody holds their session's lock: the consumer died (its
-   * lock lapses within LOCK_TTL_MS, its holder no longer extending it). A live consumer's are left
-   * alone however long its turn runs, as its lock is held.
+   * Takes the wake-ups of consumers whose heartbeat lapsed (their workers died), those whose session's
+   * lock is free (the dead holder's lapses within LOCK_TTL_MS); and serves again this worker's own that
+   * it failed to acknowledge (a Redis blip). A live consumer's are never taken, however long its turn.
    */
   private async takeOver(): Promise<void> {
-    const idle = (await this.wakeups.idlePending(this.opts.claimIdleMs, SWEEP_BATCH)).filter((e) => e.consumer !== this.opts.consumer);
-    const gone = idle.filter((e) => e.sessionId === null);
-    await Promise.all(gone.map((e) => this.wakeups.ack(e.entryId)));
-    const named = idle.filter((e): e is typeof e & { sessionId: string } => e.sessionId !== null);
-    const busy = await this.locks.sessionsLocked(named.map((e) => e.sessionId));
-    const free = named.filter((_, i) => !busy[i]).map((e) => e.entryId);
-    for (const entry of await this.wakeups.claim(this.opts.consumer, this.opts.claimIdleMs, free)) void this.handleEntry(entry);
+    const { consumer, claimIdleMs } = this.opts;
+    await this.wakeups.heartbeat(consumer, Math.max(3 * this.opts.sweepIntervalMs, HEARTBEAT_MIN_MS));
+    for (const dead of await this.wakeups.deadHolders(consumer)) {
+      const held = await this.wakeups.heldBy(dead, claimIdleMs, SWEEP_BATCH);
+      await Promise.all(held.filter((e) => e.sessionId === null).map((e) => this.wakeups.ack(e.entryId)));
+      const named = held.filter((e): e is Wakeup & { sessionId: string } => e.sessionId !== null);
+      const busy = await this.locks.sessionsLocked(named.map((e) => e.sessionId));
+      const free = named.filter((_, i) => !busy[i]).map((e) => e.entryId);
+      for (const entry of await this.wakeups.claim(consumer, claimIdleMs, free)) void this.handleEntry(entry);
+    }
+    for (const entry of await this.wakeups.heldBy(consumer, claimIdleMs, SWEEP_BATCH)) {
+      if (entry.sessionId === null) await this.wakeups.ack(entry.entryId);
+      else if (!this.active.has(entry.sessionId)) void this.handleEntry(entry);
+    }
   }
 
   async stop(): Promise<void> {

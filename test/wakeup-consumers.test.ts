@@ -46,24 +46,27 @@ describe("the wake-up group's consumers and takeovers (Redis)", () => {
     ]);
   });
 
-  it("names the sessions of entries left idle, so a claimer takes only those whose lock is free", async () => {
+  it("finds the holders whose heartbeat lapsed, and names the sessions of what they hold, so a claimer takes those whose lock is free", async () => {
     const locks = new Locks(redis, keys);
     await redis.xadd(keys.wakeups(), "*", "session", "ses_free");
     await redis.xadd(keys.wakeups(), "*", "session", "ses_locked");
+    await redis.xadd(keys.wakeups(), "*", "session", "ses_live");
     await redis.xreadgroup("GROUP", WORKER_GROUP, "dead", "COUNT", 2, "STREAMS", keys.wakeups(), ">");
+    await redis.xreadgroup("GROUP", WORKER_GROUP, "live", "COUNT", 1, "STREAMS", keys.wakeups(), ">");
+    await wakeups.heartbeat("live", 10_000);
+    await wakeups.heartbeat("dead", 1);
     await redis.set(keys.sessionLock("ses_locked"), "token", "PX", 10_000);
     await new Promise((r) => setTimeout(r, 60));
 
-    expect(await wakeups.idlePending(10_000, 10), "none idle that long").to.deep.equal([]);
-    const idle = await wakeups.idlePending(50, 10);
-    expect(idle.map((e) => [e.consumer, e.sessionId])).to.deep.equal([
-      ["dead", "ses_free"],
-      ["dead", "ses_locked"],
-    ]);
-    expect(await locks.sessionsLocked(idle.map((e) => e.sessionId!))).to.deep.equal([false, true]);
-    const claimed = await wakeups.claim("alive", 50, [idle[0]!.entryId]);
+    expect(await wakeups.deadHolders("me")).to.deep.equal(["dead"]);
+    expect(await wakeups.deadHolders("dead"), "never the caller").to.deep.equal([]);
+    expect(await wakeups.heldBy("dead", 10_000, 10), "none idle that long").to.deep.equal([]);
+    const held = await wakeups.heldBy("dead", 50, 10);
+    expect(held.map((e) => e.sessionId)).to.deep.equal(["ses_free", "ses_locked"]);
+    expect(await locks.sessionsLocked(held.map((e) => e.sessionId!))).to.deep.equal([false, true]);
+    const claimed = await wakeups.claim("me", 50, [held[0]!.entryId]);
     expect(claimed.map((w) => w.sessionId)).to.deep.equal(["ses_free"]);
-    expect(await wakeups.claim("other", 50, [idle[0]!.entryId]), "just claimed: not idle").to.deep.equal([]);
-    await redis.del(keys.sessionLock("ses_locked"));
+    expect(await wakeups.claim("other", 50, [held[0]!.entryId]), "just claimed: not idle").to.deep.equal([]);
+    await redis.del(keys.sessionLock("ses_locked"), keys.consumerAlive("live"));
   });
 });

@@ -34,6 +34,10 @@ export class Keys {
   sessionLock(sessionId: string): string {
     return `${this.prefix}:{${sessionId}}:lock`;
   }
+  /** Present while the wake-up consumer of that name is alive (its worker renews it at each sweep). */
+  consumerAlive(consumer: string): string {
+    return `${this.prefix}:consumer:${consumer}`;
+  }
   /** A request's Idempotency-Key within its organization, by the key's hash (any printable key, one bounded name). */
   idempotency(orgId: string, keyHash: string): string {
     return `${this.prefix}:idem:{${orgId}}:${keyHash}`;

@@ -64,19 +64,32 @@ export class Wakeups {
     await this.redis.xack(this.keys.wakeups(), WORKER_GROUP, entryId);
   }
 
-  /**
-   * Entries delivered and left unacknowledged for at least `idleMs`, with their sessions: those of a
-   * consumer that died, and those of a live one still handling its session (its lock tells them apart).
-   */
-  async idlePending(idleMs: number, count: number): Promise<(Wakeup & { consumer: string })[]> {
+  /** Says the consumer is alive for `ttlMs` (renewed while its worker runs; a dead one's lapses). */
+  async heartbeat(consumer: string, ttlMs: number): Promise<void> {
+    await this.redis.set(this.keys.consumerAlive(consumer), "1", "PX", ttlMs);
+  }
+
+  /** The consumers holding unacknowledged entries whose heartbeat has lapsed: their workers died. */
+  async deadHolders(except: string): Promise<string[]> {
+    const summary = (await this.redis.xpending(this.keys.wakeups(), WORKER_GROUP)) as [number, string | null, string | null, [string, string][] | null];
+    const holders = (summary[3] ?? []).map(([name]) => name).filter((name) => name !== except);
+    if (holders.length === 0) return [];
+    const checks = this.redis.pipeline();
+    for (const name of holders) checks.exists(this.keys.consumerAlive(name));
+    const alive = ((await checks.exec()) ?? []).map(([err, n]) => err !== null || Number(n) > 0);
+    return holders.filter((_, i) => !alive[i]);
+  }
+
+  /** The entries `consumer` holds, unacknowledged for at least `idleMs`, with their sessions. */
+  async heldBy(consumer: string, idleMs: number, count: number): Promise<Wakeup[]> {
     const key = this.keys.wakeups();
-    const pending = (await this.redis.xpending(key, WORKER_GROUP, "IDLE", idleMs, "-", "+", count)) as [string, string, number, number][];
+    const pending = (await this.redis.xpending(key, WORKER_GROUP, "IDLE", idleMs, "-", "+", count, consumer)) as [string, string, number, number][];
     if (pending.length === 0) return [];
     const lookups = this.redis.pipeline();
     for (const [entryId] of pending) lookups.xrange(key, entryId, entryId);
     const entries = ((await lookups.exec()) ?? []).map(([, reply]) => toWakeups((reply as Entries | undefined) ?? [])[0]);
     // An entry trimmed from the stream names no session (null): nothing is left to hand to a worker.
-    return pending.map(([entryId, consumer], i) => ({ entryId, consumer, sessionId: entries[i]?.sessionId ?? null }));
+    return pending.map(([entryId], i) => ({ entryId, sessionId: entries[i]?.sessionId ?? null }));
   }
 
   /** Makes the entries `consumer`'s, those still unacknowledged and idle for `idleMs` (another may have just taken one). */
