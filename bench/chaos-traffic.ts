@@ -44,7 +44,9 @@ export class Api {
         const parsed = (await res.json().catch(() => ({}))) as Reply["body"];
         this.statuses.set(res.status, (this.statuses.get(res.status) ?? 0) + 1);
         if (res.status >= 500 && res.status !== 503) this.unexpected.push(`${method} ${path} → ${res.status} ${JSON.stringify(parsed).slice(0, 200)}`);
-        if ((res.status !== 503 && res.status !== 429) || Date.now() > deadline) return { status: res.status, body: parsed };
+        // A first attempt that died with its process holds the key until its lease ends: wait it out, as the README says.
+        const keyBusy = res.status === 409 && String(parsed.message ?? "").includes("is still running");
+        if ((res.status !== 503 && res.status !== 429 && !keyBusy) || Date.now() > deadline) return { status: res.status, body: parsed };
       } catch {
         this.networkErrors++;
         if (Date.now() > deadline) throw new Error(`${method} ${path}: no answer for ${STEP_TIMEOUT_MS} ms`);

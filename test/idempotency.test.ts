@@ -86,12 +86,13 @@ describe("Idempotency-Key", () => {
     expect((await api.get(`/v1/sessions?agentId=${agent.id}`)).body.data).to.have.length(1);
   });
 
-  it("refuses a key too long or not printable ASCII", async () => {
+  it("refuses a key empty, too long or not printable ASCII", async () => {
     const api = await newTenant(server);
     const agent = await createAgent(api);
     const body = { agentId: agent.id, subjectId: newSubject() };
     expectError(await post(api, "/v1/sessions", body, "k".repeat(256)), 400, "validation_error");
     expectError(await post(api, "/v1/sessions", body, "with space"), 400, "validation_error");
+    expectError(await post(api, "/v1/sessions", body, ""), 400, "validation_error");
     expect((await post(api, "/v1/sessions", body, "k".repeat(255))).status).to.equal(201);
   });
 });

@@ -28,8 +28,9 @@ const MAX_KEPT_BYTES = 1024 * 1024;
 
 /** Runs `run` under the request's Idempotency-Key, if it has one. */
 export async function idempotent(ctx: Context, orgId: string, keys: IdempotencyKeys, successStatus: number, run: () => Promise<Reply>): Promise<Reply> {
-  const key = ctx.get(IDEMPOTENCY_HEADER);
-  if (key === "") return run();
+  const given = ctx.headers["idempotency-key"];
+  if (given === undefined) return run();
+  const key = String(given);
   if (!KEY.test(key)) throw validationError(`${IDEMPOTENCY_HEADER}: must be 1 to 255 printable ASCII characters`);
   const request = `${ctx.method} ${ctx.path}\n${JSON.stringify(ctx.request.body ?? null)}`;
   const begun = await keys.begin(orgId, key, request, LEASE_MS);

@@ -128,7 +128,7 @@ export class Routes {
       const query = spec.query ? validator.query(spec.query.$id, ctx.query) : {};
       const body = spec.body ? validator.body(spec.body.$id, ctx.request.body) : {};
       const ceiling = ctx.state.ceiling ?? Promise.resolve();
-      const keyed = spec.idempotent !== undefined && idempotency !== undefined && ctx.get("idempotency-key") !== "";
+      const keyed = spec.idempotent !== undefined && idempotency !== undefined && ctx.headers["idempotency-key"] !== undefined;
       // A replayed answer runs no handler to await the count with: it is awaited here.
       if (!spec.ceilingWithFirstRead || keyed) await ceiling;
       const run = () =>
