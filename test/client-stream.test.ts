@@ -1,7 +1,8 @@
 import { createAgentSessionsClient, type AgentSessionsClient, type ReconnectInfo } from "@agent-sessions/client";
 import { expect } from "chai";
 import { read, type Reading } from "./support/client-streams.js";
-import { freePort, startProcess, type ServiceProcess } from "./support/processes.js";
+import { freePort } from "./support/ports.js";
+import { startProcess, type ServiceProcess } from "./support/processes.js";
 import { client, startServer, type Client, type TestServer } from "./support/server.js";
 import { createSession, history, sendText, settle, until } from "./support/sessions.js";
 

@@ -2,7 +2,8 @@ import { expect } from "chai";
 import { deploymentBody, deploymentsClient, settled } from "./support/deployments.js";
 import { gatedMcp } from "./support/gated-mcp.js";
 import { startEverythingServer, type McpTestServer } from "./support/mcp-servers.js";
-import { freePort, startProcess, type ServiceProcess } from "./support/processes.js";
+import { freePort } from "./support/ports.js";
+import { startProcess, type ServiceProcess } from "./support/processes.js";
 import { LOOPBACK, client, startServer, type TestServer } from "./support/server.js";
 import { until } from "./support/sessions.js";
 

@@ -1,7 +1,7 @@
 /** Real service processes (`node dist/src/main.js`) for multi-process tests. */
 import { spawn, type ChildProcess } from "node:child_process";
-import { createServer } from "node:net";
 import { env } from "./hooks.js";
+import { freePort } from "./ports.js";
 
 export interface ServiceProcess {
   child: ChildProcess;
@@ -10,17 +10,6 @@ export interface ServiceProcess {
   /** Resolves when a log line contains `text`. */
   waitForLog(text: string, timeoutMs?: number): Promise<void>;
   stop(signal?: NodeJS.Signals): Promise<number | null>;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-    srv.on("error", reject);
-  });
 }
 
 /** `port`: listen there (a process started again where its clients know to find it); default a free one. */
