@@ -34,6 +34,8 @@ const SWEEP_BATCH = 50;
  * every two seconds, or holds what it is working on. (One wrongly removed is made again by its next read.)
  */
 const DEAD_CONSUMER_IDLE_MS = 60_000;
+/** How old a writer's projection mark must be before the sweep repairs the record for it. */
+const PROJECTION_REPAIR_MS = 5_000;
 /** A consumer's heartbeat outlives a few sweeps, and a stalled event loop of a second or two. */
 const HEARTBEAT_MIN_MS = 3_000;
 
@@ -132,9 +134,10 @@ export class WakeupConsumer {
         const removed = await this.wakeups.removeIdleConsumers(DEAD_CONSUMER_IDLE_MS, this.opts.consumer);
         if (removed > 0) this.logger.info("removed the wake-up consumers of stopped workers", { removed });
       }
-      // A writer's mark older than a sweep interval: its writer died between its two writes, or failed to
-      // write the record. (A live writer finishes in milliseconds; repairing a slow one is still correct.)
-      for (const member of await this.intents.dueProjections(Date.now() - this.opts.sweepIntervalMs, SWEEP_BATCH)) {
+      // A writer's mark older than this: its writer died between its two writes, or failed to write the
+      // record. Not sooner: on FerretDB a repair racing a slow live writer's record writes can undo another
+      // field of theirs (its updates are not atomic), and a lagging record only delays lists.
+      for (const member of await this.intents.dueProjections(Date.now() - Math.max(this.opts.sweepIntervalMs, PROJECTION_REPAIR_MS), SWEEP_BATCH)) {
         await this.transitions.repairProjection(member);
       }
       await this.kickoff.expire(SWEEP_BATCH);
