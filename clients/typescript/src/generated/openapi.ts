@@ -240,7 +240,7 @@ export interface paths {
         /** Get a session */
         get: operations["getSession"];
         put?: never;
-        /** Update title, yoloMode or metadata */
+        /** Update title, yoloMode, metadata or budget */
         post: operations["updateSession"];
         /** Delete a session and its event log */
         delete: operations["deleteSession"];
