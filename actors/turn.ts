@@ -6,7 +6,8 @@
  * token, so a worker that lost its lock cannot append; the API's concurrent appends (steers,
  * interrupts, queued prompts) are never overwritten, as every step is a compare-and-set.
  */
-import { draft, type Draft } from "../src/domain/events.js";
+import { budgetReached, spentUsd } from "../src/domain/budgets.js";
+import { draft, type Draft, type StopReason, type Usage } from "../src/domain/events.js";
 import type { ToolUse } from "../src/domain/model-types.js";
 import { blockingEventIds, WAITING, type RuntimeState, type Spent } from "../src/domain/session-state.js";
 import { decideCalls, messageDraft, streamingUseDraft, type TurnContext } from "../src/domain/tool-calls.js";
@@ -131,6 +132,8 @@ export class TurnRunner {
           if (await this.pause(session, fence)) return;
           continue; // answered in the meantime
         }
+        const overBudget = await this.budgetStop(session._id, state, usage());
+        if (overBudget) return await end([], overBudget);
         if (calls >= MAX_MODEL_CALLS) return await end([], { type: "error", message: `the turn made ${MAX_MODEL_CALLS} model calls without finishing` });
 
         if (state.compact || (autoCompaction && this.deps.compactor.due(contextUsed, contextMax))) {
@@ -221,6 +224,17 @@ export class TurnRunner {
       // `lost` outlives the turn (one drain runs many): a listener left on it would pile up.
       lost.removeEventListener("abort", onLost);
     }
+  }
+
+  /**
+   * The stop for a session whose spend (ended turns' and this turn's so far) has reached its budget, read
+   * fresh before each model call (a caller may have just raised it); null otherwise.
+   */
+  private async budgetStop(sessionId: string, state: RuntimeState, turn: Usage): Promise<StopReason | null> {
+    const spent = spentUsd(state.usage, turn);
+    if (spent <= 0) return null;
+    const limit = (await this.deps.sessions.byId(sessionId))?.budgetUsd;
+    return budgetReached(limit, spent) ? { type: "budget_exceeded", limit_usd: limit!, spent_usd: spent } : null;
   }
 
   /**

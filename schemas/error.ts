@@ -21,6 +21,7 @@ export const errorSchema = {
         "server_error",
         "runtime_delete_failed",
         "insufficient_credits",
+        "budget_exceeded",
         "invalid_skill",
         "invalid_secret_ref",
       ],

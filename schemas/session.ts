@@ -3,7 +3,7 @@ export const sessionSchema = {
   $id: "session",
   title: "Session",
   type: "object",
-  required: ["id", "agentId", "agentVersion", "subjectId", "status", "role", "title", "yoloMode", "metadata", "createdAt", "updatedAt"],
+  required: ["id", "agentId", "agentVersion", "subjectId", "status", "role", "title", "yoloMode", "metadata", "budget", "createdAt", "updatedAt"],
   additionalProperties: false,
   properties: {
     id: { type: "string" },
@@ -18,5 +18,11 @@ export const sessionSchema = {
     createdAt: { $ref: "timestamp" },
     updatedAt: { $ref: "timestamp" },
     usage: { $ref: "usage" },
+    budget: {
+      type: "object",
+      additionalProperties: false,
+      required: ["limitUsd", "spentUsd"],
+      properties: { limitUsd: { type: ["number", "null"] }, spentUsd: { type: "number", minimum: 0 } },
+    },
   },
 } as const;

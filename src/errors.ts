@@ -28,6 +28,8 @@ export type ErrorCode =
   | "runtime_delete_failed"
   /** Deployments interface: the account's credits do not cover the operation. */
   | "insufficient_credits"
+  /** The session's spend budget is reached: no new turn until the limit is raised. */
+  | "budget_exceeded"
   /** Deployments interface: a skill could not be fetched or parsed. */
   | "invalid_skill"
   /** Deployments interface: a secret reference names no secret of the account. */

@@ -24,7 +24,8 @@ export interface Usage {
   latency_ms: number;
 }
 
-export type StopReason = { type: "end_turn" } | { type: "error"; message: string } | { type: "requires_action"; event_ids: string[] };
+export type StopReason = { type: "end_turn" } | { type: "error"; message: string } | { type: "requires_action"; event_ids: string[] }
+  | { type: "budget_exceeded"; limit_usd: number; spent_usd: number };
 
 /** Inbound shapes, as the schemas accept them. */
 export type TextBlock = FromSchemas<typeof textBlockSchema>;

@@ -27,6 +27,7 @@ export const ERROR_STATUS: Record<ErrorCode, { status: number; error: WireCode }
   upstream_failed: { status: 502, error: "server_error" },
   runtime_delete_failed: { status: 502, error: "runtime_delete_failed" },
   insufficient_credits: { status: 402, error: "insufficient_credits" },
+  budget_exceeded: { status: 409, error: "budget_exceeded" },
   invalid_skill: { status: 422, error: "invalid_skill" },
   invalid_secret_ref: { status: 422, error: "invalid_secret_ref" },
   unavailable: { status: 503, error: "server_error" },

@@ -7,6 +7,7 @@ import type { RunDoc } from "../store/automation-runs.js";
 import type { AgentDoc, Page, VersionDoc } from "../store/agents.js";
 import type { CredentialAuth, CredentialDoc } from "../store/vault-credentials.js";
 import type { VaultDoc } from "../store/vaults.js";
+import { spentUsd } from "../domain/budgets.js";
 
 export function presentVersion(v: VersionDoc) {
   return {
@@ -57,6 +58,7 @@ export function presentSession({ doc, status, usage }: SessionView) {
     title: doc.title,
     yoloMode: doc.yoloMode,
     metadata: doc.metadata,
+    budget: { limitUsd: doc.budgetUsd ?? null, spentUsd: spentUsd(usage) },
     createdAt: doc.createdAt.toISOString(),
     updatedAt: doc.updatedAt.toISOString(),
   };

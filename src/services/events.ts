@@ -6,7 +6,8 @@ import { attachmentProblems, sanitizeFilename } from "../domain/attachments.js";
 import type { Envelope, InboundEvent } from "../domain/events.js";
 import { planInbound } from "../domain/inbound-plan.js";
 import { startsTurn } from "../domain/session-state.js";
-import { isAppError, notFound, validationError, type RateLimitStanding } from "../errors.js";
+import { budgetReached, spentUsd } from "../domain/budgets.js";
+import { AppError, isAppError, notFound, validationError, type RateLimitStanding } from "../errors.js";
 import type { RateLimitCache } from "../redis/rate-limit-cache.js";
 import { Lru } from "../lru.js";
 import { identityOf, type EventLog, type SessionIdentity } from "../redis/event-log.js";
@@ -92,6 +93,7 @@ export class EventService {
     }
     const session = await this.identity(orgId, sessionId, identityOf(from.fields));
     const limits = cachedLimits === undefined ? await limitsOf(session.agentId) : cachedLimits;
+    await this.requireBudget(orgId, sessionId, events, spentUsd(from.state.usage));
     try {
       const { value, applied } = await this.transitions.run(
         sessionId,
@@ -116,6 +118,18 @@ export class EventService {
     } catch (err) {
       if (isAppError(err, "not_found")) this.identities.delete(sessionId);
       throw err;
+    }
+  }
+
+  /**
+   * A batch that would start a turn is refused once the session's spend has reached its budget. The
+   * record is read only for a session that has spent something: a send to one that has not costs no read.
+   */
+  private async requireBudget(orgId: string, sessionId: string, events: InboundEvent[], spent: number): Promise<void> {
+    if (spent <= 0 || !events.some(startsTurn)) return;
+    const limit = (await this.sessions.get(orgId, sessionId))?.budgetUsd;
+    if (budgetReached(limit, spent)) {
+      throw new AppError("budget_exceeded", `the session has spent ${spent} USD of its ${limit} USD budget; raise budget.limitUsd to send more messages`);
     }
   }
 

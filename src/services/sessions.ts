@@ -81,6 +81,7 @@ export class SessionService {
       titleSource: body.title !== undefined ? "caller" : null,
       yoloMode: body.yoloMode ?? false,
       metadata: body.metadata ?? {},
+      budgetUsd: body.budget?.limitUsd ?? null,
       ...(agent.deploymentId ? { deploymentId: agent.deploymentId } : {}),
       status: "idle",
       statusVersion: 0,
@@ -159,6 +160,7 @@ export class SessionService {
     if (body.title !== undefined) Object.assign(set, { title: body.title, titleSource: "caller" });
     if (body.yoloMode !== undefined) set.yoloMode = body.yoloMode;
     if (body.metadata !== undefined) set.metadata = body.metadata;
+    if (body.budget !== undefined) set.budgetUsd = body.budget.limitUsd;
     const doc = await this.sessions.update(orgId, id, set);
     if (!doc) throw notFound("session");
     return visible(doc, await this.log.state(id));

@@ -29,6 +29,8 @@ export interface SessionDoc {
   titleSource: "caller" | "generated" | null;
   yoloMode: boolean;
   metadata: Metadata;
+  /** Spend limit in dollars; absent or null for none. */
+  budgetUsd?: number | null;
   /** Set when the session's agent belongs to a deployment: the session is one of its threads (its workspace, its secrets). */
   deploymentId?: string;
   /** Projection of the runtime status, for list filters; `statusVersion` is the state version it reflects. */

@@ -75,7 +75,7 @@ export class SessionStore {
     return docs.map((d) => fromStored(d)!);
   }
 
-  async update(orgId: string, id: string, set: Partial<Pick<SessionDoc, "title" | "titleSource" | "yoloMode" | "metadata">>): Promise<SessionDoc | null> {
+  async update(orgId: string, id: string, set: Partial<Pick<SessionDoc, "title" | "titleSource" | "yoloMode" | "metadata" | "budgetUsd">>): Promise<SessionDoc | null> {
     if (!(await this.get(orgId, id))) return null;
     const stored = set.metadata ? { ...set, metadata: storedMetadata(set.metadata) } : set;
     return fromStored(await this.sessions.findOneAndUpdate({ _id: id }, { $set: { ...stored, updatedAt: new Date() } }, { returnDocument: "after" }));

@@ -66,7 +66,7 @@ export function sessionRoutes(routes: Routes, { sessions }: Services): void {
       method: "post",
       path: "/v1/sessions/:sessionId",
       operationId: "updateSession",
-      summary: "Update title, yoloMode or metadata",
+      summary: "Update title, yoloMode, metadata or budget",
       tag,
       params: sessionPathSchema,
       body: sessionUpdateSchema,

@@ -240,7 +240,7 @@ export interface paths {
         /** Get a session */
         get: operations["getSession"];
         put?: never;
-        /** Update title, yoloMode or metadata */
+        /** Update title, yoloMode, metadata or budget */
         post: operations["updateSession"];
         /** Delete a session and its event log */
         delete: operations["deleteSession"];
@@ -932,7 +932,7 @@ export interface components {
         /** Error */
         error: {
             /** @enum {unknown} */
-            error: "validation_error" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_error" | "invalid_state" | "no_active_turn" | "rate_limited" | "server_error" | "runtime_delete_failed" | "insufficient_credits" | "invalid_skill" | "invalid_secret_ref";
+            error: "validation_error" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_error" | "invalid_state" | "no_active_turn" | "rate_limited" | "server_error" | "runtime_delete_failed" | "insufficient_credits" | "budget_exceeded" | "invalid_skill" | "invalid_secret_ref";
             message: string;
             requestId?: string;
             rateLimit?: {
@@ -1200,6 +1200,10 @@ export interface components {
             createdAt: components["schemas"]["timestamp"];
             updatedAt: components["schemas"]["timestamp"];
             usage?: components["schemas"]["usage"];
+            budget: {
+                limitUsd: number | null;
+                spentUsd: number;
+            };
         };
         /** SessionCompaction */
         "session-compaction": {
@@ -1217,6 +1221,10 @@ export interface components {
             title?: string;
             yoloMode?: boolean;
             metadata?: components["schemas"]["metadata"];
+            /** @description Spend limit in US dollars for the session's turns; null for none. A turn that reaches it ends with stop_reason budget_exceeded. */
+            budget?: {
+                limitUsd: number | null;
+            };
         };
         /** SessionList */
         "session-list": {
@@ -1237,6 +1245,10 @@ export interface components {
             title?: string;
             yoloMode?: boolean;
             metadata?: components["schemas"]["metadata"];
+            /** @description Spend limit in US dollars for the session's turns; null for none. A turn that reaches it ends with stop_reason budget_exceeded. */
+            budget?: {
+                limitUsd: number | null;
+            };
         };
         /** SessionsListQuery */
         "sessions-list-query": {
@@ -1807,7 +1819,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description The resource's state or version forbids it: `conflict`, `invalid_state` or `no_active_turn`. */
+            /** @description The resource's state or version forbids it: `conflict`, `invalid_state`, `no_active_turn` or `budget_exceeded` (the session's spend budget is reached). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2042,7 +2054,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description The resource's state or version forbids it: `conflict`, `invalid_state` or `no_active_turn`. */
+            /** @description The resource's state or version forbids it: `conflict`, `invalid_state`, `no_active_turn` or `budget_exceeded` (the session's spend budget is reached). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2164,7 +2176,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description The resource's state or version forbids it: `conflict`, `invalid_state` or `no_active_turn`. */
+            /** @description The resource's state or version forbids it: `conflict`, `invalid_state`, `no_active_turn` or `budget_exceeded` (the session's spend budget is reached). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2281,7 +2293,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description The resource's state or version forbids it: `conflict`, `invalid_state` or `no_active_turn`. */
+            /** @description The resource's state or version forbids it: `conflict`, `invalid_state`, `no_active_turn` or `budget_exceeded` (the session's spend budget is reached). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2399,7 +2411,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description The resource's state or version forbids it: `conflict`, `invalid_state` or `no_active_turn`. */
+            /** @description The resource's state or version forbids it: `conflict`, `invalid_state`, `no_active_turn` or `budget_exceeded` (the session's spend budget is reached). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2949,7 +2961,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description The resource's state or version forbids it: `conflict`, `invalid_state` or `no_active_turn`. */
+            /** @description The resource's state or version forbids it: `conflict`, `invalid_state`, `no_active_turn` or `budget_exceeded` (the session's spend budget is reached). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3068,7 +3080,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description The resource's state or version forbids it: `conflict`, `invalid_state` or `no_active_turn`. */
+            /** @description The resource's state or version forbids it: `conflict`, `invalid_state`, `no_active_turn` or `budget_exceeded` (the session's spend budget is reached). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3208,7 +3220,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description The resource's state or version forbids it: `conflict`, `invalid_state` or `no_active_turn`. */
+            /** @description The resource's state or version forbids it: `conflict`, `invalid_state`, `no_active_turn` or `budget_exceeded` (the session's spend budget is reached). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3449,7 +3461,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description The resource's state or version forbids it: `conflict`, `invalid_state` or `no_active_turn`. */
+            /** @description The resource's state or version forbids it: `conflict`, `invalid_state`, `no_active_turn` or `budget_exceeded` (the session's spend budget is reached). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3684,7 +3696,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description The resource's state or version forbids it: `conflict`, `invalid_state` or `no_active_turn`. */
+            /** @description The resource's state or version forbids it: `conflict`, `invalid_state`, `no_active_turn` or `budget_exceeded` (the session's spend budget is reached). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3806,7 +3818,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description The resource's state or version forbids it: `conflict`, `invalid_state` or `no_active_turn`. */
+            /** @description The resource's state or version forbids it: `conflict`, `invalid_state`, `no_active_turn` or `budget_exceeded` (the session's spend budget is reached). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3933,7 +3945,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description The resource's state or version forbids it: `conflict`, `invalid_state` or `no_active_turn`. */
+            /** @description The resource's state or version forbids it: `conflict`, `invalid_state`, `no_active_turn` or `budget_exceeded` (the session's spend budget is reached). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4060,7 +4072,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description The resource's state or version forbids it: `conflict`, `invalid_state` or `no_active_turn`. */
+            /** @description The resource's state or version forbids it: `conflict`, `invalid_state`, `no_active_turn` or `budget_exceeded` (the session's spend budget is reached). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4189,7 +4201,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description The resource's state or version forbids it: `conflict`, `invalid_state` or `no_active_turn`. */
+            /** @description The resource's state or version forbids it: `conflict`, `invalid_state`, `no_active_turn` or `budget_exceeded` (the session's spend budget is reached). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4405,7 +4417,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description The resource's state or version forbids it: `conflict`, `invalid_state` or `no_active_turn`. */
+            /** @description The resource's state or version forbids it: `conflict`, `invalid_state`, `no_active_turn` or `budget_exceeded` (the session's spend budget is reached). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4631,7 +4643,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description The resource's state or version forbids it: `conflict`, `invalid_state` or `no_active_turn`. */
+            /** @description The resource's state or version forbids it: `conflict`, `invalid_state`, `no_active_turn` or `budget_exceeded` (the session's spend budget is reached). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4749,7 +4761,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description The resource's state or version forbids it: `conflict`, `invalid_state` or `no_active_turn`. */
+            /** @description The resource's state or version forbids it: `conflict`, `invalid_state`, `no_active_turn` or `budget_exceeded` (the session's spend budget is reached). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4987,7 +4999,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description The resource's state or version forbids it: `conflict`, `invalid_state` or `no_active_turn`. */
+            /** @description The resource's state or version forbids it: `conflict`, `invalid_state`, `no_active_turn` or `budget_exceeded` (the session's spend budget is reached). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5324,7 +5336,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description The resource's state or version forbids it: `conflict`, `invalid_state` or `no_active_turn`. */
+            /** @description The resource's state or version forbids it: `conflict`, `invalid_state`, `no_active_turn` or `budget_exceeded` (the session's spend budget is reached). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5443,7 +5455,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description The resource's state or version forbids it: `conflict`, `invalid_state` or `no_active_turn`. */
+            /** @description The resource's state or version forbids it: `conflict`, `invalid_state`, `no_active_turn` or `budget_exceeded` (the session's spend budget is reached). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5687,7 +5699,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description The resource's state or version forbids it: `conflict`, `invalid_state` or `no_active_turn`. */
+            /** @description The resource's state or version forbids it: `conflict`, `invalid_state`, `no_active_turn` or `budget_exceeded` (the session's spend budget is reached). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6147,7 +6159,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description The resource's state or version forbids it: `conflict`, `invalid_state` or `no_active_turn`. */
+            /** @description The resource's state or version forbids it: `conflict`, `invalid_state`, `no_active_turn` or `budget_exceeded` (the session's spend budget is reached). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6487,7 +6499,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description The resource's state or version forbids it: `conflict`, `invalid_state` or `no_active_turn`. */
+            /** @description The resource's state or version forbids it: `conflict`, `invalid_state`, `no_active_turn` or `budget_exceeded` (the session's spend budget is reached). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6607,7 +6619,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description The resource's state or version forbids it: `conflict`, `invalid_state` or `no_active_turn`. */
+            /** @description The resource's state or version forbids it: `conflict`, `invalid_state`, `no_active_turn` or `budget_exceeded` (the session's spend budget is reached). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6736,7 +6748,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description The resource's state or version forbids it: `conflict`, `invalid_state` or `no_active_turn`. */
+            /** @description The resource's state or version forbids it: `conflict`, `invalid_state`, `no_active_turn` or `budget_exceeded` (the session's spend budget is reached). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6865,7 +6877,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description The resource's state or version forbids it: `conflict`, `invalid_state` or `no_active_turn`. */
+            /** @description The resource's state or version forbids it: `conflict`, `invalid_state`, `no_active_turn` or `budget_exceeded` (the session's spend budget is reached). */
             409: {
                 headers: {
                     [name: string]: unknown;
