@@ -32,10 +32,10 @@ const RETRY_BASE_MS = 250;
 const RETRY_MAX_MS = 8_000;
 const SWEEP_BATCH = 50;
 /**
- * A consumer that holds nothing and has not read for this long is a stopped process's: a live one reads
- * every two seconds, or holds what it is working on. (One wrongly removed is made again by its next read.)
+ * A consumer whose heartbeat lapsed, that holds nothing and has not read for this long, is a stopped
+ * process's: a live one reads every two seconds and renews its heartbeat every sweep. Looked for this often.
  */
-const DEAD_CONSUMER_IDLE_MS = 60_000;
+const DEAD_CONSUMER_IDLE_MS = 5_000;
 /** A consumer's heartbeat outlives a few sweeps, and a stalled event loop of a second or two. */
 const HEARTBEAT_MIN_MS = 3_000;
 
@@ -69,7 +69,11 @@ export class WakeupConsumer {
 
   async start(): Promise<void> {
     await this.wakeups.ensureGroup();
-    if (this.opts.consume) this.loop = this.read();
+    if (this.opts.consume) {
+      await this.wakeups.heartbeat(this.opts.consumer, this.heartbeatMs());
+      await this.wakeups.register(this.opts.consumer);
+      this.loop = this.read();
+    }
     this.sweeper = setInterval(() => void this.sweep(), this.opts.sweepIntervalMs);
   }
 
@@ -172,7 +176,7 @@ export class WakeupConsumer {
    */
   private async takeOver(): Promise<void> {
     const { consumer, claimIdleMs } = this.opts;
-    await this.wakeups.heartbeat(consumer, Math.max(3 * this.opts.sweepIntervalMs, HEARTBEAT_MIN_MS));
+    await this.wakeups.heartbeat(consumer, this.heartbeatMs());
     for (const dead of await this.wakeups.deadHolders(consumer)) {
       const held = await this.wakeups.heldBy(dead, claimIdleMs, SWEEP_BATCH);
       await Promise.all(held.filter((e) => e.sessionId === null).map((e) => this.wakeups.ack(e.entryId)));
@@ -185,6 +189,10 @@ export class WakeupConsumer {
       if (entry.sessionId === null) await this.wakeups.ack(entry.entryId);
       else if (!this.active.has(entry.sessionId) && !this.retrying.has(entry.sessionId)) void this.handleEntry(entry);
     }
+  }
+
+  private heartbeatMs(): number {
+    return Math.max(3 * this.opts.sweepIntervalMs, HEARTBEAT_MIN_MS);
   }
 
   async stop(): Promise<void> {

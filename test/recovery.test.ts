@@ -74,6 +74,19 @@ describe("actor recovery", function () {
     expect(survivor.output()).to.include("resuming a turn a stopped worker began");
   });
 
+  it("the wake-up consumers of killed workers are removed from the group; a running worker's stays", async () => {
+    const killed = [await startProcess("worker"), await startProcess("worker")];
+    const survivor = await startProcess("worker");
+    workers.push(...killed, survivor);
+    const consumers = async () => ((await redis.xinfo("CONSUMERS", `${env.redisKeyPrefix}:wakeups`, "workers")) as unknown[][]).map((flat) => String(flat[1]));
+    // Each process start makes a consumer named after its pid.
+    const ofProcess = (names: string[], p: ServiceProcess) => names.some((n) => n.includes(`-${p.child.pid}-wrk`));
+    await until(consumers, (names) => [...killed, survivor].every((p) => ofProcess(names, p)), 15_000, "every worker's consumer");
+    await Promise.all(killed.map((p) => p.stop("SIGKILL")));
+    const left = await until(consumers, (names) => !killed.some((p) => ofProcess(names, p)), 20_000, "the killed workers' consumers removed");
+    expect(ofProcess(left, survivor)).to.equal(true);
+  });
+
   it("a turn that has failed to finish too often is ended with stop_reason error, never left running", async () => {
     const { sessionId } = await createSession(api);
     await sendText(api, sessionId, "doomed");
