@@ -63,15 +63,16 @@ describe("actor recovery", function () {
   it("with the default settings, a running worker takes over a killed one's turn as soon as its lock lapses", async () => {
     workers.push(await startProcess("worker"));
     const { sessionId } = await createSession(api);
-    await sendText(api, sessionId, "/slow 3000 taken over");
+    // Long enough that the survivor has started (seconds on a loaded machine) before the turn would end.
+    await sendText(api, sessionId, "/slow 8000 taken over");
     await until(() => stateOf(sessionId), (t) => t !== null && t.attempts === 1, 10_000, "the first worker to take the turn");
     const survivor = await startProcess("worker");
     workers.push(survivor);
     await workers[0]!.stop("SIGKILL");
     // The old rule claimed a dead worker's wake-up after 60 s idle; the lock (3 s) and the sweep (1 s) now decide.
+    await survivor.waitForLog("resuming a turn a stopped worker began", 20_000);
     const events = await settle(api, sessionId, 1, 20_000);
     assertOneCleanTurn(events, "echo: taken over");
-    expect(survivor.output()).to.include("resuming a turn a stopped worker began");
   });
 
   it("the wake-up consumers of killed workers are removed from the group; a running worker's stays", async () => {
