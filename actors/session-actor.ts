@@ -6,7 +6,7 @@
  */
 import type { RuntimeState } from "../src/domain/session-state.js";
 import { planNextQueued, planTurnAttempt } from "../src/domain/turn-plans.js";
-import { isAppError } from "../src/errors.js";
+import { isAppError, unavailable } from "../src/errors.js";
 import type { Logger } from "../src/log.js";
 import type { EventLog } from "../src/redis/event-log.js";
 import type { Intents } from "../src/redis/intents.js";
@@ -65,7 +65,11 @@ export class SessionActor {
   private async drain(sessionId: string, fence: string, lost: AbortSignal): Promise<boolean> {
     const { log, records, transitions, turns, ending, logger } = this.deps;
     const session = await records.facts(sessionId);
-    if (!session) return false;
+    if (!session) {
+      // A log with work but no record: a replica behind the write (a deleted session's log holds nothing to run).
+      if (hasWork(await log.state(sessionId))) throw unavailable("the session's record is not readable yet");
+      return false;
+    }
     try {
       for (;;) {
         if (lost.aborted) return true;

@@ -28,21 +28,30 @@ export interface WakeupOptions {
 
 const MAX_RETRIES = 4;
 const RETRY_BASE_MS = 250;
+/** A store out of reach is waited for: a kept wake-up is tried again at least this often. */
+const RETRY_MAX_MS = 8_000;
 const SWEEP_BATCH = 50;
 /**
- * A consumer that holds nothing and has not read for this long is a stopped process's: a live one reads
- * every two seconds, or holds what it is working on. (One wrongly removed is made again by its next read.)
+ * A consumer whose heartbeat lapsed, that holds nothing and has not read for this long, is a stopped
+ * process's: a live one reads every two seconds and renews its heartbeat every sweep. Looked for this often.
  */
-const DEAD_CONSUMER_IDLE_MS = 60_000;
+const DEAD_CONSUMER_IDLE_MS = 5_000;
 /** How old a writer's projection mark must be before the sweep repairs the record for it. */
 const PROJECTION_REPAIR_MS = 5_000;
 /** A consumer's heartbeat outlives a few sweeps, and a stalled event loop of a second or two. */
 const HEARTBEAT_MIN_MS = 3_000;
 
+/** A failure that passes by itself: a store out of reach, a record not readable yet, a session too contended. */
+const transient = (err: unknown) => isAppError(err, "busy", "unavailable") || unreachableStore(err) !== undefined;
+
+type RunOutcome = { ok: true } | { ok: false; err: unknown };
+
 export class WakeupConsumer {
   private stopped = false;
-  private readonly active = new Map<string, Promise<void>>();
+  private readonly active = new Map<string, Promise<RunOutcome>>();
   private readonly again = new Set<string>();
+  /** Sessions whose kept wake-up waits for its next try here: the sweep does not serve them again meanwhile. */
+  private readonly retrying = new Set<string>();
   private sweeper: NodeJS.Timeout | null = null;
   private loop: Promise<void> | null = null;
   /** When this worker next removes dead consumers: at its first sweep, then every DEAD_CONSUMER_IDLE_MS. */
@@ -62,33 +71,35 @@ export class WakeupConsumer {
 
   async start(): Promise<void> {
     await this.wakeups.ensureGroup();
-    if (this.opts.consume) this.loop = this.read();
+    if (this.opts.consume) {
+      await this.wakeups.heartbeat(this.opts.consumer, this.heartbeatMs());
+      await this.wakeups.register(this.opts.consumer);
+      this.loop = this.read();
+    }
     this.sweeper = setInterval(() => void this.sweep(), this.opts.sweepIntervalMs);
   }
 
   /**
-   * One run per session at a time in this process; a wake-up during a run asks for one more. A run
-   * that fails (a database blip, say) is retried with backoff; past that the sweeper takes it up.
+   * One run per session at a time in this process; a wake-up during a run asks for one more. Resolves
+   * whether the run finished, or why not (whoever asked decides how to try again).
    */
-  private handle(sessionId: string, retry = 0): Promise<void> {
+  private handle(sessionId: string): Promise<RunOutcome> {
     const running = this.active.get(sessionId);
     if (running) {
       this.again.add(sessionId);
       return running;
     }
-    const run = (async () => {
+    const run = (async (): Promise<RunOutcome> => {
       try {
         do {
           this.again.delete(sessionId);
           await this.actor.process(sessionId);
         } while (this.again.has(sessionId) && !this.stopped);
+        return { ok: true };
       } catch (err) {
         // A session too contended to record a step, or a store out of reach, is expected now and then; anything else is not.
-        const level = isAppError(err, "busy") || unreachableStore(err) ? "warn" : "error";
-        this.logger[level]("session processing failed", { sessionId, retry, err });
-        if (retry < MAX_RETRIES && !this.stopped) {
-          setTimeout(() => void this.handle(sessionId, retry + 1), RETRY_BASE_MS * 2 ** retry).unref();
-        }
+        this.logger[transient(err) ? "warn" : "error"]("session processing failed", { sessionId, err });
+        return { ok: false, err };
       } finally {
         this.active.delete(sessionId);
       }
@@ -97,10 +108,25 @@ export class WakeupConsumer {
     return run;
   }
 
-  private async handleEntry({ entryId, sessionId }: Wakeup): Promise<void> {
-    if (sessionId) await this.handle(sessionId);
+  /**
+   * Acknowledges the entry once its session is handled. One that failed is kept (unacknowledged) and
+   * tried again with backoff: for as long as the failure is a store out of reach (or a record not
+   * readable yet), MAX_RETRIES times for anything else (then the pending hint is the backstop).
+   */
+  private async handleEntry(entry: Wakeup, retry = 0): Promise<void> {
+    const { entryId, sessionId } = entry;
+    const outcome: RunOutcome = sessionId ? await this.handle(sessionId) : { ok: true };
     // Stopped mid-way: left unacknowledged, so another worker claims it.
-    if (!this.stopped) await this.wakeups.ack(entryId);
+    if (this.stopped) return;
+    if (sessionId && !outcome.ok && (retry < MAX_RETRIES || transient(outcome.err))) {
+      this.retrying.add(sessionId);
+      setTimeout(() => {
+        this.retrying.delete(sessionId);
+        void this.handleEntry(entry, retry + 1);
+      }, Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** retry)).unref();
+      return;
+    }
+    await this.wakeups.ack(entryId);
   }
 
   private async read(): Promise<void> {
@@ -128,7 +154,7 @@ export class WakeupConsumer {
       if (this.opts.consume) await this.takeOver();
       const marked = await this.intents.duePending(Date.now() - this.opts.claimIdleMs, SWEEP_BATCH);
       const busy = await this.locks.sessionsLocked(marked);
-      for (const [i, sessionId] of marked.entries()) if (!busy[i] && !this.active.has(sessionId)) void this.handle(sessionId);
+      for (const [i, sessionId] of marked.entries()) if (!busy[i] && !this.active.has(sessionId) && !this.retrying.has(sessionId)) void this.handle(sessionId);
       if (this.opts.consume && Date.now() >= this.nextConsumerSweep) {
         this.nextConsumerSweep = Date.now() + DEAD_CONSUMER_IDLE_MS;
         const removed = await this.wakeups.removeIdleConsumers(DEAD_CONSUMER_IDLE_MS, this.opts.consumer);
@@ -153,7 +179,7 @@ export class WakeupConsumer {
    */
   private async takeOver(): Promise<void> {
     const { consumer, claimIdleMs } = this.opts;
-    await this.wakeups.heartbeat(consumer, Math.max(3 * this.opts.sweepIntervalMs, HEARTBEAT_MIN_MS));
+    await this.wakeups.heartbeat(consumer, this.heartbeatMs());
     for (const dead of await this.wakeups.deadHolders(consumer)) {
       const held = await this.wakeups.heldBy(dead, claimIdleMs, SWEEP_BATCH);
       await Promise.all(held.filter((e) => e.sessionId === null).map((e) => this.wakeups.ack(e.entryId)));
@@ -164,8 +190,12 @@ export class WakeupConsumer {
     }
     for (const entry of await this.wakeups.heldBy(consumer, claimIdleMs, SWEEP_BATCH)) {
       if (entry.sessionId === null) await this.wakeups.ack(entry.entryId);
-      else if (!this.active.has(entry.sessionId)) void this.handleEntry(entry);
+      else if (!this.active.has(entry.sessionId) && !this.retrying.has(entry.sessionId)) void this.handleEntry(entry);
     }
+  }
+
+  private heartbeatMs(): number {
+    return Math.max(3 * this.opts.sweepIntervalMs, HEARTBEAT_MIN_MS);
   }
 
   async stop(): Promise<void> {

@@ -63,15 +63,29 @@ describe("actor recovery", function () {
   it("with the default settings, a running worker takes over a killed one's turn as soon as its lock lapses", async () => {
     workers.push(await startProcess("worker"));
     const { sessionId } = await createSession(api);
-    await sendText(api, sessionId, "/slow 3000 taken over");
+    // Long enough that the survivor has started (seconds on a loaded machine) before the turn would end.
+    await sendText(api, sessionId, "/slow 8000 taken over");
     await until(() => stateOf(sessionId), (t) => t !== null && t.attempts === 1, 10_000, "the first worker to take the turn");
     const survivor = await startProcess("worker");
     workers.push(survivor);
     await workers[0]!.stop("SIGKILL");
     // The old rule claimed a dead worker's wake-up after 60 s idle; the lock (3 s) and the sweep (1 s) now decide.
+    await survivor.waitForLog("resuming a turn a stopped worker began", 20_000);
     const events = await settle(api, sessionId, 1, 20_000);
     assertOneCleanTurn(events, "echo: taken over");
-    expect(survivor.output()).to.include("resuming a turn a stopped worker began");
+  });
+
+  it("the wake-up consumers of killed workers are removed from the group; a running worker's stays", async () => {
+    const killed = [await startProcess("worker"), await startProcess("worker")];
+    const survivor = await startProcess("worker");
+    workers.push(...killed, survivor);
+    const consumers = async () => ((await redis.xinfo("CONSUMERS", `${env.redisKeyPrefix}:wakeups`, "workers")) as unknown[][]).map((flat) => String(flat[1]));
+    // Each process start makes a consumer named after its pid.
+    const ofProcess = (names: string[], p: ServiceProcess) => names.some((n) => n.includes(`-${p.child.pid}-wrk`));
+    await until(consumers, (names) => [...killed, survivor].every((p) => ofProcess(names, p)), 15_000, "every worker's consumer");
+    await Promise.all(killed.map((p) => p.stop("SIGKILL")));
+    const left = await until(consumers, (names) => !killed.some((p) => ofProcess(names, p)), 20_000, "the killed workers' consumers removed");
+    expect(ofProcess(left, survivor)).to.equal(true);
   });
 
   it("a turn that has failed to finish too often is ended with stop_reason error, never left running", async () => {

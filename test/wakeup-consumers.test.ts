@@ -1,11 +1,18 @@
 import { expect } from "chai";
 import { Redis } from "ioredis";
+import { WakeupConsumer } from "../actors/wakeups.js";
+import type { KickoffTimer } from "../actors/kickoff-timer.js";
+import type { SessionActor } from "../actors/session-actor.js";
+import { createLogger } from "../src/log.js";
 import { createRedis } from "../src/redis/client.js";
+import { Intents } from "../src/redis/intents.js";
 import { Keys } from "../src/redis/keys.js";
 import { Locks } from "../src/redis/locks.js";
 import { WORKER_GROUP, Wakeups } from "../src/redis/wakeups.js";
+import type { SessionTransitions } from "../src/services/session-transitions.js";
 import { env } from "./support/hooks.js";
 import { otherDeployment } from "./support/server.js";
+import { until } from "./support/sessions.js";
 
 const consumersOf = async (redis: Redis, stream: string) =>
   ((await redis.xinfo("CONSUMERS", stream, WORKER_GROUP)) as unknown[][]).map((flat) => ({ name: String(flat[1]), pending: Number(flat[3]) })).sort((a, b) => a.name.localeCompare(b.name));
@@ -68,5 +75,37 @@ describe("the wake-up group's consumers and takeovers (Redis)", () => {
     expect(claimed.map((w) => w.sessionId)).to.deep.equal(["ses_free"]);
     expect(await wakeups.claim("other", 50, [held[0]!.entryId]), "just claimed: not idle").to.deep.equal([]);
     await redis.del(keys.sessionLock("ses_locked"), keys.consumerAlive("live"));
+  });
+
+  it("keeps a wake-up whose session's record cannot be loaded (the store out of reach), and acknowledges it once a retry gets through", async () => {
+    // The injected failing part is the actor's record load: the wake-up stream, its group and the locks are the real Redis.
+    let failures = 3;
+    const runs: string[] = [];
+    const actor = {
+      process: async (sessionId: string) => {
+        runs.push(sessionId);
+        if (failures-- > 0) throw Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:27017"), { name: "MongoServerSelectionError" });
+      },
+    };
+    const blocking = createRedis(env.redisUrl, "test-blocking");
+    // The sweep is not run here (an hour apart): its parts are not needed.
+    const consumer = new WakeupConsumer(blocking, wakeups, new Intents(redis, keys), new Locks(redis, keys), {} as SessionTransitions, actor as unknown as SessionActor, {} as KickoffTimer, createLogger("error", {}, () => undefined), {
+      consumer: "kept",
+      concurrency: 2,
+      claimIdleMs: 2_000,
+      sweepIntervalMs: 3_600_000,
+      consume: true,
+    });
+    await consumer.start();
+    try {
+      await redis.xadd(keys.wakeups(), "*", "session", "ses_unloadable");
+      const pending = async () => ((await redis.xpending(keys.wakeups(), WORKER_GROUP)) as [number])[0];
+      await until(async () => runs.length, (n) => n >= 2, 10_000, "a second try");
+      expect(await pending(), "kept while its record cannot be loaded").to.equal(1);
+      await until(pending, (n) => n === 0, 20_000, "the wake-up acknowledged after a try got through");
+      expect(runs).to.deep.equal(Array(4).fill("ses_unloadable"));
+    } finally {
+      await consumer.stop();
+    }
   });
 });

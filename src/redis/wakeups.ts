@@ -52,6 +52,11 @@ export class Wakeups {
     }
   }
 
+  /** Makes the consumer in the group now, not at its first entry, so a process that dies idle leaves one to remove too. */
+  async register(consumer: string): Promise<void> {
+    await this.redis.xgroup("CREATECONSUMER", this.keys.wakeups(), WORKER_GROUP, consumer);
+  }
+
   /** New entries for `consumer`, waiting up to `blockMs` on `blocking` (a connection of its own). */
   async read(blocking: Redis, consumer: string, count: number, blockMs: number): Promise<Wakeup[]> {
     const reply = (await blocking.xreadgroup("GROUP", WORKER_GROUP, consumer, "COUNT", count, "BLOCK", blockMs, "STREAMS", this.keys.wakeups(), ">")) as
@@ -99,9 +104,25 @@ export class Wakeups {
     return toWakeups(claimed.filter(([, fields]) => fields !== null));
   }
 
-  /** Removes the group's consumers that hold nothing and have not read for `idleMs` (dead or stopped processes), never `except`. */
+  /**
+   * Removes the group's consumers whose heartbeat lapsed (dead or stopped processes) that hold nothing
+   * and have not read for `idleMs`, never `except`; one holding entries is left for a claimer to empty.
+   */
   async removeIdleConsumers(idleMs: number, except: string): Promise<number> {
-    return Number(await runScript(this.redis, "removeIdleConsumers", [this.keys.wakeups()], [WORKER_GROUP, idleMs, except]));
+    const key = this.keys.wakeups();
+    const consumers = ((await this.redis.xinfo("CONSUMERS", key, WORKER_GROUP)) as unknown[][]).map((flat) => {
+      const info = new Map<unknown, unknown>();
+      for (let i = 0; i + 1 < flat.length; i += 2) info.set(flat[i], flat[i + 1]);
+      return { name: String(info.get("name")), pending: Number(info.get("pending")), idle: Number(info.get("idle")) };
+    });
+    const idle = consumers.filter((c) => c.name !== except && c.pending === 0 && c.idle >= idleMs).map((c) => c.name);
+    if (idle.length === 0) return 0;
+    const checks = this.redis.pipeline();
+    for (const name of idle) checks.exists(this.keys.consumerAlive(name));
+    const alive = ((await checks.exec()) ?? []).map(([err, n]) => err !== null || Number(n) > 0);
+    const dead = idle.filter((_, i) => !alive[i]);
+    if (dead.length === 0) return 0;
+    return Number(await runScript(this.redis, "removeIdleConsumers", [key], [WORKER_GROUP, idleMs, except, ...dead]));
   }
 
   /**
