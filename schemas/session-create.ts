@@ -1,3 +1,12 @@
+/** A session's spend limit as its create and update bodies take it (one definition, inlined in both; not a schema file of its own, which would be a component). */
+export const budgetLimitProperty = {
+  type: "object",
+  description: "Spend limit in US dollars for the session's turns; null for none. A turn that reaches it ends with stop_reason budget_exceeded.",
+  additionalProperties: false,
+  required: ["limitUsd"],
+  properties: { limitUsd: { type: ["number", "null"], exclusiveMinimum: 0, maximum: 1_000_000 } },
+} as const;
+
 /** SessionCreate */
 export const sessionCreateSchema = {
   $id: "session-create",
@@ -12,12 +21,6 @@ export const sessionCreateSchema = {
     title: { type: "string", minLength: 1, maxLength: 200 },
     yoloMode: { type: "boolean" },
     metadata: { $ref: "metadata" },
-    budget: {
-      type: "object",
-      description: "Spend limit in US dollars for the session's turns; null for none. A turn that reaches it ends with stop_reason budget_exceeded.",
-      additionalProperties: false,
-      required: ["limitUsd"],
-      properties: { limitUsd: { type: ["number", "null"], exclusiveMinimum: 0, maximum: 1_000_000 } },
-    },
+    budget: budgetLimitProperty,
   },
 } as const;

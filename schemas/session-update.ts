@@ -1,3 +1,5 @@
+import { budgetLimitProperty } from "./session-create.js";
+
 /** SessionUpdate: At least one field; metadata replaces the whole object. */
 export const sessionUpdateSchema = {
   $id: "session-update",
@@ -10,12 +12,6 @@ export const sessionUpdateSchema = {
     title: { type: "string", minLength: 1, maxLength: 200 },
     yoloMode: { type: "boolean" },
     metadata: { $ref: "metadata" },
-    budget: {
-      type: "object",
-      description: "Spend limit in US dollars for the session's turns; null for none. A turn that reaches it ends with stop_reason budget_exceeded.",
-      additionalProperties: false,
-      required: ["limitUsd"],
-      properties: { limitUsd: { type: ["number", "null"], exclusiveMinimum: 0, maximum: 1_000_000 } },
-    },
+    budget: budgetLimitProperty,
   },
 } as const;

@@ -4,9 +4,6 @@
  */
 import type { Usage } from "./events.js";
 
-/** Largest limit accepted, in dollars: a bound on input, far above any real session. */
-export const MAX_BUDGET_USD = 1_000_000;
-
 /** What the session has spent: every ended turn's cost, plus the running turn's so far. */
 export function spentUsd(total: Pick<Usage, "cost_usd"> | null | undefined, turn?: Pick<Usage, "cost_usd"> | null): number {
   return Math.round(((total?.cost_usd ?? 0) + (turn?.cost_usd ?? 0)) * 1e6) / 1e6;
