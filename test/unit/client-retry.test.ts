@@ -33,6 +33,8 @@ describe("the client's retry rules", () => {
     expect(retryDelay(limited, 3, { maxAttempts: 3 }, none)).to.equal(undefined);
     expect(retryDelay(limited, 1, { maxAttempts: 1 }, none)).to.equal(undefined);
     expect(retryDelay(limited, 1, { maxDelayMs: 29_999 }, none)).to.equal(undefined);
+    // A full window's Retry-After is waited with the default bound, its jitter on top.
+    expect(retryDelay(reply(429, { "retry-after": "60" }), 1, {}, all)).to.equal(60_500);
   });
 
   it("doubles the backoff up to its cap, half of it fixed and half random", () => {

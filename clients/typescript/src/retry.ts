@@ -34,11 +34,16 @@ export interface RetryOptions {
 export function retryDelay(response: Response, attempt: number, options: RetryOptions = {}, random = Math.random): number | undefined {
   const { maxAttempts = 3, maxDelayMs = 60_000, jitterMs = 500 } = options;
   const after = retryAfterSeconds(response.headers);
-  let delay: number;
-  if (response.status === 429) delay = after !== undefined ? after * 1000 + random() * jitterMs : backoffDelay(attempt, options.backoff, random);
-  else if (response.status === 503 && after !== undefined) delay = after * 1000 + random() * jitterMs;
-  else return undefined;
-  return attempt < maxAttempts && delay <= maxDelayMs ? Math.ceil(delay) : undefined;
+  // The wait asked for is what maxDelayMs bounds; the jitter added to it is not (a full window's
+  // Retry-After of 60 s is still waited with the default).
+  let wait: number;
+  let jitter = 0;
+  if (response.status === 429 && after === undefined) wait = backoffDelay(attempt, options.backoff, random);
+  else if (response.status === 429 || (response.status === 503 && after !== undefined)) {
+    wait = after! * 1000;
+    jitter = random() * jitterMs;
+  } else return undefined;
+  return attempt < maxAttempts && wait <= maxDelayMs ? Math.ceil(wait + jitter) : undefined;
 }
 
 /**
