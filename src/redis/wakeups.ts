@@ -89,12 +89,17 @@ export class Wakeups {
   async heldBy(consumer: string, idleMs: number, count: number): Promise<Wakeup[]> {
     const key = this.keys.wakeups();
     const pending = (await this.redis.xpending(key, WORKER_GROUP, "IDLE", idleMs, "-", "+", count, consumer)) as [string, string, number, number][];
-    if (pending.length === 0) return [];
+    const sessions = await this.sessionsOf(pending.map(([entryId]) => entryId));
+    return pending.map(([entryId], i) => ({ entryId, sessionId: sessions[i]! }));
+  }
+
+  /** The session each entry names, in one round trip; null for an entry trimmed from the stream (nothing left to hand to a worker). */
+  private async sessionsOf(entryIds: string[]): Promise<(string | null)[]> {
+    if (entryIds.length === 0) return [];
+    const key = this.keys.wakeups();
     const lookups = this.redis.pipeline();
-    for (const [entryId] of pending) lookups.xrange(key, entryId, entryId);
-    const entries = ((await lookups.exec()) ?? []).map(([, reply]) => toWakeups((reply as Entries | undefined) ?? [])[0]);
-    // An entry trimmed from the stream names no session (null): nothing is left to hand to a worker.
-    return pending.map(([entryId], i) => ({ entryId, sessionId: entries[i]?.sessionId ?? null }));
+    for (const entryId of entryIds) lookups.xrange(key, entryId, entryId);
+    return ((await lookups.exec()) ?? []).map(([, reply]) => toWakeups((reply as Entries | undefined) ?? [])[0]?.sessionId ?? null);
   }
 
   /** Makes the entries `consumer`'s, those still unacknowledged and idle for `idleMs` (another may have just taken one). */
@@ -134,9 +139,7 @@ export class Wakeups {
     const key = this.keys.wakeups();
     const group = await this.group();
     const delivered = group && group.pending > 0 ? ((await this.redis.xpending(key, WORKER_GROUP, "-", "+", scan)) as [string, string, number, number][]) : [];
-    const lookups = this.redis.pipeline();
-    for (const [entryId] of delivered) lookups.xrange(key, entryId, entryId);
-    const owners = ((await lookups.exec()) ?? []).map(([, reply]) => toWakeups((reply as Entries | undefined) ?? [])[0]?.sessionId);
+    const owners = await this.sessionsOf(delivered.map(([entryId]) => entryId));
     const undelivered = toWakeups(await this.redis.xrange(key, group ? `(${group.lastDelivered}` : "-", "+", "COUNT", scan));
     return {
       wakeups: [
