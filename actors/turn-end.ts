@@ -11,6 +11,8 @@ import { needsRecordedUsage, planTurnEnd, type TurnEnd } from "../src/domain/tur
 import { newId } from "../src/ids.js";
 import { usageSnapshot } from "../src/models/usage.js";
 import type { EventLog } from "../src/redis/event-log.js";
+import { spentUsd } from "../src/domain/budgets.js";
+import { budgeted, type Budgets } from "../src/services/budgets.js";
 import type { TurnDebits } from "../src/services/credits.js";
 import { change, unchanged, type SessionTransitions } from "../src/services/session-transitions.js";
 import type { SessionStore } from "../src/store/sessions.js";
@@ -25,6 +27,7 @@ export interface TurnEndDeps {
   records: SessionRecords;
   versions: AgentVersions;
   debits: TurnDebits;
+  budgets: Pick<Budgets, "record">;
 }
 
 export const zeroTokens = (): TokenUsage => ({ input: 0, output: 0, cache_read: 0, cache_write: 0, reasoning: 0 });
@@ -49,6 +52,7 @@ export class TurnEnding {
     const ending: TurnEnd = { output, stop, ...(usage ? { usage } : {}) };
     // Owed before the commit, applied after it: a worker stopping in between leaves it to the repair.
     const debit = usage ? await this.deps.debits.owe(session.orgId, session._id, turnId, usage) : null;
+    let total: Usage | null | undefined;
     for (;;) {
       const { value } = await this.deps.transitions.run(
         session._id,
@@ -56,6 +60,7 @@ export class TurnEnding {
           if (state.turn?.id !== turnId) return unchanged("ended");
           if (needsRecordedUsage(state, ending)) return unchanged("needs the record's usage");
           const plan = planTurnEnd(state, session._id, ending, new Date().toISOString());
+          total = plan.state.usage;
           return change({ ...plan, drafts: [...plan.drafts, ...title] }, "ended");
         },
         { fence },
@@ -65,6 +70,8 @@ export class TurnEnding {
     }
     turnsEnded.inc({ stop_reason: stop.type });
     if (debit) await this.deps.debits.settle(debit);
+    // After the commit: a worker stopping before it leaves this spend to the session's next report.
+    if (usage?.cost_usd) await this.deps.budgets.record(budgeted(session), spentUsd(total));
   }
 
   /**

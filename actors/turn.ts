@@ -6,8 +6,8 @@
  * token, so a worker that lost its lock cannot append; the API's concurrent appends (steers,
  * interrupts, queued prompts) are never overwritten, as every step is a compare-and-set.
  */
-import { budgetReached, spentUsd } from "../src/domain/budgets.js";
-import { draft, type Draft, type StopReason, type Usage } from "../src/domain/events.js";
+import { spentUsd } from "../src/domain/budgets.js";
+import { draft, type Draft } from "../src/domain/events.js";
 import type { ToolUse } from "../src/domain/model-types.js";
 import { blockingEventIds, WAITING, type RuntimeState, type Spent } from "../src/domain/session-state.js";
 import { decideCalls, messageDraft, streamingUseDraft, type TurnContext } from "../src/domain/tool-calls.js";
@@ -26,6 +26,7 @@ import { contextTokens } from "../src/models/usage.js";
 import type { ProviderRegistry } from "../src/models/registry.js";
 import type { EventLog } from "../src/redis/event-log.js";
 import type { LiveStream } from "../src/redis/live-stream.js";
+import { budgeted, type Budgets } from "../src/services/budgets.js";
 import type { CreditService } from "../src/services/credits.js";
 import type { McpAccess } from "../src/services/mcp-access.js";
 import { change, unchanged, type SessionTransitions } from "../src/services/session-transitions.js";
@@ -54,6 +55,7 @@ export interface TurnDeps {
   settler: ToolSettler;
   ending: TurnEnding;
   credits: Pick<CreditService, "requireTurnCredits">;
+  budgets: Pick<Budgets, "stopBefore">;
   transcripts: Transcripts;
   compactor: Compactor;
   mcp: McpAccess;
@@ -132,7 +134,7 @@ export class TurnRunner {
           if (await this.pause(session, fence)) return;
           continue; // answered in the meantime
         }
-        const overBudget = await this.budgetStop(session._id, state, usage());
+        const overBudget = await this.deps.budgets.stopBefore(budgeted(session), spentUsd(state.usage, usage()));
         if (overBudget) return await end([], overBudget);
         if (calls >= MAX_MODEL_CALLS) return await end([], { type: "error", message: `the turn made ${MAX_MODEL_CALLS} model calls without finishing` });
 
@@ -226,16 +228,6 @@ export class TurnRunner {
     }
   }
 
-  /**
-   * The stop for a session whose spend (ended turns' and this turn's so far) has reached its budget, read
-   * fresh before each model call (a caller may have just raised it); null otherwise.
-   */
-  private async budgetStop(sessionId: string, state: RuntimeState, turn: Usage): Promise<StopReason | null> {
-    const spent = spentUsd(state.usage, turn);
-    if (spent <= 0) return null;
-    const limit = (await this.deps.sessions.byId(sessionId))?.budgetUsd;
-    return budgetReached(limit, spent) ? { type: "budget_exceeded", limit_usd: limit!, spent_usd: spent } : null;
-  }
 
   /**
    * Decides each tool call of a model answer and appends the answer with the events the decisions need.

@@ -4,13 +4,14 @@
  * entries a dead consumer left unacknowledged are claimed once their session's lock is free (and idle
  * `claimIdleMs`), sessions still marked pending that long with a free lock are looked at again (nothing
  * handed to the workers is lost), the consumers of stopped workers are removed, and session records a
- * writer may have left disagreeing with their logs are rewritten from them.
+ * writer may have left disagreeing with their logs are rewritten from them. Every shard's stream is
+ * read (one blocking connection per group of shards: `shard-connections.ts`) and swept.
  */
-import type { Redis } from "ioredis";
 import { isAppError } from "../src/errors.js";
 import type { Logger } from "../src/log.js";
 import type { Intents } from "../src/redis/intents.js";
 import type { Locks } from "../src/redis/locks.js";
+import type { ShardReader } from "../src/redis/shard-connections.js";
 import type { Wakeup, Wakeups } from "../src/redis/wakeups.js";
 import type { SessionTransitions } from "../src/services/session-transitions.js";
 import { unreachableStore } from "../src/store-errors.js";
@@ -22,6 +23,8 @@ export interface WakeupOptions {
   concurrency: number;
   claimIdleMs: number;
   sweepIntervalMs: number;
+  /** The turn lock's lifetime: a heartbeat lives as long, so both lapse together when a worker dies. */
+  lockTtlMs: number;
   /** Whether to read the wake-up stream (worker role) or only sweep (scheduler role). */
   consume: boolean;
 }
@@ -38,8 +41,6 @@ const SWEEP_BATCH = 50;
 const DEAD_CONSUMER_IDLE_MS = 5_000;
 /** How old a writer's projection mark must be before the sweep repairs the record for it. */
 const PROJECTION_REPAIR_MS = 5_000;
-/** A consumer's heartbeat outlives a few sweeps, and a stalled event loop of a second or two. */
-const HEARTBEAT_MIN_MS = 3_000;
 
 /** A failure that passes by itself: a store out of reach, a record not readable yet, a session too contended. */
 const transient = (err: unknown) => isAppError(err, "busy", "unavailable") || unreachableStore(err) !== undefined;
@@ -58,7 +59,8 @@ export class WakeupConsumer {
   private nextConsumerSweep = 0;
 
   constructor(
-    private readonly blocking: Redis,
+    /** The groups of shards read together, each on its connection. */
+    private readonly readers: ShardReader[],
     private readonly wakeups: Wakeups,
     private readonly intents: Intents,
     private readonly locks: Locks,
@@ -74,7 +76,7 @@ export class WakeupConsumer {
     if (this.opts.consume) {
       await this.wakeups.heartbeat(this.opts.consumer, this.heartbeatMs());
       await this.wakeups.register(this.opts.consumer);
-      this.loop = this.read();
+      this.loop = Promise.all(this.readers.map((reader) => this.read(reader))).then(() => undefined);
     }
     this.sweeper = setInterval(() => void this.sweep(), this.opts.sweepIntervalMs);
   }
@@ -126,10 +128,11 @@ export class WakeupConsumer {
       }, Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** retry)).unref();
       return;
     }
-    await this.wakeups.ack(entryId);
+    await this.wakeups.ack(entry.shard, entryId);
   }
 
-  private async read(): Promise<void> {
+  /** Reads one group of shards' streams; the groups share the worker's concurrency. */
+  private async read({ shards, connection }: ShardReader): Promise<void> {
     while (!this.stopped) {
       if (this.active.size >= this.opts.concurrency) {
         await Promise.race(this.active.values());
@@ -137,9 +140,10 @@ export class WakeupConsumer {
       }
       let entries: Wakeup[];
       try {
-        entries = await this.wakeups.read(this.blocking, this.opts.consumer, Math.max(1, this.opts.concurrency - this.active.size), 2_000);
+        entries = await this.wakeups.read(connection.get(), shards, this.opts.consumer, Math.max(1, this.opts.concurrency - this.active.size), 2_000);
       } catch (err) {
         if (this.stopped) return;
+        connection.failed();
         this.logger.warn("reading wake-ups failed; retrying", { err });
         await new Promise((r) => setTimeout(r, 500));
         continue;
@@ -157,7 +161,8 @@ export class WakeupConsumer {
       for (const [i, sessionId] of marked.entries()) if (!busy[i] && !this.active.has(sessionId) && !this.retrying.has(sessionId)) void this.handle(sessionId);
       if (this.opts.consume && Date.now() >= this.nextConsumerSweep) {
         this.nextConsumerSweep = Date.now() + DEAD_CONSUMER_IDLE_MS;
-        const removed = await this.wakeups.removeIdleConsumers(DEAD_CONSUMER_IDLE_MS, this.opts.consumer);
+        let removed = 0;
+        for (const shard of this.shards()) removed += await this.wakeups.removeIdleConsumers(shard, DEAD_CONSUMER_IDLE_MS, this.opts.consumer);
         if (removed > 0) this.logger.info("removed the wake-up consumers of stopped workers", { removed });
       }
       // A writer's mark older than this: its writer died between its two writes, or failed to write the
@@ -180,28 +185,35 @@ export class WakeupConsumer {
   private async takeOver(): Promise<void> {
     const { consumer, claimIdleMs } = this.opts;
     await this.wakeups.heartbeat(consumer, this.heartbeatMs());
-    for (const dead of await this.wakeups.deadHolders(consumer)) {
-      const held = await this.wakeups.heldBy(dead, claimIdleMs, SWEEP_BATCH);
-      await Promise.all(held.filter((e) => e.sessionId === null).map((e) => this.wakeups.ack(e.entryId)));
-      const named = held.filter((e): e is Wakeup & { sessionId: string } => e.sessionId !== null);
-      const busy = await this.locks.sessionsLocked(named.map((e) => e.sessionId));
-      const free = named.filter((_, i) => !busy[i]).map((e) => e.entryId);
-      for (const entry of await this.wakeups.claim(consumer, claimIdleMs, free)) void this.handleEntry(entry);
-    }
-    for (const entry of await this.wakeups.heldBy(consumer, claimIdleMs, SWEEP_BATCH)) {
-      if (entry.sessionId === null) await this.wakeups.ack(entry.entryId);
-      else if (!this.active.has(entry.sessionId) && !this.retrying.has(entry.sessionId)) void this.handleEntry(entry);
+    for (const shard of this.shards()) {
+      for (const dead of await this.wakeups.deadHolders(shard, consumer)) {
+        const held = await this.wakeups.heldBy(shard, dead, claimIdleMs, SWEEP_BATCH);
+        await Promise.all(held.filter((e) => e.sessionId === null).map((e) => this.wakeups.ack(shard, e.entryId)));
+        const named = held.filter((e): e is Wakeup & { sessionId: string } => e.sessionId !== null);
+        const busy = await this.locks.sessionsLocked(named.map((e) => e.sessionId));
+        const free = named.filter((_, i) => !busy[i]).map((e) => e.entryId);
+        for (const entry of await this.wakeups.claim(shard, consumer, claimIdleMs, free)) void this.handleEntry(entry);
+      }
+      for (const entry of await this.wakeups.heldBy(shard, consumer, claimIdleMs, SWEEP_BATCH)) {
+        if (entry.sessionId === null) await this.wakeups.ack(shard, entry.entryId);
+        else if (!this.active.has(entry.sessionId) && !this.retrying.has(entry.sessionId)) void this.handleEntry(entry);
+      }
     }
   }
 
+  private shards(): number[] {
+    return this.readers.flatMap((reader) => reader.shards);
+  }
+
   private heartbeatMs(): number {
-    return Math.max(3 * this.opts.sweepIntervalMs, HEARTBEAT_MIN_MS);
+    // Outlives a few sweeps, and a stalled event loop as long as the turn lock does.
+    return Math.max(3 * this.opts.sweepIntervalMs, this.opts.lockTtlMs);
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.sweeper) clearInterval(this.sweeper);
-    this.blocking.disconnect();
+    for (const reader of this.readers) reader.connection.disconnect();
     await this.loop?.catch(() => undefined);
     await Promise.allSettled(this.active.values());
   }

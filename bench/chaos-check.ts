@@ -3,9 +3,10 @@
  * exactly once; sequences are gapless; no session is left running; no wake-up is left undelivered; every
  * reader saw every durable event once, in order.
  */
+import { hostname } from "node:os";
 import { Redis } from "ioredis";
 import { Keys } from "../src/redis/keys.js";
-import { Wakeups } from "../src/redis/wakeups.js";
+import { WORKER_GROUP, Wakeups } from "../src/redis/wakeups.js";
 import type { Api, Watch } from "./chaos-traffic.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -23,6 +24,8 @@ export interface Findings {
   /** Readers whose durable events differ from history. */
   readers: string[];
   wakeupBacklog: number;
+  /** Where a backlog is: the group's lag and entries read, and each consumer's pending count, idleness and heartbeat. */
+  wakeupDetail: string;
 }
 
 interface Stored {
@@ -58,7 +61,7 @@ export async function quiesce(api: Api, sessionIds: string[], timeoutMs: number)
 }
 
 export async function check(api: Api, watches: Watch[], redisUrl: string, prefix: string): Promise<Findings> {
-  const findings: Findings = { events: 0, missing: [], duplicated: [], gaps: [], running: [], readers: [], wakeupBacklog: 0 };
+  const findings: Findings = { events: 0, missing: [], duplicated: [], gaps: [], running: [], readers: [], wakeupBacklog: 0, wakeupDetail: "" };
   for (const watch of watches) {
     const id = watch.sessionId;
     const events = await history(api, id);
@@ -89,6 +92,45 @@ export async function check(api: Api, watches: Watch[], redisUrl: string, prefix
     findings.wakeupBacklog = (await wakeups.backlog(Date.now())).backlog;
     if (findings.wakeupBacklog > 0) await sleep(500);
   } while (findings.wakeupBacklog > 0 && Date.now() < deadline);
+  if (findings.wakeupBacklog > 0) findings.wakeupDetail = await backlogDetail(redis, new Keys(prefix));
   redis.disconnect();
   return findings;
+}
+
+const fieldsOf = (flat: unknown[]) => {
+  const out = new Map<string, unknown>();
+  for (let i = 0; i + 1 < flat.length; i += 2) out.set(String(flat[i]), flat[i + 1]);
+  return out;
+};
+
+async function backlogDetail(redis: Redis, keys: Keys): Promise<string> {
+  const shards = await Promise.all(
+    keys.allShards().map(async (shard) => {
+      const key = keys.wakeups(shard);
+      const group = ((await redis.xinfo("GROUPS", key)) as unknown[][]).map(fieldsOf).find((g) => g.get("name") === WORKER_GROUP);
+      const consumers = ((await redis.xinfo("CONSUMERS", key, WORKER_GROUP)) as unknown[][]).map(fieldsOf);
+      const alive = await Promise.all(consumers.map((c) => redis.exists(keys.consumerAlive(String(c.get("name"))))));
+      const held = consumers.map((c, i) => `${String(c.get("name")).slice(-12)}: ${String(c.get("pending"))} pending, idle ${String(c.get("idle"))} ms${alive[i] ? ", alive" : ", no heartbeat"}`);
+      const info = await redis.xinfo("STREAM", key);
+      const last = fieldsOf(info as unknown[]).get("last-generated-id");
+      return `shard ${shard}: lag ${String(group?.get("lag"))}, last delivered ${String(group?.get("last-delivered-id"))} of ${String(last)}, pending ${String(group?.get("pending"))}; ${held.join("; ")}`;
+    }),
+  );
+  return shards.join(" | ");
+}
+
+/**
+ * The sessions whose wake-ups the worker process `pid` holds (its consumer is named
+ * `<host>-<pid>-<id>`): the turns a kill of it leaves for another worker to take over.
+ */
+export async function heldBy(redis: Redis, keys: Keys, pid: number): Promise<string[]> {
+  const prefix = `${hostname()}-${pid}-`;
+  const held = await Promise.all(
+    keys.allShards().map(async (shard) => {
+      const pending = (await redis.xpending(keys.wakeups(shard), WORKER_GROUP, "-", "+", 10_000)) as [string, string, number, number][];
+      const ids = pending.filter(([, consumer]) => consumer.startsWith(prefix)).map(([id]) => id);
+      return Promise.all(ids.map(async (id) => (await redis.xrange(keys.wakeups(shard), id, id))[0]?.[1]?.[1]));
+    }),
+  );
+  return [...new Set(held.flat().filter((s): s is string => s !== undefined))];
 }

@@ -1,6 +1,6 @@
 /**
  * The chaos run's cluster: a Redis of its own (AOF on, so a killed Redis comes back with what it
- * acknowledged), a cuttable TCP path to the machine's MongoDB-wire server, and service processes
+ * acknowledged), the MongoDB-wire server of `chaos-database.ts`, and service processes
  * (`node dist/src/main.js`) kept running by a supervisor that starts each again on its port when it dies.
  */
 import { spawn, type ChildProcess } from "node:child_process";
@@ -11,6 +11,30 @@ import { Redis } from "ioredis";
 import { freePort } from "../test/support/ports.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** SIGKILLs `child` and resolves once it has exited (at once if it already has). */
+export function killed(child: ChildProcess): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once("exit", () => resolve());
+    child.kill("SIGKILL");
+  });
+}
+
+/** A server the run takes away: `outage` kills it, waits, starts it again on its files; `stop` kills it and removes them. */
+export function downAndBack(kill: () => Promise<void>, start: () => Promise<void>, dir: string) {
+  return {
+    async outage(downMs: number): Promise<void> {
+      await kill();
+      await sleep(downMs);
+      await start();
+    },
+    async stop(): Promise<void> {
+      await kill();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
 
 /**
  * Redis with `appendfsync` as given: `always` acknowledges a write only once it is on disk, so a SIGKILL
@@ -33,25 +57,9 @@ export async function startRedis(appendfsync: "always" | "everysec"): Promise<{ 
     }
     probe.disconnect();
   };
-  const kill = () =>
-    new Promise<void>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      child.once("exit", () => resolve());
-      child.kill("SIGKILL");
-    });
   await start();
-  return {
-    url: `redis://127.0.0.1:${port}`,
-    async crash(downMs) {
-      await kill();
-      await sleep(downMs);
-      await start();
-    },
-    async stop() {
-      await kill();
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
+  const { outage, stop } = downAndBack(() => killed(child), start, dir);
+  return { url: `redis://127.0.0.1:${port}`, crash: outage, stop };
 }
 
 export type Role = "api" | "worker";
@@ -71,6 +79,11 @@ export class Supervised {
     readonly port: number,
     private readonly env: Record<string, string>,
   ) {}
+
+  /** The running process's id, if it runs. */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
 
   get url(): string {
     return `http://127.0.0.1:${this.port}`;

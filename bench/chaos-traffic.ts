@@ -22,6 +22,10 @@ export class Api {
   readonly statuses = new Map<number, number>();
   /** Requests that got no answer (a process killed under them, a refused connection), then retried. */
   networkErrors = 0;
+  /** Of those, the ones that waited out the attempt's 30 s without an answer (an accepted connection left silent). */
+  timeouts = 0;
+  /** Steps that got no answer at all before their time ran out. */
+  readonly unanswered: string[] = [];
   /** 5xx answers other than 503, with what was asked. */
   readonly unexpected: string[] = [];
   /** Per session, the ids of the events answered 202. */
@@ -32,7 +36,7 @@ export class Api {
     private readonly key: string,
   ) {}
 
-  /** Sends until an answer other than 503 or 429 comes (or the step's time runs out). */
+  /** Sends until an answer other than 503 or 429 comes (or the step's time runs out: status 0 when none came at all). */
   async call(method: string, path: string, body?: unknown): Promise<Reply> {
     const idempotencyKey = randomUUID();
     const deadline = Date.now() + STEP_TIMEOUT_MS;
@@ -47,9 +51,13 @@ export class Api {
         // A first attempt that died with its process holds the key until its lease ends: wait it out, as the README says.
         const keyBusy = res.status === 409 && String(parsed.message ?? "").includes("is still running");
         if ((res.status !== 503 && res.status !== 429 && !keyBusy) || Date.now() > deadline) return { status: res.status, body: parsed };
-      } catch {
+      } catch (err) {
         this.networkErrors++;
-        if (Date.now() > deadline) throw new Error(`${method} ${path}: no answer for ${STEP_TIMEOUT_MS} ms`);
+        if ((err as Error).name === "TimeoutError") this.timeouts++;
+        if (Date.now() > deadline) {
+          this.unanswered.push(`${method} ${path}: no answer for ${STEP_TIMEOUT_MS / 1000} s (${attempt} attempts, last: ${(err as Error).message})`);
+          return { status: 0, body: {} };
+        }
       }
       await sleep(Math.min(2_000, 50 * 2 ** Math.min(attempt, 6)) * (0.5 + Math.random()));
     }

@@ -10,10 +10,12 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { MongoClient } from "mongodb";
-import { startTcpCut } from "../test/support/tcp-cut.js";
 import { freePort } from "../test/support/ports.js";
 import { ready, startRedis, Supervised } from "./chaos-cluster.js";
-import { check, quiesce } from "./chaos-check.js";
+import { Redis } from "ioredis";
+import { Keys } from "../src/redis/keys.js";
+import { check, heldBy, quiesce } from "./chaos-check.js";
+import { startChaosDatabase } from "./chaos-database.js";
 import { Api, converse, Watch, type Tally } from "./chaos-traffic.js";
 import { conditions, fixed, mongoBase, summary } from "./support.js";
 
@@ -30,20 +32,27 @@ async function inBatches<T, R>(items: T[], size: number, fn: (item: T) => Promis
   return out;
 }
 
+/** How long after `at` another holder than `before` held the lock (polled every 50 ms); null when none did within 60 s. */
+async function lockTakenAgain(redis: Redis, lock: string, before: string | null, at: number): Promise<{ seconds: number; at: number } | null> {
+  while (Date.now() - at < 60_000) {
+    const holder = await redis.get(lock).catch(() => null);
+    if (holder !== null && holder !== before) return { seconds: (Date.now() - at) / 1000, at };
+    await sleep(50);
+  }
+  return null;
+}
+
 async function main(): Promise<void> {
   console.log(await conditions());
   const run = `chaos-${Date.now().toString(36)}`;
   const redis = await startRedis(APPENDFSYNC);
-  const mongoDirect = new URL(mongoBase);
-  mongoDirect.pathname = `/${run.replace(/-/g, "_")}`;
-  const mongoCut = await startTcpCut({ host: mongoDirect.hostname, port: Number(mongoDirect.port || 27017) });
-  const mongoUrl = new URL(mongoDirect.href);
-  mongoUrl.host = mongoCut.address;
-  const env = { MONGO_URL: mongoUrl.href, REDIS_URL: redis.url, REDIS_KEY_PREFIX: run };
+  const database = await startChaosDatabase(mongoBase);
+  const mongoUrl = database.url(run.replace(/-/g, "_"));
+  const env = { MONGO_URL: mongoUrl, REDIS_URL: redis.url, REDIS_KEY_PREFIX: run };
 
-  // Not a synchronous child: the MongoDB path is a proxy in this process, which must keep forwarding.
+  // Not a synchronous child: the MongoDB path may be a proxy in this process, which must keep forwarding.
   const key = (await promisify(execFile)(process.execPath, ["dist/src/cli/main.js", "keys", "create", "--org", run], { env: { ...process.env, ...env }, encoding: "utf8" })).stdout.trim();
-  const mongo = new MongoClient(mongoDirect.href);
+  const mongo = new MongoClient(mongoUrl);
   await mongo.connect();
   // The run's own ceiling: hundreds of clients retrying through deaths would meet the default one.
   await mongo.db().collection("api_keys").updateMany({}, { $set: { requestsPerMinute: 1_000_000 } });
@@ -79,13 +88,16 @@ async function main(): Promise<void> {
   const started = Date.now();
   const until = started + SECONDS * 1000;
   const kills = { api: 0, worker: 0 };
-  /** When a worker was killed, the sessions mid-turn then: how long until each showed its next event. */
-  const takeoverSamples: { sessionId: string; at: number }[] = [];
+  /** Per session a killed worker held: when it was killed, and how long until another worker held its turn lock. */
+  const takeovers: Promise<{ seconds: number; at: number } | null>[] = [];
+  const probe = new Redis(redis.url);
+  probe.on("error", () => undefined);
+  const keys = new Keys(run);
   /** When a store was down (from, to): takeovers near them wait for the store, not for the claim. */
   const storeFaults: [number, number][] = [];
   const chaos = (async () => {
     const redisCrashes = [SECONDS / 3, (2 * SECONDS) / 3].map((s) => started + s * 1000);
-    let mongoCutAt: number | null = started + (SECONDS / 2) * 1000;
+    let mongoOutageAt: number | null = started + (SECONDS / 2) * 1000;
     while (Date.now() < until) {
       await sleep(KILL_EVERY_MS * (0.5 + Math.random()));
       if (Date.now() >= until) break;
@@ -97,57 +109,58 @@ async function main(): Promise<void> {
         console.log(`  t=${((Date.now() - started) / 1000).toFixed(0)}s Redis killed and started again`);
         continue;
       }
-      if (mongoCutAt !== null && Date.now() >= mongoCutAt) {
-        mongoCutAt = null;
+      if (mongoOutageAt !== null && Date.now() >= mongoOutageAt) {
+        mongoOutageAt = null;
         const from = Date.now();
-        await mongoCut.cut();
-        await sleep(MONGO_DOWN_MS);
-        await mongoCut.restore();
+        await database.outage(MONGO_DOWN_MS);
         storeFaults.push([from, Date.now()]);
-        console.log(`  t=${((Date.now() - started) / 1000).toFixed(0)}s MongoDB unreachable for ${MONGO_DOWN_MS / 1000} s`);
+        console.log(`  t=${((Date.now() - started) / 1000).toFixed(0)}s ${database.outageKind} for ${MONGO_DOWN_MS / 1000} s`);
         continue;
       }
       const victim = processes[Math.floor(Math.random() * processes.length)]!;
-      if (victim.role === "worker") for (const w of watches) if (w.midTurn) takeoverSamples.push({ sessionId: w.sessionId, at: Date.now() });
+      // The turns the killed worker had in hand: the ones another worker must take over.
+      const held = victim.role === "worker" && victim.pid !== undefined ? await heldBy(probe, keys, victim.pid).catch(() => []) : [];
+      const locks = await Promise.all(held.map((id) => probe.get(keys.sessionLock(id)).catch(() => null)));
+      const at = Date.now();
       victim.kill();
+      held.forEach((id, i) => takeovers.push(lockTakenAgain(probe, keys.sessionLock(id), locks[i] ?? null, at)));
       kills[victim.role]++;
     }
   })();
   await Promise.all([chaos, ...watches.map((w) => converse(api, w, until, tally))]);
   const trafficSeconds = (Date.now() - started) / 1000;
 
+  const taken = await Promise.all(takeovers);
   const running = await quiesce(api, sessionIds, 180_000);
+  probe.disconnect();
   const findings = await check(api, watches, redis.url, run);
   await Promise.all(watches.map((w) => w.stop()));
 
-  const byId = new Map(watches.map((w) => [w.sessionId, w]));
   const nearStoreFault = (at: number) => storeFaults.some(([from, to]) => at >= from - 5_000 && at <= to + 5_000);
-  const takeovers = takeoverSamples.flatMap(({ sessionId, at }) => {
-    const next = byId.get(sessionId)!.events.find((e) => e.event.sequence !== null && e.at > at);
-    return next ? [{ seconds: (next.at - at) / 1000, near: nearStoreFault(at) }] : [];
-  });
-  const clear = takeovers.filter((x) => !x.near).map((x) => x.seconds);
+  const samples = taken.filter((x): x is { seconds: number; at: number } => x !== null);
+  const clear = samples.filter((x) => !nearStoreFault(x.at)).map((x) => x.seconds);
   const t = summary(clear.length ? clear : [0]);
-  const all = summary(takeovers.length ? takeovers.map((x) => x.seconds) : [0]);
+  const all = summary(samples.length ? samples.map((x) => x.seconds) : [0]);
   const statuses = [...api.statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${n} × ${s}`).join(", ");
-  const failures = findings.missing.length + findings.duplicated.length + findings.gaps.length + running.length + findings.running.length + findings.readers.length + findings.wakeupBacklog + api.unexpected.length;
+  const failures = findings.missing.length + findings.duplicated.length + findings.gaps.length + running.length + findings.running.length + findings.readers.length + findings.wakeupBacklog + api.unexpected.length + api.unanswered.length;
   console.log(`chaos: ${SESSIONS} sessions, ${trafficSeconds.toFixed(0)} s of traffic; Redis appendfsync ${APPENDFSYNC}`);
-  console.log(`  faults         ${kills.api} API and ${kills.worker} worker SIGKILLs (every ~${KILL_EVERY_MS / 1000} s), 2 Redis kills, MongoDB cut ${MONGO_DOWN_MS / 1000} s`);
+  console.log(`  faults         ${kills.api} API and ${kills.worker} worker SIGKILLs (every ~${KILL_EVERY_MS / 1000} s), 2 Redis kills, ${database.outageKind} ${MONGO_DOWN_MS / 1000} s`);
   console.log(`  restarts       ${processes.map((p) => `${p.name} ${p.restarts}`).join(", ")}`);
   console.log(`  traffic        ${tally.turns} turns, ${tally.approvals} approvals, ${tally.toolResults} custom tool results, ${tally.interrupts} interrupts`);
-  console.log(`  answers        ${statuses}; ${api.networkErrors} requests without an answer (retried)`);
-  console.log(`  takeover       next event of a session mid-turn after a worker kill: p50 ${fixed(t.p50, 6)} s  p99 ${fixed(t.p99, 6)} s  (n=${clear.length}; target p99 ≤ 5 s)`);
-  console.log(`                 with kills near a store outage too: p50 ${fixed(all.p50, 6)} s  p99 ${fixed(all.p99, 6)} s  (n=${takeovers.length})`);
+  console.log(`  answers        ${statuses}; ${api.networkErrors} requests without an answer (retried; ${api.timeouts} of them silent for 30 s)`);
+  console.log(`  takeover       worker killed → another worker holds the turn lock of each session it held: p50 ${fixed(t.p50, 6)} s  p99 ${fixed(t.p99, 6)} s  (n=${clear.length}; target p99 ≤ 5 s)`);
+  console.log(`                 with kills near a store outage too: p50 ${fixed(all.p50, 6)} s  p99 ${fixed(all.p99, 6)} s  (n=${samples.length}; ${taken.length - samples.length} never taken again within 60 s)`);
   console.log(`invariants (each should be 0):`);
   console.log(`  202s missing from history       ${findings.missing.length}  (of ${[...api.accepted.values()].reduce((n, l) => n + l.length, 0)} accepted; ${findings.events} events in history)`);
   console.log(`  duplicated events or messages   ${findings.duplicated.length}`);
   console.log(`  sessions with sequence gaps     ${findings.gaps.length}`);
   console.log(`  sessions left running           ${Math.max(running.length, findings.running.length)}`);
-  console.log(`  wake-ups left undelivered       ${findings.wakeupBacklog}`);
+  console.log(`  wake-ups left undelivered       ${findings.wakeupBacklog}${findings.wakeupDetail ? `  (${findings.wakeupDetail})` : ""}`);
   console.log(`  readers that missed or repeated ${findings.readers.length}`);
   console.log(`  5xx other than 503              ${api.unexpected.length}`);
+  console.log(`  requests never answered         ${api.unanswered.length}`);
   console.log(`  steps stuck past 150 s          ${tally.stuck.length}`);
-  for (const line of [...findings.missing, ...findings.duplicated, ...findings.readers, ...api.unexpected, ...tally.stuck].slice(0, 10)) console.log(`    ${line}`);
+  for (const line of [...findings.missing, ...findings.duplicated, ...findings.readers, ...api.unexpected, ...api.unanswered, ...tally.stuck].slice(0, 10)) console.log(`    ${line}`);
   const errors = processes.flatMap((p) => p.errors);
   const messages = new Map<string, number>();
   for (const line of errors) {
@@ -160,7 +173,7 @@ async function main(): Promise<void> {
   await Promise.all(processes.map((p) => p.stop()));
   await mongo.db().dropDatabase();
   await mongo.close();
-  await mongoCut.close();
+  await database.stop();
   await redis.stop();
   process.exit(failures + tally.stuck.length > 0 ? 1 : 0);
 }

@@ -27,9 +27,10 @@ async function baselineRoundTrip(): Promise<number[]> {
   const reader = new Redis(redisUrl);
   const key = `${run}:rtt`;
   const out: number[] = [];
-  let last = "0-0";
+  // Read after a known entry, never "$": a read not yet blocked when the XADD lands would miss it with "$".
+  let last = (await writer.xadd(key, "*", "n", "seed"))!;
   for (let i = 0; i < SAMPLES; i++) {
-    const read = reader.xread("BLOCK", 5000, "STREAMS", key, last === "0-0" ? "$" : last);
+    const read = reader.xread("BLOCK", 5000, "STREAMS", key, last);
     await new Promise((r) => setImmediate(r));
     const t0 = performance.now();
     await writer.xadd(key, "*", "n", String(i));

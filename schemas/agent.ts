@@ -3,7 +3,7 @@ export const agentSchema = {
   $id: "agent",
   title: "Agent",
   type: "object",
-  required: ["id", "name", "status", "metadata", "createdAt", "updatedAt", "rateLimits", "version", "tools"],
+  required: ["id", "name", "status", "metadata", "createdAt", "updatedAt", "rateLimits", "subjectBudget", "version", "tools"],
   additionalProperties: false,
   properties: {
     id: { type: "string" },
@@ -17,6 +17,13 @@ export const agentSchema = {
       required: ["conversationsPerMinute", "messagesPerMinute"],
       additionalProperties: false,
       properties: { conversationsPerMinute: { type: "integer" }, messagesPerMinute: { type: "integer" } },
+    },
+    subjectBudget: {
+      type: "object",
+      description: "Spend limit in US dollars per subject across its sessions with this agent (PUT /v1/agents/{agentId}/subject-budget); null for none.",
+      required: ["limitUsd"],
+      additionalProperties: false,
+      properties: { limitUsd: { type: ["number", "null"] } },
     },
     version: { $ref: "agent-version" },
     tools: { $ref: "tools" },

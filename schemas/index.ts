@@ -11,6 +11,7 @@ import { agentListSchema } from "./agent-list.js";
 import { agentPatchSchema } from "./agent-patch.js";
 import { agentPathSchema } from "./agent-path.js";
 import { agentRateLimitsPatchSchema } from "./agent-rate-limits-patch.js";
+import { agentSubjectBudgetPutSchema } from "./agent-subject-budget-put.js";
 import { agentVaultsSchema } from "./agent-vaults.js";
 import { agentVaultsPutSchema } from "./agent-vaults-put.js";
 import { agentVersionSchema } from "./agent-version.js";
@@ -68,6 +69,15 @@ import { secretDeletedSchema } from "./secret-deleted.js";
 import { secretValueSchema } from "./secret-value.js";
 import { serverUrlSchema } from "./server-url.js";
 import { vaultSchema } from "./vault.js";
+import { webhookDeliverySchema } from "./webhook-delivery.js";
+import { webhookDeliveryListSchema } from "./webhook-delivery-list.js";
+import { webhookDeliveryPathSchema } from "./webhook-delivery-path.js";
+import { webhookEndpointSchema } from "./webhook-endpoint.js";
+import { webhookEndpointCreateSchema } from "./webhook-endpoint-create.js";
+import { webhookEndpointListSchema } from "./webhook-endpoint-list.js";
+import { webhookEndpointPatchSchema } from "./webhook-endpoint-patch.js";
+import { webhookEndpointPathSchema } from "./webhook-endpoint-path.js";
+import { webhookEventTypeSchema } from "./webhook-event-type.js";
 import { vaultCreateSchema } from "./vault-create.js";
 import { vaultListSchema } from "./vault-list.js";
 import { vaultPathSchema } from "./vault-path.js";
@@ -105,6 +115,7 @@ import { sessionsListQuerySchema } from "./sessions-list-query.js";
 import { skillSchema } from "./skill.js";
 import { subjectIdSchema } from "./subject-id.js";
 import { subjectPathSchema } from "./subject-path.js";
+import { subjectSpendSchema } from "./subject-spend.js";
 import { textBlockSchema } from "./text-block.js";
 import { textContentSchema } from "./text-content.js";
 import { timestampSchema } from "./timestamp.js";
@@ -129,6 +140,7 @@ export const REQUEST_SCHEMAS = [
   agentPatchSchema,
   agentPathSchema,
   agentRateLimitsPatchSchema,
+  agentSubjectBudgetPutSchema,
   agentVaultsPutSchema,
   agentsListQuerySchema,
   attachmentSchema,
@@ -198,6 +210,11 @@ export const REQUEST_SCHEMAS = [
   vaultPathSchema,
   pageQuerySchema,
   versionPathSchema,
+  webhookDeliveryPathSchema,
+  webhookEndpointCreateSchema,
+  webhookEndpointPatchSchema,
+  webhookEndpointPathSchema,
+  webhookEventTypeSchema,
 ] as const;
 
 /** What responses carry: resources, lists, results and errors. */
@@ -240,12 +257,17 @@ export const RESPONSE_SCHEMAS = [
   sessionCompactionSchema,
   sessionSchema,
   sessionListSchema,
+  subjectSpendSchema,
   timestampSchema,
   usageSchema,
   vaultSchema,
   vaultListSchema,
   secretDeletedSchema,
   deploymentCreditsSchema,
+  webhookEndpointSchema,
+  webhookEndpointListSchema,
+  webhookDeliverySchema,
+  webhookDeliveryListSchema,
 ] as const;
 
 export const SCHEMAS = [...REQUEST_SCHEMAS, ...RESPONSE_SCHEMAS] as const;

@@ -2,6 +2,9 @@
 # Installs (when missing) and starts local Redis and FerretDB for machines without Docker. FerretDB
 # stores its data in PostgreSQL (installed and started here too), or in SQLite with
 # FERRETDB_BACKEND=sqlite. Idempotent: a service that already answers on its port is left alone.
+# `scripts/services.sh cluster` starts instead a local Redis Cluster of 3 masters (ports
+# REDIS_CLUSTER_PORT..+2, 7001 by default; no replicas) from the same redis-server, for the tests'
+# cluster run (REDIS_URL=redis+cluster://127.0.0.1:7001).
 set -euo pipefail
 
 STATE_DIR="${SERVICES_DIR:-${XDG_STATE_HOME:-$HOME/.local/state}/agent-sessions}"
@@ -15,6 +18,7 @@ REDIS_PORT="${REDIS_PORT:-6379}"
 MONGO_PORT="${MONGO_PORT:-27017}"
 # Not 5432, which a system cluster installed with the package may hold.
 POSTGRES_PORT="${POSTGRES_PORT:-54329}"
+REDIS_CLUSTER_PORT="${REDIS_CLUSTER_PORT:-7001}"
 
 log() { printf 'services: %s\n' "$*" >&2; }
 answers() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
@@ -35,17 +39,64 @@ wait_for() {
   return 1
 }
 
-start_redis() {
-  if answers "$REDIS_PORT"; then log "redis already answers on 127.0.0.1:$REDIS_PORT"; return; fi
-  if ! command -v redis-server >/dev/null; then
+ensure_redis_server() {
+  if ! command -v redis-server >/dev/null || ! command -v redis-cli >/dev/null; then
     log "installing redis-server from Debian's packages"
     apt_install redis-server
   fi
+}
+
+start_redis() {
+  if answers "$REDIS_PORT"; then log "redis already answers on 127.0.0.1:$REDIS_PORT"; return; fi
+  ensure_redis_server
   mkdir -p "$STATE_DIR/redis"
   # AOF on: the event log is the system of record for a conversation.
   redis-server --daemonize yes --bind 127.0.0.1 --port "$REDIS_PORT" --dir "$STATE_DIR/redis" \
     --appendonly yes --appendfsync everysec --logfile "$STATE_DIR/redis/redis.log"
   wait_for redis "$REDIS_PORT" "$STATE_DIR/redis/redis.log"
+}
+
+# Captured, not piped into `grep -q`: under pipefail a grep that exits early can fail the pipe.
+cluster_ok() { [[ "$(redis-cli -p "$1" cluster info 2>/dev/null)" == *cluster_state:ok* ]]; }
+
+# Three masters, each slot range assigned once: a cluster whose state is already ok is left alone.
+start_redis_cluster() {
+  local ports=("$REDIS_CLUSTER_PORT" "$((REDIS_CLUSTER_PORT + 1))" "$((REDIS_CLUSTER_PORT + 2))") port dir
+  ensure_redis_server
+  for port in "${ports[@]}"; do
+    if answers "$port"; then log "redis already answers on 127.0.0.1:$port"; continue; fi
+    dir="$STATE_DIR/redis-cluster/$port"
+    mkdir -p "$dir"
+    redis-server --daemonize yes --bind 127.0.0.1 --port "$port" --dir "$dir" --cluster-enabled yes \
+      --cluster-config-file nodes.conf --cluster-node-timeout 5000 \
+      --appendonly yes --appendfsync everysec --logfile "$dir/redis.log"
+    wait_for "redis (cluster node)" "$port" "$dir/redis.log"
+  done
+  if cluster_ok "${ports[0]}"; then
+    log "the Redis Cluster on 127.0.0.1:${ports[0]} is already formed"
+    log "REDIS_URL=redis+cluster://127.0.0.1:${ports[0]}"
+    return
+  fi
+  local attempt out
+  for attempt in 1 2 3; do
+    # A port that accepts connections may belong to a node still starting: wait for its PONG.
+    for port in "${ports[@]}"; do
+      for _ in $(seq 1 100); do [ "$(redis-cli -p "$port" ping 2>/dev/null)" = PONG ] && break; sleep 0.1; done
+    done
+    if out=$(redis-cli --cluster create "${ports[@]/#/127.0.0.1:}" --cluster-replicas 0 --cluster-yes 2>&1); then
+      for _ in $(seq 1 100); do cluster_ok "${ports[0]}" && break; sleep 0.2; done
+      cluster_ok "${ports[0]}" && break
+      out="$(redis-cli -p "${ports[0]}" cluster info 2>&1)"
+    fi
+    log "the Redis Cluster did not form (attempt $attempt of 3); redis-cli said:"
+    printf '%s\n' "$out" | tail -n 20 >&2
+    # Forget the half-made cluster (the nodes hold no keys yet) and try again.
+    for port in "${ports[@]}"; do redis-cli -p "$port" cluster reset hard >/dev/null 2>&1 || true; done
+    sleep 1
+  done
+  cluster_ok "${ports[0]}" || { log "the Redis Cluster did not form"; exit 1; }
+  log "Redis Cluster formed on 127.0.0.1:${ports[0]}-${ports[2]}"
+  log "REDIS_URL=redis+cluster://127.0.0.1:${ports[0]}"
 }
 
 postgres_bin() { find /usr/lib/postgresql -maxdepth 2 -name bin 2>/dev/null | sort -V | tail -n 1; }
@@ -120,6 +171,10 @@ start_ferretdb() {
   wait_for ferretdb "$MONGO_PORT" "$STATE_DIR/ferretdb/ferretdb.log"
 }
 
+if [ "${1:-}" = cluster ]; then
+  start_redis_cluster
+  exit 0
+fi
 start_redis
 start_ferretdb
 log "MONGO_URL=mongodb://127.0.0.1:$MONGO_PORT/agent_sessions REDIS_URL=redis://127.0.0.1:$REDIS_PORT"

@@ -28,6 +28,8 @@ export interface Config {
   webhookRetryFirstMs: number;
   webhookRetryMaxMs: number;
   webhookTimeoutMs: number;
+  /** How often a scheduler sends the webhook deliveries that are due. */
+  webhookSweepMs: number;
   /** How long a deleted deployment's retained workspace snapshot is kept. */
   snapshotRetentionMs: number;
   /** The `docker` sandbox backend: whether to look for an engine, and how containers are made (`src/tools/docker.ts`). */
@@ -35,6 +37,8 @@ export interface Config {
   host: string;
   mongoUrl: string;
   redisUrl: string;
+  /** Seed nodes (`host:port`) of a Redis Cluster, from REDIS_CLUSTER_NODES; empty: REDIS_URL decides. */
+  redisClusterNodes: string[];
   role: Role;
   logLevel: LogLevel;
   shutdownTimeoutMs: number;
@@ -190,6 +194,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookRetryFirstMs: integer(env, "WEBHOOK_RETRY_FIRST_MS", 5_000, 10, 3_600_000),
     webhookRetryMaxMs: integer(env, "WEBHOOK_RETRY_MAX_MS", 3_600_000, 10, 86_400_000),
     webhookTimeoutMs: integer(env, "WEBHOOK_TIMEOUT_MS", 10_000, 100, 120_000),
+    webhookSweepMs: integer(env, "WEBHOOK_SWEEP_INTERVAL_MS", 1_000, 50, 60_000),
     snapshotRetentionMs: integer(env, "DEPLOYMENT_SNAPSHOT_RETENTION_MS", 30 * 86_400_000, 1_000, 365 * 86_400_000),
     docker: {
       enabled: oneOf(env, "DEPLOYMENT_DOCKER", ["auto", "off"] as const, "auto") === "auto",
@@ -201,7 +206,10 @@ export function loadConfig(env: Env = process.env): Config {
     },
     host: env.HOST || "0.0.0.0",
     mongoUrl: url(env, "MONGO_URL", "mongodb://127.0.0.1:27017/agent_sessions", ["mongodb", "mongodb+srv"]),
-    redisUrl: url(env, "REDIS_URL", "redis://127.0.0.1:6379", ["redis", "rediss"]),
+    redisUrl: url(env, "REDIS_URL", "redis://127.0.0.1:6379", ["redis", "rediss", "redis+cluster", "rediss+cluster"]),
+    redisClusterNodes: env.REDIS_CLUSTER_NODES
+      ? pattern(env, "REDIS_CLUSTER_NODES", "", /^[A-Za-z0-9.:[\]-]{1,255}:\d{1,5}(,[A-Za-z0-9.:[\]-]{1,255}:\d{1,5}){0,31}$/, "comma-separated host:port pairs").split(",")
+      : [],
     role: oneOf(env, "ROLE", ["api", "worker", "scheduler", "all"] as const, "all"),
     logLevel: oneOf(env, "LOG_LEVEL", ["debug", "info", "warn", "error"] as const, "info"),
     shutdownTimeoutMs: integer(env, "SHUTDOWN_TIMEOUT_MS", 10_000, 0, 600_000),
@@ -209,9 +217,9 @@ export function loadConfig(env: Env = process.env): Config {
     anthropicBaseUrl: env.ANTHROPIC_BASE_URL ? url(env, "ANTHROPIC_BASE_URL", "", ["http", "https"]) : undefined,
     anthropicRetryBaseMs: integer(env, "ANTHROPIC_RETRY_BASE_MS", 500, 0, 60_000),
     anthropicThinkingBudget: integer(env, "ANTHROPIC_THINKING_BUDGET_TOKENS", 4_096, 0, 32_000),
-    lockTtlMs: integer(env, "LOCK_TTL_MS", 3_000, 500, 3_600_000),
+    lockTtlMs: integer(env, "LOCK_TTL_MS", 2_000, 500, 3_600_000),
     claimIdleMs: integer(env, "CLAIM_IDLE_MS", 2_000, 100, 86_400_000),
-    sweepIntervalMs: integer(env, "SWEEP_INTERVAL_MS", 1_000, 100, 3_600_000),
+    sweepIntervalMs: integer(env, "SWEEP_INTERVAL_MS", 500, 100, 3_600_000),
     workerConcurrency: integer(env, "WORKER_CONCURRENCY", 32, 1, 10_000),
     schedulerConcurrency: integer(env, "SCHEDULER_CONCURRENCY", 16, 1, 1_000),
     automationRepairMs: integer(env, "AUTOMATION_REPAIR_INTERVAL_MS", 300_000, 1_000, 86_400_000),

@@ -6,10 +6,11 @@ import type { Db } from "mongodb";
 import type { Config } from "./config.js";
 import type { Logger } from "./log.js";
 import type { Validator } from "./http/validate.js";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "./redis/client.js";
 import type { Keys } from "./redis/keys.js";
 import type { Locks } from "./redis/locks.js";
 import type { AutomationQueue } from "./redis/automation-queue.js";
+import type { IdempotencyKeys } from "./redis/idempotency.js";
 import type { AccessService } from "./services/access.js";
 import type { AutomationService } from "./services/automations.js";
 import type { EventStreams } from "./services/event-stream.js";
@@ -41,6 +42,7 @@ import { DockerEngine } from "./tools/docker.js";
 import { sandboxUser } from "./tools/sandbox.js";
 import { FilesystemWebhooks, MAX_SCANNED_FILES } from "./services/filesystem-webhooks.js";
 import { WebhookSender } from "./services/webhook-sender.js";
+import { RecordNotices } from "./services/record-notices.js";
 import { DeploymentWebhookStore } from "./store/deployment-webhooks.js";
 import { SecretBox } from "./store/secret-box.js";
 import { CreditService } from "./services/credits.js";
@@ -49,7 +51,7 @@ import { SecretService } from "./services/secrets.js";
 import { CreditStore } from "./store/credits.js";
 import { DeploymentSecretRefs } from "./store/deployment-secret-refs.js";
 import { SecretStore } from "./store/secrets.js";
-import { WebhookDeliveryStore } from "./store/webhook-deliveries.js";
+import { deliveryTarget, type WebhookParts } from "./webhooks-runtime.js";
 
 export type DeploymentParts = ReturnType<typeof buildDeployments>;
 
@@ -60,10 +62,11 @@ export interface CoreParts {
   /** The engine of the `docker` sandbox backend, when one answered at start. */
   docker: DockerEngine | null;
   mongo: { db: Db };
-  redis: Redis;
+  redis: RedisClient;
   keys: Keys;
   locks: Locks;
   validator: Validator;
+  idempotency: IdempotencyKeys;
   access: AccessService;
   agentStore: AgentStore;
   automationStore: AutomationStore;
@@ -75,6 +78,8 @@ export interface CoreParts {
   mcp: McpAccess;
   outbound: Fetch;
   streams: EventStreams<Buffer>;
+  /** Organizations' webhooks, whose delivery queue and sender the filesystem webhooks share. */
+  webhookParts: WebhookParts;
 }
 
 export function buildDeployments(c: CoreParts, account: { credits: CreditService; secrets: SecretService }) {
@@ -82,7 +87,7 @@ export function buildDeployments(c: CoreParts, account: { credits: CreditService
   const store = deploymentStore(mongo.db, c.locks);
   const workspaces = new LocalWorkspaces(config.workspaceRoot, c.docker, new SnapshotStore(mongo.db), config.snapshotRetentionMs, log);
   const hooks = new DeploymentWebhookStore(mongo.db, config.vaultKeys && new SecretBox(config.vaultKeys.current, config.vaultKeys.older), (id, write) => c.locks.withRecord("workspace_manifests", id, write));
-  const deliveries = new WebhookDeliveryStore(mongo.db);
+  const { deliveries } = c.webhookParts;
   const leftovers = new DeploymentLeftovers({
     memories: new MemoryStore(mongo.db),
     skills: new SubjectSkillStore(mongo.db, new SkillEpochs(c.redis, c.keys)),
@@ -119,7 +124,7 @@ export function buildDeployments(c: CoreParts, account: { credits: CreditService
     scan: (id) => scanWorkspace(deploymentWorkspaceOf(config.workspaceRoot, id)!, MAX_SCANNED_FILES),
     logger: log,
   });
-  const sender = new WebhookSender(deliveries, hooks, c.outbound, log, {
+  const sender = new WebhookSender(deliveries, deliveryTarget(hooks, c.webhookParts.endpoints), c.outbound, log, {
     maxAttempts: config.webhookMaxAttempts,
     firstRetryMs: config.webhookRetryFirstMs,
     maxRetryMs: config.webhookRetryMaxMs,
@@ -129,6 +134,7 @@ export function buildDeployments(c: CoreParts, account: { credits: CreditService
     config,
     log,
     validator: c.validator,
+    idempotency: c.idempotency,
     access: c.access,
     deployments,
     automations: c.automations,
@@ -140,8 +146,9 @@ export function buildDeployments(c: CoreParts, account: { credits: CreditService
     credits: account.credits,
     workspacePathOf: (d) => deploymentWorkspacePath(config.workspaceRoot, d, c.docker),
   };
+  const notices = new RecordNotices({ runs: new AutomationRunStore(mongo.db), deployments: store, notices: c.webhookParts.notices });
   const dreams = new DeploymentDreams({ store, sessionStore: c.sessionStore, sessions: c.sessions, events: c.events, logger: log, idleMs: config.dreamIdleMs });
-  return { services, store, provisioning, workspaces, dreams, webhooks, sender };
+  return { services, store, provisioning, workspaces, dreams, webhooks, sender, notices };
 }
 
 /** The Docker engine of the `docker` sandbox backend, when one answers (`DEPLOYMENT_DOCKER=auto`); says which backend deployments get. */
@@ -168,17 +175,32 @@ export function buildAccount(db: Db, box: SecretBox | undefined, locks: Locks) {
   };
 }
 
-/** Recovers provisioning and teardown left by dead processes, removes expired snapshots and starts dreams, every `intervalMs`. */
-export function startDeploymentSweeps(parts: DeploymentParts, intervalMs: number, onError: (err: unknown) => void): () => void {
+/**
+ * Recovers provisioning and teardown left by dead processes, removes expired snapshots, starts dreams and
+ * scans workspaces every `sweepMs`; queues the webhook notices of runs and deployments, and sends the due
+ * deliveries, every `sendMs`.
+ */
+export function startDeploymentSweeps(parts: DeploymentParts, every: { sweepMs: number; sendMs: number }, onError: (err: unknown) => void): () => void {
+  const timers = [
+    repeat(every.sweepMs, onError, () => {
+      const now = new Date();
+      return Promise.all([parts.provisioning.sweep(), parts.workspaces.sweep(now), parts.dreams.sweep(now), parts.webhooks.sweep(now)]);
+    }),
+    repeat(every.sendMs, onError, () => parts.notices.sweep().then(() => parts.sender.sweep(new Date()))),
+  ];
+  return () => timers.forEach(clearInterval);
+}
+
+/** Runs `work` every `ms`, never two at once. */
+function repeat(ms: number, onError: (err: unknown) => void, work: () => Promise<unknown>): NodeJS.Timeout {
   let running = false;
   const timer = setInterval(() => {
     if (running) return;
     running = true;
-    const now = new Date();
-    Promise.all([parts.provisioning.sweep(), parts.workspaces.sweep(now), parts.dreams.sweep(now), parts.webhooks.sweep(now).then(() => parts.sender.sweep(new Date()))])
+    work()
       .catch(onError)
       .finally(() => (running = false));
-  }, intervalMs);
+  }, ms);
   timer.unref();
-  return () => clearInterval(timer);
+  return timer;
 }

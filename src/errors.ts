@@ -89,4 +89,7 @@ export const validationError = (entries: string | string[], cause?: unknown) =>
 export const notFound = (what: string) => new AppError("not_found", `${what} not found`);
 export const conflict = (message: string) => new AppError("conflict", message);
 export const invalidState = (message: string) => new AppError("invalid_state", message);
+/** An Idempotency-Key sent again with another request (another path or body). */
+export const idempotencyMismatch = () =>
+  new AppError("idempotency_error", "this Idempotency-Key was used for another request (another path or body); use a new key for a new request");
 export const unavailable = (message: string, cause?: unknown) => new AppError("unavailable", message, {}, cause);

@@ -2,7 +2,7 @@
  * Identifiers: `<prefix>_<time><random>` in Crockford base32. The time part makes ids sort by creation,
  * which list endpoints use as the tie-break after `createdAt`.
  */
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 
 const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
 
@@ -21,8 +21,18 @@ function encodeRandom(bytes: Buffer): string {
   return out;
 }
 
-export type IdPrefix = "org" | "key" | "agt" | "ver" | "ses" | "evt" | "turn" | "call" | "req" | "wrk" | "vlt" | "vcr" | "proc" | "aut" | "run" | "dep" | "sec" | "msg";
+export type IdPrefix = "org" | "key" | "agt" | "ver" | "ses" | "evt" | "turn" | "call" | "req" | "wrk" | "vlt" | "vcr" | "proc" | "aut" | "run" | "dep" | "sec" | "msg" | "whk";
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${encodeTime(Date.now())}${encodeRandom(randomBytes(16))}`;
 }
+
+/**
+ * An id derived from `seed` (an Idempotency-Key's hash): the same request retried gets the same id, so a
+ * create whose first attempt made the resource before its answer was lost finds it instead of making a
+ * second. No time part: such ids sort among others by `createdAt` alone.
+ */
+export function derivedId(prefix: IdPrefix, seed: string): string {
+  return `${prefix}_${encodeRandom(createHash("sha256").update(`${prefix}\n${seed}`).digest().subarray(0, 26))}`;
+}
+

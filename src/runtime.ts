@@ -32,20 +32,22 @@ import { createRedis } from "./redis/client.js";
 import { EventAppender } from "./redis/event-appender.js";
 import { EventLog } from "./redis/event-log.js";
 import { Intents } from "./redis/intents.js";
-import { Keys } from "./redis/keys.js";
 import { Kickoffs } from "./redis/kickoffs.js";
 import { LiveStream } from "./redis/live-stream.js";
 import { Preparations } from "./redis/preparations.js";
 import { IdempotencyKeys } from "./redis/idempotency.js";
 import { Locks } from "./redis/locks.js";
-import { RateLimitCache } from "./redis/rate-limit-cache.js";
+import { AgentLimitsCache } from "./redis/agent-limits-cache.js";
+import { SubjectSpend } from "./redis/subject-spend.js";
 import { SkillEpochs } from "./redis/skill-epochs.js";
 import { SessionEndings } from "./redis/session-endings.js";
 import { StreamReader } from "./redis/stream-reader.js";
+import { connectRedis } from "./redis-runtime.js";
 import { VaultEpochs } from "./redis/vault-epochs.js";
 import { Wakeups } from "./redis/wakeups.js";
 import { AccessService } from "./services/access.js";
 import { AgentService } from "./services/agents.js";
+import { Budgets } from "./services/budgets.js";
 import { AutomationOccurrences } from "./services/automation-occurrences.js";
 import { AutomationRunner } from "./services/automation-runs.js";
 import { AutomationService } from "./services/automations.js";
@@ -67,7 +69,6 @@ import { McpInstallationStore } from "./store/mcp-installations.js";
 import { SecretBox } from "./store/secret-box.js";
 import { CredentialStore } from "./store/vault-credentials.js";
 import { VaultStore } from "./store/vaults.js";
-import { StatusProjector } from "./services/status-projector.js";
 import { SessionService } from "./services/sessions.js";
 import { AgentStore } from "./store/agents.js";
 import { AutomationRunStore } from "./store/automation-runs.js";
@@ -88,6 +89,7 @@ import { guardedFetch, OutboundPolicy } from "./tools/outbound.js";
 import { VisionTool } from "./tools/vision.js";
 import { TerminalTools } from "./tools/terminal.js";
 import { WebTools } from "./tools/web.js";
+import { buildProjection } from "./webhooks-runtime.js";
 
 /** The installation store's hashing key, derived from the vault key (a key of its own: the vault key is never used for two jobs). */
 const hkdfPepper = (vaultKey: Buffer) => Buffer.from(hkdfSync("sha256", vaultKey, Buffer.alloc(0), "mcp-installation-requests", 32));
@@ -111,10 +113,9 @@ async function buildComponents(config: Config, log: Logger, mongoOptions: MongoO
   const mongo = await connectMongo(config.mongoUrl, mongoOptions);
   await ensureIndexes(mongo.db);
   await migrate(mongo.db);
-  const redis = createRedis(config.redisUrl, "agent-sessions", { autoPipelining: true });
+  const { redis, keys, readers } = connectRedis(config);
   await redis.ping();
 
-  const keys = new Keys(config.redisKeyPrefix);
   const organizations = new OrganizationStore(mongo.db);
   const agentStore = new AgentStore(mongo.db);
   const sessionStore = new SessionStore(mongo.db);
@@ -125,14 +126,15 @@ async function buildComponents(config: Config, log: Logger, mongoOptions: MongoO
   const endings = new SessionEndings(redis, keys);
   const wakeups = new Wakeups(redis, keys);
   const allowances = new Allowances(redis, keys);
-  const limitsCache = new RateLimitCache(redis, keys);
-  const projector = new StatusProjector(sessionStore, intents, log);
-  const transitions = new SessionTransitions(eventLog, appender, intents, projector, sessionStore);
+  const limitsCache = new AgentLimitsCache(redis, keys);
+  const budgets = new Budgets(sessionStore, agentStore, limitsCache, new SubjectSpend(redis, keys));
   const vaultEpochs = new VaultEpochs(redis, keys);
   const vaultStore = new VaultStore(mongo.db, vaultEpochs);
   const box = config.vaultKeys && new SecretBox(config.vaultKeys.current, config.vaultKeys.older);
   const credentialStore = new CredentialStore(mongo.db, box, vaultEpochs);
   const locks = new Locks(redis, keys);
+  const { projector, records, webhooks } = buildProjection({ db: mongo.db, box, locks, sessionStore, eventLog, intents, log });
+  const transitions = new SessionTransitions(eventLog, appender, intents, projector, records);
   const { credits, secrets, secretRefs, gate } = buildAccount(mongo.db, box, locks);
   const docker = await detectSandboxEngine(config, log);
   const agentVaultStore = new AgentVaultStore(mongo.db, vaultEpochs);
@@ -143,25 +145,25 @@ async function buildComponents(config: Config, log: Logger, mongoOptions: MongoO
   const agentVaults = new AgentVaultService(agentStore, agentVaultStore, vaultStore, credentialStore);
   const mcp = new McpAccess({ epochs: vaultEpochs, attachments: agentVaultStore, vaults: vaultStore, credentials: credentialStore, locks, pool: mcpPool, fetch: outbound, logger: log });
   const sessions = new SessionService(sessionStore, agentStore, eventLog, transitions, intents, allowances, new PreparationService(agentStore, agentVaults, preparations, log), endings);
-  const events = new EventService(sessionStore, agentStore, eventLog, transitions, limitsCache);
+  const events = new EventService(sessionStore, eventLog, transitions, budgets);
   const automationStore = new AutomationStore(mongo.db);
   const automationRuns = new AutomationRunStore(mongo.db);
   const automationQueue = new AutomationQueue(redis, keys);
   const occurrences = new AutomationOccurrences(automationStore, automationRuns, new AutomationRunner(agentStore, sessions, events, eventLog, gate), clock);
   let reader: StreamReader | undefined;
-  const streamReader = () => (reader ??= new StreamReader(createRedis(config.redisUrl, "agent-sessions-sse"), redis, log));
+  const streamReader = () => (reader ??= new StreamReader(readers("agent-sessions-sse"), redis, log));
 
   return {
-    config, log, docker, validator, mongo, redis, keys, organizations, agentStore, sessionStore, eventLog, appender, live, intents, wakeups, endings,
+    config, log, docker, validator, mongo, redis, keys, readers, organizations, agentStore, sessionStore, eventLog, appender, live, intents, wakeups, endings,
     transitions, projector, vaultStore, credentialStore, agentVaultStore, locks, outbound, mcpPool, mcp, preparations, secrets, secretRefs,
     access: new AccessService(organizations, allowances),
     health: new HealthService(mongo, redis),
-    agents: new AgentService(agentStore, sessionStore, limitsCache),
-    sessions, events, clock, automationStore, automationQueue, occurrences, automationGate: gate,
+    agents: new AgentService(agentStore, sessionStore, limitsCache, budgets),
+    sessions, events, budgets, clock, automationStore, automationQueue, occurrences, automationGate: gate,
     automations: new AutomationService(automationStore, automationRuns, automationQueue, occurrences, agentStore, sessions, clock, gate),
     vaults: new VaultService(vaultStore, credentialStore, agentVaultStore),
     credentials: new CredentialService(vaultStore, credentialStore),
-    credits, idempotency: new IdempotencyKeys(redis, keys),
+    credits, idempotency: new IdempotencyKeys(redis, keys), webhooks: webhooks.service, webhookParts: webhooks,
     agentVaults,
     mcpServerTests: new McpServerTests(agentStore, mcp),
     mcpInstallations: new McpInstallationService(agentStore, agentVaultStore, vaultStore, credentialStore, new McpInstallationStore(mongo.db, config.vaultKeys && hkdfPepper(config.vaultKeys.current))),
@@ -212,7 +214,7 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
         await terminal.close();
       };
       const debits = new TurnDebits(components.credits, new OwedDebits(redis, components.keys), eventLog, log);
-      const ending = new TurnEnding({ log: eventLog, transitions, sessions: sessionStore, records, versions, debits });
+      const ending = new TurnEnding({ log: eventLog, transitions, sessions: sessionStore, records, versions, debits, budgets: components.budgets });
       const settler = new ToolSettler({
         transitions,
         tools,
@@ -227,21 +229,9 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
       });
       const compactor = new Compactor({ transcripts, providers, versions, transitions, logger: log, thresholdPercent: config.compactionThresholdPercent });
       const turns = new TurnRunner({
-        log: eventLog,
-        live,
-        transitions,
-        sessions: sessionStore,
-        versions,
-        grants,
-        providers,
-        settler,
-        ending,
+        log: eventLog, live, transitions, sessions: sessionStore, versions, grants, providers, settler, ending, transcripts, compactor, mcp, kickoff, subjectSkills,
         credits: components.credits,
-        transcripts,
-        compactor,
-        mcp,
-        kickoff,
-        subjectSkills,
+        budgets: components.budgets,
         missingTools: new Set(tools.web.canSearch ? [] : ["web_search"]),
         logger: log,
       });
@@ -258,18 +248,19 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
         lockTtlMs: config.lockTtlMs,
         shutdown: shutdown.signal,
       });
-      worker = new WakeupConsumer(createRedis(config.redisUrl, "agent-sessions-worker"), wakeups, intents, locks, transitions, actor, kickoff, log, {
+      worker = new WakeupConsumer(components.readers("agent-sessions-worker"), wakeups, intents, locks, transitions, actor, kickoff, log, {
         consumer: `${hostname()}-${process.pid}-${newId("wrk")}`,
         concurrency: config.workerConcurrency,
         claimIdleMs: config.claimIdleMs,
         sweepIntervalMs: config.sweepIntervalMs,
+        lockTtlMs: config.lockTtlMs,
         consume,
       });
       await worker.start();
       if (consume) {
         // Every consuming worker hears every preparation hint: what it prepares is in its own memory.
         const preparer = new Preparer({ versions, records, log: eventLog, mcp, placements, logger: log, shutdown: shutdown.signal });
-        hints = createRedis(config.redisUrl, "agent-sessions-prepare");
+        hints = createRedis(config, "agent-sessions-prepare");
         await preparations.listen(hints, (hint) => preparer.accept(hint));
       }
       stopExpiry = components.mcpInstallations.expireEvery(3_600_000, (err) => log.warn("idempotency record expiry failed", { err }));
@@ -279,7 +270,7 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
       const { automationQueue: queue, occurrences, automationStore: store, clock } = components;
       scheduler = new Scheduler({ queue, occurrences, store, clock, logger: log }, { concurrency: config.schedulerConcurrency, repairEveryMs: config.automationRepairMs, leaseMs: config.automationLeaseMs });
       scheduler.start();
-      stopSweeps = startDeploymentSweeps(deployments, config.deploymentSweepMs, (err) => log.warn("deployment sweep failed", { err }));
+      stopSweeps = startDeploymentSweeps(deployments, { sweepMs: config.deploymentSweepMs, sendMs: config.webhookSweepMs }, (err) => log.warn("deployment sweep failed", { err }));
     },
     async close() {
       shutdown.abort();

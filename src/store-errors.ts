@@ -8,8 +8,14 @@ type Store = "mongodb" | "redis";
 /** The MongoDB driver's errors of reaching a server, not of a command the server refused. */
 const MONGO_UNREACHABLE = new Set(["MongoServerSelectionError", "MongoNetworkError", "MongoNetworkTimeoutError", "MongoNotConnectedError", "MongoTopologyClosedError", "MongoPoolClearedError"]);
 
-/** ioredis's errors of a connection that is down: retries run out, or the connection closed under the command. */
-const redisUnreachable = (e: Error) => e.name === "MaxRetriesPerRequestError" || e.message.startsWith("Connection is closed") || e.message.startsWith("Stream isn't writeable");
+/**
+ * ioredis's errors of a connection that is down: retries run out, or the connection closed under the
+ * command; on a Redis Cluster also no node answering, and a cluster down or moving a slot (CLUSTERDOWN, TRYAGAIN).
+ */
+const redisUnreachable = (e: Error) =>
+  e.name === "MaxRetriesPerRequestError" ||
+  e.name === "ClusterAllFailedError" ||
+  /^(Connection is closed|Stream isn't writeable|None of startup nodes is available|CLUSTERDOWN |TRYAGAIN )/.test(e.message);
 
 function* chain(err: unknown): Generator<Error> {
   for (let e = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) yield e;

@@ -1,8 +1,8 @@
 import { createAgentSessionsClient, type AgentSessionsClient, type ApiError, type ReconnectInfo, type StreamPosition } from "@agent-sessions/client";
 import { expect } from "chai";
-import { Redis } from "ioredis";
 import { read } from "./support/client-streams.js";
-import { env } from "./support/hooks.js";
+import type { RedisClient } from "../src/redis/client.js";
+import { testKeys, testRedis } from "./support/redis.js";
 import { startServer, client, type Client, type TestServer } from "./support/server.js";
 import { createSession, history, sendText, settle, until } from "./support/sessions.js";
 import { allow, toolset } from "./tools-cases.js";
@@ -15,7 +15,7 @@ describe("the TypeScript client's event stream, resumed", function () {
   let server: TestServer;
   let api: Client;
   let streams: AgentSessionsClient;
-  let redis: Redis;
+  let redis: RedisClient;
   const stopping = new AbortController();
 
   before(async () => {
@@ -23,7 +23,7 @@ describe("the TypeScript client's event stream, resumed", function () {
     const key = await server.newKey();
     api = client(server.url, key);
     streams = createAgentSessionsClient({ baseUrl: server.url, apiKey: key });
-    redis = new Redis(env.redisUrl);
+    redis = testRedis();
   });
   after(async () => {
     stopping.abort();
@@ -45,7 +45,7 @@ describe("the TypeScript client's event stream, resumed", function () {
     const saved = JSON.stringify(stopped.position);
 
     // While nobody reads: turns of 100 tool calls (several live frames each) until the live stream no longer holds what followed the position.
-    const live = `${env.redisKeyPrefix}:{${sessionId}}:live`;
+    const live = testKeys().sessionLive(sessionId);
     const oldestDurableLive = async () => {
       for (const [, fields] of await redis.xrange(live, "-", "+", "COUNT", 200)) {
         for (let i = 0; i < fields.length; i += 2) if (fields[i] === "seq") return Number(fields[i + 1]);

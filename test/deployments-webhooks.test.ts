@@ -21,7 +21,7 @@ describe("deployments: filesystem webhooks", () => {
   let failures = 0;
 
   before(async () => {
-    server = await startServer({ DEPLOYMENT_SWEEP_INTERVAL_MS: "100", WEBHOOK_RETRY_FIRST_MS: "100", WEBHOOK_MAX_ATTEMPTS: "4" });
+    server = await startServer({ DEPLOYMENT_SWEEP_INTERVAL_MS: "100", WEBHOOK_SWEEP_INTERVAL_MS: "100", WEBHOOK_RETRY_FIRST_MS: "100", WEBHOOK_MAX_ATTEMPTS: "4" });
     ({ api } = await deploymentsClient(server));
     receiver = await listenLoopback(async (req, res) => {
       const chunks: Buffer[] = [];

@@ -1,12 +1,12 @@
 import { expect } from "chai";
-import { Redis } from "ioredis";
-import { env } from "./support/hooks.js";
+import type { RedisClient } from "../src/redis/client.js";
+import { testKeys, testRedis } from "./support/redis.js";
 import { startServer, type Client, type TestServer } from "./support/server.js";
 import { allEvents, completeTurn, createAgent, createSession, newTenant, sendOk, steer } from "./support/api.js";
 
 describe("GET events (history)", () => {
   let server: TestServer;
-  let redis: Redis;
+  let redis: RedisClient;
   let api: Client;
   let sessionId: string;
   /** The whole log as one request returns it. */
@@ -14,7 +14,7 @@ describe("GET events (history)", () => {
 
   before(async () => {
     server = await startServer();
-    redis = new Redis(env.redisUrl);
+    redis = testRedis();
     api = await newTenant(server);
     const agent = await createAgent(api);
     sessionId = (await createSession(api, agent.id)).id;
@@ -106,7 +106,7 @@ describe("GET events (history)", () => {
   });
 
   it("an operator's XRANGE of the log key shows type, seq and the envelope", async () => {
-    const entries = await redis.xrange(`${env.redisKeyPrefix}:{${sessionId}}:log`, "-", "+");
+    const entries = await redis.xrange(testKeys().sessionLog(sessionId), "-", "+");
     expect(entries).to.have.length(log.length);
     entries.forEach(([id, fields], i) => {
       const f: Record<string, string> = {};

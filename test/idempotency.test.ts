@@ -1,16 +1,21 @@
 import { expect } from "chai";
-import { Redis } from "ioredis";
 import { expectError, roomInWindow } from "./support/expect.js";
+import type { RedisClient } from "../src/redis/client.js";
 import { env } from "./support/hooks.js";
+import { masters, testRedis } from "./support/redis.js";
 import { allEvents, createAgent, createSession, message, newSubject, newTenant } from "./support/api.js";
+import { derivedId } from "../src/ids.js";
+import { onceOf } from "../src/redis/once-marks.js";
+import { deploymentBody, deploymentsClient, settled } from "./support/deployments.js";
+import { until } from "./support/sessions.js";
 import { startServer, type Client, type TestServer } from "./support/server.js";
 
 describe("Idempotency-Key", () => {
   let server: TestServer;
-  let redis: Redis;
+  let redis: RedisClient;
   before(async () => {
     server = await startServer();
-    redis = new Redis(env.redisUrl);
+    redis = testRedis();
   });
   after(async () => {
     redis.disconnect();
@@ -63,7 +68,7 @@ describe("Idempotency-Key", () => {
     const second = await post(b, "/v1/sessions", { agentId: agentB.id, subjectId: newSubject() }, "shared");
     expect([first.status, second.status]).to.deep.equal([201, 201]);
     expect(second.headers.get("idempotent-replayed")).to.equal(null);
-    const kept = await redis.keys(`${env.redisKeyPrefix}:idem:*`);
+    const kept = (await Promise.all(masters(redis).map((node) => node.keys(`${env.redisKeyPrefix}:idem:*`)))).flat();
     const ttls = await Promise.all(kept.map((k) => redis.pttl(k)));
     expect(ttls.every((t) => t > 23 * 3_600_000 && t <= 24 * 3_600_000), String(ttls)).to.equal(true);
 
@@ -95,4 +100,84 @@ describe("Idempotency-Key", () => {
     expectError(await post(api, "/v1/sessions", body, ""), 400, "validation_error");
     expect((await post(api, "/v1/sessions", body, "k".repeat(255))).status).to.equal(201);
   });
+
+  it("covers the deployments interface: a retried create makes one deployment, a retried message one turn", async () => {
+    const { api } = await deploymentsClient(server);
+    const customer = `cus_idem_${Date.now()}`;
+    const body = deploymentBody({ customer_id: customer });
+    const first = await post(api, "/v1/deployments", body, "deploy-1");
+    expect(first.status, JSON.stringify(first.body)).to.equal(201);
+    const again = await post(api, "/v1/deployments", body, "deploy-1");
+    expect(again.status).to.equal(201);
+    expect(again.headers.get("idempotent-replayed")).to.equal("true");
+    expect(again.body).to.deep.equal(first.body);
+    expectError(await post(api, "/v1/deployments", deploymentBody({ customer_id: `${customer}-other` }), "deploy-1"), 422, "idempotency_error");
+    expect((await api.get(`/v1/deployments?customer_id=${customer}`)).body.data).to.have.length(1);
+
+    const d = await settled(api, first.body.deployment_id);
+    const path = `/v1/deployments/${d.deployment_id}/threads/${d.thread_id}/events`;
+    const sent = await post(api, path, { events: [message("only once")] }, "message-1");
+    expect(sent.status).to.equal(202);
+    const resent = await post(api, path, { events: [message("only once")] }, "message-1");
+    expect(resent.body).to.deep.equal(sent.body);
+    const events = await until(
+      async () => (await api.get(`${path}?limit=100`)).body.data as { type: string }[],
+      (all) => all.some((e) => e.type === "session.status_idle"),
+      15_000,
+      "the turn",
+    );
+    expect(events.filter((e) => e.type === "user.message")).to.have.length(1);
+  });
+
+  it("a send committed by a first attempt that never answered (its process died) is answered from that commit, never appended again", async () => {
+    const api = await newTenant(server);
+    const agent = await createAgent(api);
+    const session = await createSession(api, agent.id);
+    const { orgId } = (await server.services.sessionStore.byId(session.id))!;
+    const path = `/v1/sessions/${session.id}/events`;
+    const request = (body: unknown) => `POST ${path}\n${JSON.stringify(body)}`;
+    const sendOnce = (key: string, body: { events: any[] }) => server.services.events.post(orgId, session.id, body, Promise.resolve(), onceOf(orgId, key, request(body)));
+    const body = { events: [message("/slow 300 kept once")] };
+
+    // The first attempt committed under the key; its answer and its key's record were lost with its process.
+    const first = await sendOnce("lost-1", body);
+    const retry = await post(api, path, body, "lost-1");
+    expect(retry.status, JSON.stringify(retry.body)).to.equal(202);
+    expect(retry.headers.get("idempotent-replayed")).to.equal("true");
+    expect(retry.body.data.map((e: { id: string }) => e.id)).to.deep.equal(first.data.map((e) => e.id));
+
+    // The same key with another body is refused, however the first attempt ended.
+    const idle = () => until(() => api.get(`/v1/sessions/${session.id}`), (r) => r.body.status === "idle", 15_000, "idle");
+    await idle();
+    await sendOnce("lost-2", { events: [message("/slow 300 second")] });
+    expectError(await post(api, path, { events: [message("not the same")] }, "lost-2"), 422, "idempotency_error");
+
+    // Two attempts at once (a retry racing the first): one commit; the other is answered with its events.
+    await idle();
+    const twice = { events: [message("/slow 300 raced")] };
+    const [a, b] = await Promise.all([sendOnce("race-1", twice), sendOnce("race-1", twice)]);
+    expect(a.data.map((e) => e.id)).to.deep.equal(b.data.map((e) => e.id));
+    expect([a.replayed, b.replayed].filter(Boolean)).to.have.length(1);
+
+    const texts = (await allEvents(api, session.id)).filter((e: any) => e.type === "user.message").map((e: any) => e.payload.content[0].text);
+    expect(texts.filter((t: string) => t === "/slow 300 kept once")).to.have.length(1);
+    expect(texts.filter((t: string) => t === "/slow 300 raced")).to.have.length(1);
+  });
+
+  it("a session created by a first attempt that never answered is found by the retry, not made twice", async () => {
+    const api = await newTenant(server);
+    const agent = await createAgent(api);
+    const { orgId } = (await server.services.sessionStore.byId((await createSession(api, agent.id)).id))!;
+    const body = { agentId: agent.id, subjectId: newSubject() };
+    const once = onceOf(orgId, "create-lost", `POST /v1/sessions\n${JSON.stringify(body)}`);
+    // The first attempt made the session; its answer and its key's record were lost with its process.
+    const first = await server.services.sessions.createKept(orgId, body, derivedId("ses", once.key));
+    const retry = await post(api, "/v1/sessions", body, "create-lost");
+    expect(retry.status, JSON.stringify(retry.body)).to.equal(201);
+    expect(retry.body.id).to.equal(first.view.doc._id);
+    expect(retry.headers.get("idempotent-replayed")).to.equal("true");
+    const listed = (await api.get(`/v1/sessions?agentId=${agent.id}`)).body.data.filter((s: { subjectId: string }) => s.subjectId === body.subjectId);
+    expect(listed).to.have.length(1);
+  });
 });
+

@@ -1,17 +1,16 @@
 import { expect } from "chai";
-import type { Redis } from "ioredis";
 import { LiveDeltas } from "../actors/live-deltas.js";
 import { draft } from "../src/domain/events.js";
 import { isAppError } from "../src/errors.js";
 import { newId } from "../src/ids.js";
-import { createRedis } from "../src/redis/client.js";
+import { createRedis, type RedisClient } from "../src/redis/client.js";
 import { Keys } from "../src/redis/keys.js";
 import { LiveStream } from "../src/redis/live-stream.js";
 import { env } from "./support/hooks.js";
 
 /** A model call's deltas go out without a round trip each, in order, and a lost lock still stops them. */
 describe("streamed deltas", () => {
-  let redis: Redis;
+  let redis: RedisClient;
   const keys = new Keys(`${env.redisKeyPrefix}:deltas`);
   let live: LiveStream;
   before(() => {

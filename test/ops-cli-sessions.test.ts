@@ -6,6 +6,7 @@
 import { expect } from "chai";
 import { cli, cliRunning } from "./support/cli.js";
 import { env } from "./support/hooks.js";
+import { testKeys } from "./support/redis.js";
 import { client, otherDeployment, startServer, type Client, type TestServer } from "./support/server.js";
 import { createSession, history, sendText, settle, until } from "./support/sessions.js";
 
@@ -88,7 +89,7 @@ describe("ops CLI: sessions", () => {
     expect(text.stdout).to.include(`session ${sessionId}\n`);
     expect(text.stdout).to.match(/\n {2}status +running\n/);
     expect(text.stdout).to.include(`  turn           ${running.turnId}, started `);
-    expect(text.stdout).to.include(`turn lock (Redis ${env.redisKeyPrefix}:{${sessionId}}:lock)\n  holder         token ${seen.turnLock.token}, `);
+    expect(text.stdout).to.include(`turn lock (Redis ${testKeys().sessionLock(sessionId)})\n  holder         token ${seen.turnLock.token}, `);
     expect(text.stdout).to.include(`: delivered to ${delivered[0].consumer}, idle `);
 
     await api.post(`/v1/sessions/${sessionId}/events`, { events: [{ type: "user.interrupt" }] });
@@ -115,7 +116,7 @@ describe("ops CLI: sessions", () => {
       expect(seen.pending.wakeups[0]).to.include({ consumer: null, deliveries: 0 });
       expect(seen.turnLock).to.equal(null);
       const text = await cli(["sessions", "inspect", sessionId], { REDIS_KEY_PREFIX: prefix });
-      expect(text.stdout).to.include(`  worker mark    since ${seen.pending.markedSince} (${prefix}:pending)\n`);
+      expect(text.stdout).to.include(`  worker mark    since ${seen.pending.markedSince} (${testKeys(prefix).pending(testKeys(prefix).shardOf(sessionId))})\n`);
       expect(text.stdout).to.include(`  wake-ups       ${seen.pending.wakeups[0].entryId}: not read by a worker yet\n`);
       // The suite's prefix holds nothing of it: the record alone is found, and the output says where it looked.
       const elsewhere = await cli(["sessions", "inspect", sessionId]);

@@ -1,6 +1,6 @@
 import { expect } from "chai";
-import { Redis } from "ioredis";
-import { env } from "./support/hooks.js";
+import type { RedisClient } from "../src/redis/client.js";
+import { testKeys, testRedis } from "./support/redis.js";
 import { startProcess, type ServiceProcess } from "./support/processes.js";
 import { client, startServer, type Client, type TestServer } from "./support/server.js";
 import { agentTexts, createSession, history, sendText, settle, until } from "./support/sessions.js";
@@ -12,10 +12,10 @@ describe("actor recovery", function () {
   this.timeout(60_000);
   let server: TestServer;
   let api: Client;
-  let redis: Redis;
+  let redis: RedisClient;
   const workers: ServiceProcess[] = [];
   const stateOf = async (sessionId: string) => {
-    const turn = await redis.hget(`${env.redisKeyPrefix}:{${sessionId}}:state`, "turn");
+    const turn = await redis.hget(testKeys().sessionState(sessionId), "turn");
     return turn ? (JSON.parse(turn) as { id: string; attempts: number }) : null;
   };
 
@@ -23,7 +23,7 @@ describe("actor recovery", function () {
     // The API alone: turns run only in the worker processes this suite starts and kills.
     server = await startServer({ ROLE: "api" });
     api = client(server.url, await server.newKey());
-    redis = new Redis(env.redisUrl);
+    redis = testRedis();
   });
   afterEach(async () => {
     await Promise.all(workers.splice(0).map((w) => w.stop("SIGKILL")));
@@ -79,7 +79,7 @@ describe("actor recovery", function () {
     const killed = [await startProcess("worker"), await startProcess("worker")];
     const survivor = await startProcess("worker");
     workers.push(...killed, survivor);
-    const consumers = async () => ((await redis.xinfo("CONSUMERS", `${env.redisKeyPrefix}:wakeups`, "workers")) as unknown[][]).map((flat) => String(flat[1]));
+    const consumers = async () => ((await redis.xinfo("CONSUMERS", testKeys().wakeups(0), "workers")) as unknown[][]).map((flat) => String(flat[1]));
     // Each process start makes a consumer named after its pid.
     const ofProcess = (names: string[], p: ServiceProcess) => names.some((n) => n.includes(`-${p.child.pid}-wrk`));
     await until(consumers, (names) => [...killed, survivor].every((p) => ofProcess(names, p)), 15_000, "every worker's consumer");
@@ -92,7 +92,7 @@ describe("actor recovery", function () {
     const { sessionId } = await createSession(api);
     await sendText(api, sessionId, "doomed");
     // Three workers already died on this turn.
-    const key = `${env.redisKeyPrefix}:{${sessionId}}:state`;
+    const key = testKeys().sessionState(sessionId);
     const turn = JSON.parse((await redis.hget(key, "turn"))!);
     await redis.hset(key, "turn", JSON.stringify({ ...turn, attempts: 3 }));
 
@@ -109,7 +109,7 @@ describe("actor recovery", function () {
     const { sessionId } = await createSession(api);
     await sendText(api, sessionId, "lost and found");
     // Simulate an API pod dying between the append and the hand-off: the wake-up never arrives.
-    await redis.del(`${env.redisKeyPrefix}:wakeups`);
+    await Promise.all(testKeys().allShards().map((shard) => redis.del(testKeys().wakeups(shard))));
     workers.push(await startProcess("worker", FAST_RECOVERY));
     const events = await settle(api, sessionId, 1, 30_000);
     assertOneCleanTurn(events, "echo: lost and found");
@@ -119,7 +119,7 @@ describe("actor recovery", function () {
     const { sessionId } = await createSession(api);
     const log = server.services.appender;
     const plan = { drafts: [], state: { status: "idle" as const }, statuses: [], wake: false };
-    await redis.set(`${env.redisKeyPrefix}:{${sessionId}}:lock`, "current-holder", "PX", 5_000);
+    await redis.set(testKeys().sessionLock(sessionId), "current-holder", "PX", 5_000);
     expect(await log.apply(sessionId, plan, { reads: [], fence: "stale-holder", projection: null })).to.deep.equal({ ok: false, reason: "fenced" });
     expect((await log.apply(sessionId, plan, { reads: [], fence: "current-holder", projection: null })).ok).to.equal(true);
     expect(await history(api, sessionId)).to.deep.equal([]);

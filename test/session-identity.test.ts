@@ -1,6 +1,6 @@
 import { expect } from "chai";
-import { Redis } from "ioredis";
-import { env } from "./support/hooks.js";
+import type { RedisClient } from "../src/redis/client.js";
+import { testKeys, testRedis } from "./support/redis.js";
 import { client, startServer, type Client, type TestServer } from "./support/server.js";
 import { createSession, history, sendText } from "./support/sessions.js";
 
@@ -14,15 +14,15 @@ describe("session identity in the runtime state", () => {
   let api: Client;
   let other: Client;
   let keys: { own: string; other: string };
-  let redis: Redis;
-  const stateKey = (id: string) => `${env.redisKeyPrefix}:{${id}}:state`;
+  let redis: RedisClient;
+  const stateKey = (id: string) => testKeys().sessionState(id);
 
   before(async () => {
     server = await startServer({ ROLE: "api" });
     keys = { own: await server.newKey(), other: await server.newKey() };
     api = client(server.url, keys.own);
     other = client(server.url, keys.other);
-    redis = new Redis(env.redisUrl);
+    redis = testRedis();
   });
   after(async () => {
     await redis.quit();

@@ -1,16 +1,16 @@
 /** Sessions: update, archive, delete and sandbox prewarm, and sessions seen from another organization. */
 import { expect } from "chai";
-import { Redis } from "ioredis";
-import { env } from "./support/hooks.js";
+import type { RedisClient } from "../src/redis/client.js";
+import { testKeys, testRedis } from "./support/redis.js";
 import { startServer, type Client, type TestServer } from "./support/server.js";
 import { allEvents, completeTurn, createAgent, message, newSession, newSubject, newTenant, send, sendOk, waitForStatus } from "./support/api.js";
 
 describe("sessions API", () => {
   let server: TestServer;
-  let redis: Redis;
+  let redis: RedisClient;
   before(async () => {
     server = await startServer();
-    redis = new Redis(env.redisUrl);
+    redis = testRedis();
   });
   after(async () => {
     redis.disconnect();
@@ -118,8 +118,8 @@ describe("sessions API", () => {
     it("removes the record and every Redis key of its event log", async () => {
       const { api, session } = await newSession(server);
       await completeTurn(api, session.id);
-      const sessionKeys = ["log", "seq", "live", "overlay", "state"].map((k) => `${env.redisKeyPrefix}:{${session.id}}:${k}`);
-      expect(await redis.exists(`${env.redisKeyPrefix}:{${session.id}}:log`)).to.equal(1);
+      const sessionKeys = testKeys().sessionKeys(session.id);
+      expect(await redis.exists(testKeys().sessionLog(session.id))).to.equal(1);
       const res = await api.delete(`/v1/sessions/${session.id}`);
       expect(res.status).to.equal(200);
       expect(res.body).to.deep.equal({ object: "agent.session_deleted", id: session.id, deleted: true });

@@ -1,6 +1,6 @@
 import { expect } from "chai";
-import { Redis } from "ioredis";
-import { env } from "./support/hooks.js";
+import type { RedisClient } from "../src/redis/client.js";
+import { masters, testKeys, testRedis } from "./support/redis.js";
 import { startProcess, type ServiceProcess } from "./support/processes.js";
 import { openSse, type SseFrame } from "./support/sse.js";
 import { client, startServer, type Client, type TestServer } from "./support/server.js";
@@ -12,14 +12,14 @@ describe("the SSE stream", () => {
   let server: TestServer;
   let api: Client;
   let key: string;
-  let redis: Redis;
+  let redis: RedisClient;
   const stream = (sessionId: string, query = "") => `${server.url}/v1/sessions/${sessionId}/events/stream${query}`;
 
   before(async () => {
     server = await startServer({ SSE_KEEPALIVE_MS: "200" });
     key = await server.newKey();
     api = client(server.url, key);
-    redis = new Redis(env.redisUrl);
+    redis = testRedis();
   });
   after(async () => {
     await redis.quit();
@@ -74,7 +74,7 @@ describe("the SSE stream", () => {
 
       await sendText(api, sessionId, "two");
       await settle(api, sessionId, 2);
-      if (trimmed) await redis.xtrim(`${env.redisKeyPrefix}:{${sessionId}}:live`, "MAXLEN", 0);
+      if (trimmed) await redis.xtrim(testKeys().sessionLive(sessionId), "MAXLEN", 0);
 
       const resumed = await openSse(stream(sessionId), key, { "last-event-id": cut.id! });
       await resumed.waitFor((f) => durable(f).includes(9));
@@ -102,18 +102,26 @@ describe("the SSE stream", () => {
     expect(sse.comments[0]).to.equal("keep-alive");
   });
 
-  it("shares one Redis connection among all SSE clients and releases every stream on disconnect", async () => {
-    // This process's connections only: other test runs may share the Redis server.
-    const clientCount = async () => String(await redis.client("LIST")).split("\n").filter((l) => new RegExp(`name=agent-sessions[\\w-]*-${process.pid} `).test(l)).length;
+  it("shares one Redis connection (one per shard on a cluster) among all SSE clients and releases every stream on disconnect", async () => {
+    // This process's reader connections only: other test runs may share the Redis server.
+    const readerConnections = async () => {
+      const lists = await Promise.all(masters(redis).map(async (node) => String(await node.client("LIST"))));
+      return lists.flatMap((list) => list.split("\n")).filter((l) => l.includes(` name=agent-sessions-sse-${process.pid} `)).length;
+    };
+    const keys = server.services.keys;
     const sessions = await Promise.all(Array.from({ length: 5 }, () => createSession(api)));
     const warm = await openSse(stream(sessions[0]!.sessionId), key);
     await until(async () => server.services.streamReader().watchedStreams, (n) => n === 1);
-    const before = await clientCount();
-    expect(before).to.be.greaterThan(0);
+    // Earlier tests' readers may have left the connections of other shards open.
+    const before = await readerConnections();
+    expect(before).to.be.within(1, keys.shardGroups().length);
 
     const many = await Promise.all(sessions.flatMap((s) => [openSse(stream(s.sessionId), key), openSse(stream(s.sessionId), key)]));
     await until(async () => server.services.streamReader().watchedStreams, (n) => n === 5);
-    expect(await clientCount()).to.equal(before);
+    // At most one more per shard of these sessions: never one per client, nor per stream.
+    const shards = keys.shardGroups().filter((group) => sessions.some((s) => group.includes(keys.shardOf(s.sessionId)))).length;
+    const after = await readerConnections();
+    expect(after).to.be.at.most(Math.min(keys.shardGroups().length, before + shards - 1));
 
     // Every reader still receives its session's events.
     await Promise.all(sessions.map((s) => sendText(api, s.sessionId, "fan out")));
@@ -122,7 +130,7 @@ describe("the SSE stream", () => {
     warm.close();
     many.forEach((c) => c.close());
     await until(async () => server.services.streamReader().watchedStreams, (n) => n === 0, 5_000, "streams released");
-    expect(await clientCount()).to.equal(before);
+    expect(await readerConnections()).to.equal(after);
   });
 
   describe("across processes", () => {

@@ -4,6 +4,7 @@ import { env } from "./support/hooks.js";
 import { client, otherDeployment, startServer, type Client, type TestServer } from "./support/server.js";
 import { createSession, history, sendText, settle, until } from "./support/sessions.js";
 import { startTcpCut, type TcpCut } from "./support/tcp-cut.js";
+import { connectMongo } from "../src/store/mongo.js";
 
 const hostPort = (url: string) => {
   const u = new URL(url);
@@ -82,5 +83,48 @@ describe("store outages", function () {
     const idle = events.find((e) => e.type === "session.status_idle");
     expect(idle.payload.stop_reason.type, JSON.stringify(idle.payload)).to.equal("requires_action");
     expect(events.filter((e) => e.type === "agent.approval_request").map((e) => e.payload.tool)).to.deep.equal(["lookup"]);
+  });
+});
+
+describe("a store that hangs", function () {
+  this.timeout(60_000);
+  let mongoStall: TcpCut;
+  let server: TestServer;
+  let api: Client;
+
+  before(async () => {
+    mongoStall = await startTcpCut(hostPort(env.mongoUrl));
+    const url = new URL(through(env.mongoUrl, mongoStall.address));
+    // Shorter than the 20 s default, through MONGO_URL as an operator would set it.
+    url.searchParams.set("socketTimeoutMS", "1500");
+    server = await startServer({ MONGO_URL: url.href, REDIS_KEY_PREFIX: otherDeployment("stall") });
+    api = client(server.url, await server.newKey());
+  });
+  after(async () => {
+    await server?.close();
+    await mongoStall?.close();
+  });
+
+  it("answers 503 when MongoDB accepts a request and never answers, instead of waiting with it", async () => {
+    const { sessionId } = await createSession(api);
+    mongoStall.stall();
+    try {
+      const res = await api.get("/v1/sessions");
+      expectError(res, 503, "server_error");
+      expect(res.headers.get("retry-after")).to.equal("5");
+    } finally {
+      mongoStall.flow();
+    }
+    await until(() => api.get(`/v1/sessions/${sessionId}`), (r) => r.status === 200, 30_000, "reads again");
+  });
+
+  it("bounds every MongoDB operation at 20 s by default; socketTimeoutMS in MONGO_URL replaces it", async () => {
+    expect(server.services.mongo.client.options.socketTimeoutMS).to.equal(1500);
+    const mongo = await connectMongo(env.mongoUrl);
+    try {
+      expect(mongo.client.options.socketTimeoutMS).to.equal(20_000);
+    } finally {
+      await mongo.client.close();
+    }
   });
 });

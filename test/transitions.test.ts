@@ -1,11 +1,11 @@
 import { expect } from "chai";
-import { Redis } from "ioredis";
 import { isAppError } from "../src/errors.js";
 import { SessionTransitions, MAX_ATTEMPTS, change, unchanged } from "../src/services/session-transitions.js";
 import { StatusProjector, type StatusProjection } from "../src/services/status-projector.js";
 import type { Commit, EventAppender } from "../src/redis/event-appender.js";
 import type { Plan } from "../src/domain/session-state.js";
-import { env } from "./support/hooks.js";
+import type { RedisClient } from "../src/redis/client.js";
+import { testKeys, testRedis } from "./support/redis.js";
 import { client, startServer, type Client, type TestServer } from "./support/server.js";
 import { createSession, history, sendText, until, userMessage } from "./support/sessions.js";
 
@@ -20,10 +20,10 @@ import { createSession, history, sendText, until, userMessage } from "./support/
 describe("session transitions", () => {
   let server: TestServer;
   let api: Client;
-  let redis: Redis;
+  let redis: RedisClient;
   const archive: Plan = { drafts: [], state: { status: "archived" }, statuses: [], wake: false };
   const recordOf = (id: string) => server.services.sessionStore.byId(id);
-  const marksOf = async (id: string) => (await redis.zrange(`${env.redisKeyPrefix}:projections`, 0, -1)).filter((m) => m.startsWith(`${id} `));
+  const marksOf = async (id: string) => (await redis.zrange(testKeys().projections(testKeys().shardOf(id)), 0, -1)).filter((m) => m.startsWith(`${id} `));
   const listed = async (status: string) => ((await api.get(`/v1/sessions?status=${status}`)).body.data as { id: string }[]).map((s) => s.id);
   /** A transition function like the server's, with one of its parts replaced. */
   const transitionsWith = (parts: { appender?: EventAppender; records?: StatusProjection }) => {
@@ -35,7 +35,7 @@ describe("session transitions", () => {
   before(async () => {
     server = await startServer({ ROLE: "api" });
     api = client(server.url, await server.newKey());
-    redis = new Redis(env.redisUrl);
+    redis = testRedis();
   });
   after(async () => {
     await redis.quit();
@@ -62,7 +62,7 @@ describe("session transitions", () => {
     // Another writer changes a field the plan read between every read and commit.
     const interfering = {
       apply: async (id: string, plan: Plan, commit: Commit) => {
-        await redis.hset(`${env.redisKeyPrefix}:{${id}}:state`, "interrupt", `other-${planned}`);
+        await redis.hset(testKeys().sessionState(id), "interrupt", `other-${planned}`);
         return server.services.appender.apply(id, plan, commit);
       },
     } as unknown as EventAppender;
@@ -82,7 +82,7 @@ describe("session transitions", () => {
     let planned = 0;
     const interfering = {
       apply: async (id: string, plan: Plan, commit: Commit) => {
-        await redis.hset(`${env.redisKeyPrefix}:{${id}}:state`, "interrupt", `other-${planned}`);
+        await redis.hset(testKeys().sessionState(id), "interrupt", `other-${planned}`);
         expect(commit.reads.map(([field]) => field)).to.deep.equal(["status"]);
         return server.services.appender.apply(id, plan, commit);
       },
@@ -131,7 +131,8 @@ describe("session transitions", () => {
       expect(await listed("archived"), "a list matches the session by its log").to.include(sessionId);
       expect(await listed("idle")).to.not.include(sessionId);
       expect((await api.get("/v1/sessions")).body.data.map((x: { id: string }) => x.id)).to.not.include(sessionId);
-      await sweepUntil("the sweep to repair the record", async () => (await recordOf(sessionId))!.status === "archived");
+      // The repair writes the record, queues its notices, then clears the mark: both are waited for.
+      await sweepUntil("the sweep to repair the record and clear its mark", async () => (await recordOf(sessionId))!.status === "archived" && (await marksOf(sessionId)).length === 0);
       expect(await marksOf(sessionId)).to.deep.equal([]);
       expect(await listed("archived")).to.include(sessionId);
     });
@@ -148,7 +149,8 @@ describe("session transitions", () => {
       expect((await api.get(`/v1/sessions/${sessionId}`)).body.status).to.equal("archived");
       expect(await marksOf(sessionId)).to.have.length(1);
       expect(await listed("archived")).to.include(sessionId);
-      await sweepUntil("the sweep to write the record", async () => (await recordOf(sessionId))!.status === "archived");
+      // The repair writes the record, queues its notices, then clears the mark: both are waited for.
+      await sweepUntil("the sweep to write the record and clear its mark", async () => (await recordOf(sessionId))!.status === "archived" && (await marksOf(sessionId)).length === 0);
       expect(await marksOf(sessionId)).to.deep.equal([]);
     });
 
@@ -162,7 +164,8 @@ describe("session transitions", () => {
       expect(await marksOf(sessionId)).to.have.length(1);
       expect(await listed("idle"), "no reader sees the lag").to.not.include(sessionId);
       expect(await listed("archived")).to.include(sessionId);
-      await sweepUntil("the sweep to repair the record", async () => (await recordOf(sessionId))!.status === "archived");
+      // The repair writes the record, queues its notices, then clears the mark: both are waited for.
+      await sweepUntil("the sweep to repair the record and clear its mark", async () => (await recordOf(sessionId))!.status === "archived" && (await marksOf(sessionId)).length === 0);
       expect(await listed("archived")).to.include(sessionId);
       expect(await marksOf(sessionId)).to.deep.equal([]);
     });
@@ -192,7 +195,7 @@ describe("session transitions", () => {
     expect((await api.post(`/v1/sessions/${sessionId}/events`, { events: [userMessage("go")] })).status).to.equal(202);
     expect((await history(api, sessionId)).map((e) => e.type)).to.deep.equal(["user.message", "session.status_running"]);
     expect(await listed("running"), "lists agree with the log at once").to.include(sessionId);
-    const version = Number(await redis.hget(`${env.redisKeyPrefix}:{${sessionId}}:state`, "v"));
+    const version = Number(await redis.hget(testKeys().sessionState(sessionId), "v"));
     await until(async () => ({ record: await recordOf(sessionId), marks: await marksOf(sessionId) }), (x) => x.record!.statusVersion === version && x.record!.status === "running" && x.marks.length === 0, 5_000, "the record to follow the log");
   });
 

@@ -4,11 +4,10 @@
  * `unavailable` error naming its variable and where it looked, so a shell without the service's
  * environment (the defaults point at this machine) is told so instead of waiting.
  */
-import type { Redis } from "ioredis";
 import type { Db } from "mongodb";
 import type { Config } from "../config.js";
 import { unavailable } from "../errors.js";
-import { createRedis } from "../redis/client.js";
+import { createRedis, isCluster, type RedisClient } from "../redis/client.js";
 import { Keys } from "../redis/keys.js";
 import { connectMongo, ensureIndexes } from "../store/mongo.js";
 
@@ -45,7 +44,7 @@ export async function withMongo<T>(config: Config, work: (db: Db) => Promise<T>,
 }
 
 export interface RedisBackend {
-  redis: Redis;
+  redis: RedisClient;
   keys: Keys;
   /** Where the keys were looked for, for messages: the URL (masked) and the prefix. */
   where: string;
@@ -53,7 +52,7 @@ export interface RedisBackend {
 
 /** Runs `work` with a Redis connection (answering, or the error says why not) and the service's key names. */
 export async function withRedis<T>(config: Config, work: (backend: RedisBackend) => Promise<T>): Promise<T> {
-  const redis = createRedis(config.redisUrl, "ops-cli");
+  const redis = createRedis(config, "ops-cli");
   let failure: Error | undefined;
   // Reconnection errors are reported here, not as unhandled events.
   redis.on("error", (err: Error) => (failure = err));
@@ -64,7 +63,7 @@ export async function withRedis<T>(config: Config, work: (backend: RedisBackend)
     throw unavailable(`cannot reach Redis (${setting("REDIS_URL", shownUrl(config.redisUrl))}): ${(failure ?? (err as Error)).message}`, err);
   }
   try {
-    return await work({ redis, keys: new Keys(config.redisKeyPrefix), where: `${setting("REDIS_KEY_PREFIX", config.redisKeyPrefix)}; ${setting("REDIS_URL", shownUrl(config.redisUrl))}` });
+    return await work({ redis, keys: new Keys(config.redisKeyPrefix, isCluster(config)), where: `${setting("REDIS_KEY_PREFIX", config.redisKeyPrefix)}; ${setting("REDIS_URL", shownUrl(config.redisUrl))}` });
   } finally {
     redis.disconnect();
   }

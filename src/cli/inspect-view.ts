@@ -72,15 +72,15 @@ function runtime(rt: NonNullable<Inspection["runtime"]>, keys: Keys, sessionId: 
   return rows;
 }
 
-function pending(p: Inspection["pending"], keys: Keys): Line[] {
+function pending(p: Inspection["pending"], keys: Keys, shard: number): Line[] {
   const wakeups = p.wakeups.map((w) =>
     w.consumer === null ? `${w.entryId}: not read by a worker yet` : `${w.entryId}: delivered to ${w.consumer}, idle ${duration(w.idleMs ?? 0)}, ${w.deliveries === 1 ? "1 delivery" : `${w.deliveries} deliveries`}`,
   );
   if (!p.wakeupsComplete) wakeups.push(`(more unacknowledged wake-ups were not looked at)`);
   return [
-    ["worker mark", p.markedSince ? `since ${p.markedSince} (${keys.pending()})` : "-"],
+    ["worker mark", p.markedSince ? `since ${p.markedSince} (${keys.pending(shard)})` : "-"],
     ...(wakeups.length === 0 ? [["wake-ups", "-"] as Line] : wakeups.map((w, i): Line => [i === 0 ? "wake-ups" : "", w])),
-    ["record writes", p.recordWrites.length === 0 ? "-" : `${p.recordWrites.length} not done, oldest since ${p.recordWrites.map((w) => w.since).sort()[0]} (${keys.projections()})`],
+    ["record writes", p.recordWrites.length === 0 ? "-" : `${p.recordWrites.length} not done, oldest since ${p.recordWrites.map((w) => w.since).sort()[0]} (${keys.projections(shard)})`],
     ["kickoffs", listed(p.kickoffs.map((k) => `${k.callId} due by ${k.deadline}`))],
   ];
 }
@@ -101,7 +101,7 @@ export function renderInspection(i: Inspection, keys: Keys, where: string): stri
     lines([["holder", lock ? `token ${lock.token}, ${lock.ttlMs < 0 ? "no expiry" : `${duration(lock.ttlMs)} left unless extended`}` : "free"]]),
     "",
     "pending work",
-    lines(pending(i.pending, keys)),
+    lines(pending(i.pending, keys, keys.shardOf(i.sessionId))),
     "",
   ].join("\n");
 }

@@ -3,7 +3,7 @@
  * its runtime state and log sizes on Redis, its turn lock, and the work waiting for a worker (the
  * pending mark, unacknowledged wake-ups, record writers not done, custom tool kickoff deadlines).
  */
-import type { Redis } from "ioredis";
+import type { RedisClient } from "../redis/client.js";
 import { loadConfig } from "../config.js";
 import { AppError } from "../errors.js";
 import { EventLog, identityOf } from "../redis/event-log.js";
@@ -22,7 +22,7 @@ const WAKEUP_SCAN = 1_000;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-async function redisSide(redis: Redis, keys: Keys, sessionId: string): Promise<Omit<Inspection, "sessionId" | "record">> {
+async function redisSide(redis: RedisClient, keys: Keys, sessionId: string): Promise<Omit<Inspection, "sessionId" | "record">> {
   const log = new EventLog(redis, keys);
   const intents = new Intents(redis, keys);
   const [snapshot, sizes, turnLock, marked, wakeups, writes, kickoffs] = await Promise.all([

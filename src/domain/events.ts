@@ -25,7 +25,7 @@ export interface Usage {
 }
 
 export type StopReason = { type: "end_turn" } | { type: "error"; message: string } | { type: "requires_action"; event_ids: string[] }
-  | { type: "budget_exceeded"; limit_usd: number; spent_usd: number };
+  | { type: "budget_exceeded"; scope: "session" | "subject"; limit_usd: number; spent_usd: number };
 
 /** Inbound shapes, as the schemas accept them. */
 export type TextBlock = FromSchemas<typeof textBlockSchema>;

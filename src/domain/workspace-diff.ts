@@ -31,8 +31,3 @@ export function inGroups<T>(items: readonly T[], size: number): T[][] {
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;
 }
-
-/** The delay before retry `attempt` (1-based) of a delivery: doubling from `firstMs`, at most `maxMs`. */
-export function retryDelayMs(attempt: number, firstMs: number, maxMs: number): number {
-  return Math.min(maxMs, firstMs * 2 ** Math.max(0, attempt - 1));
-}

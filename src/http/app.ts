@@ -17,6 +17,7 @@ import { mcpInstallationRoutes } from "./routes/mcp-installations.js";
 import { openRoutes } from "./routes/health.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { vaultRoutes } from "./routes/vaults.js";
+import { webhookRoutes } from "./routes/webhooks.js";
 
 /** The core interface's routes, declared once: `createApp` serves them, and the document they serve describes them. */
 function coreRoutes(services: Services): { open: Routes; api: Routes } {
@@ -32,6 +33,7 @@ function coreRoutes(services: Services): { open: Routes; api: Routes } {
   vaultRoutes(api, services);
   eventRoutes(api, services);
   automationRoutes(api, services);
+  webhookRoutes(api, services);
   return { open, api };
 }
 

@@ -14,6 +14,7 @@ import type { CredentialService } from "../services/credentials.js";
 import type { McpServerTests } from "../services/mcp-server-tests.js";
 import type { SessionService } from "../services/sessions.js";
 import type { VaultService } from "../services/vaults.js";
+import type { WebhookEndpoints } from "../services/webhook-endpoints.js";
 import type { Principal } from "../store/organizations.js";
 import type { Validator } from "./validate.js";
 
@@ -32,6 +33,7 @@ export interface Services {
   credentials: CredentialService;
   mcpServerTests: McpServerTests;
   mcpInstallations: McpInstallationService;
+  webhooks: WebhookEndpoints;
   /** Where the POSTs' Idempotency-Keys are kept. */
   idempotency: IdempotencyKeys;
   /** Session event streams, each frame encoded once as SSE bytes. */

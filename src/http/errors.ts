@@ -42,6 +42,11 @@ export interface ErrorResponse {
 }
 
 /** The `RateLimit-*` headers of a limited request, success or 429. */
+/** A send's headers: the allowance's standing, or, for an answer a first attempt had committed, that it is replayed. */
+export function sentHeaders(sent: { rateLimit?: RateLimitStanding; replayed?: true }): Record<string, string> {
+  return { ...(sent.rateLimit ? rateLimitHeaders(sent.rateLimit) : {}), ...(sent.replayed ? { "Idempotent-Replayed": "true" } : {}) };
+}
+
 export function rateLimitHeaders(standing: RateLimitStanding): Record<string, string> {
   return {
     "RateLimit-Limit": String(standing.limit),

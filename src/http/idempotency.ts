@@ -1,5 +1,5 @@
 /**
- * `Idempotency-Key` on the POSTs of the core interface, with Stripe's semantics: the first request under
+ * `Idempotency-Key` on the POSTs of both interfaces, with Stripe's semantics: the first request under
  * a key runs; the same request again within 24 h gets the first answer (status and body, with
  * `Idempotent-Replayed: true`) and does nothing (no second message, no second allowance point); another
  * request under the same key is refused (`422 idempotency_error`); a retry while the first still runs is
@@ -7,11 +7,12 @@
  * key is freed and a retry runs again.
  */
 import type { Context } from "koa";
-import { AppError, validationError } from "../errors.js";
+import { AppError, idempotencyMismatch, validationError } from "../errors.js";
 import type { IdempotencyKeys } from "../redis/idempotency.js";
+import type { Once } from "../redis/once-marks.js";
 
 /** A handler's answer (`route.ts`'s RouteReply): undefined when it wrote the response itself. */
-type Reply = { body: unknown; status?: number; headers?: Record<string, string> } | undefined;
+type Reply = { body: unknown; status?: number; headers?: Record<string, string>; kept?: unknown } | undefined;
 
 export const IDEMPOTENCY_HEADER = "Idempotency-Key";
 export const IDEMPOTENCY_DESCRIPTION =
@@ -27,7 +28,7 @@ const KEPT_MS = 24 * 60 * 60 * 1000;
 const MAX_KEPT_BYTES = 1024 * 1024;
 
 /** Runs `run` under the request's Idempotency-Key, if it has one. */
-export async function idempotent(ctx: Context, orgId: string, keys: IdempotencyKeys, successStatus: number, run: () => Promise<Reply>): Promise<Reply> {
+export async function idempotent(ctx: Context, orgId: string, keys: IdempotencyKeys, successStatus: number, run: (once?: Once) => Promise<Reply>): Promise<Reply> {
   const given = ctx.headers["idempotency-key"];
   if (given === undefined) return run();
   const key = String(given);
@@ -36,7 +37,7 @@ export async function idempotent(ctx: Context, orgId: string, keys: IdempotencyK
   const begun = await keys.begin(orgId, key, request, LEASE_MS);
   switch (begun.kind) {
     case "mismatch":
-      throw new AppError("idempotency_error", `this ${IDEMPOTENCY_HEADER} was used for another request (another path or body); use a new key for a new request`);
+      throw idempotencyMismatch();
     case "running":
       throw new AppError("conflict", `a request with this ${IDEMPOTENCY_HEADER} is still running; retry once it has finished`);
     case "done":
@@ -45,7 +46,7 @@ export async function idempotent(ctx: Context, orgId: string, keys: IdempotencyK
   }
   let reply: Reply;
   try {
-    reply = await run();
+    reply = await run(keys.once(orgId, key, request));
   } catch (err) {
     await keys.free(orgId, key, begun.token);
     throw err;
@@ -55,7 +56,8 @@ export async function idempotent(ctx: Context, orgId: string, keys: IdempotencyK
     await keys.free(orgId, key, begun.token);
     return reply;
   }
-  const body = JSON.stringify(reply.body);
+  // A secret shown once is never kept: the replay answers without it.
+  const body = JSON.stringify(reply.kept ?? reply.body);
   await keys.keep(orgId, key, begun.token, status, Buffer.byteLength(body) <= MAX_KEPT_BYTES ? body : null, KEPT_MS);
   return reply;
 }

@@ -34,6 +34,7 @@ export function presentAgent(a: AgentDoc) {
     createdAt: a.createdAt.toISOString(),
     updatedAt: a.updatedAt.toISOString(),
     rateLimits: a.rateLimits,
+    subjectBudget: { limitUsd: a.subjectBudgetUsd ?? null },
     version: presentVersion(a.current),
     tools: a.current.tools,
   };

@@ -10,6 +10,7 @@ import { AppError } from "../errors.js";
 import { requireScope } from "../services/access.js";
 import type { KeyScope } from "../store/organizations.js";
 import type { IdempotencyKeys } from "../redis/idempotency.js";
+import type { Once } from "../redis/once-marks.js";
 import type { AppState } from "./context.js";
 import { idempotent } from "./idempotency.js";
 import type { Principal } from "../store/organizations.js";
@@ -66,11 +67,16 @@ export interface RouteRequest<P, Q, B> {
   readonly orgId: string;
   /** The key's ceiling count, for a handler that awaits it with its first read (`ceilingWithFirstRead`). */
   ceiling: Promise<void>;
+  /** The request's Idempotency-Key, for a handler that commits it with its own write (`Once`). */
+  once?: Once;
   ctx: Context & { state: AppState };
 }
 
-/** What a handler answers; `undefined` when it wrote the response itself (a stream). */
-export type RouteReply = { body: unknown; status?: number; headers?: Record<string, string> } | undefined;
+/**
+ * What a handler answers; `undefined` when it wrote the response itself (a stream). `kept`: what an
+ * Idempotency-Key keeps to replay instead of `body`, when the body shows a secret once.
+ */
+export type RouteReply = { body: unknown; status?: number; headers?: Record<string, string>; kept?: unknown } | undefined;
 
 /**
  * The statuses a route may answer with an error: 400 and 431 (any request can be malformed or carry
@@ -131,7 +137,7 @@ export class Routes {
       const keyed = spec.idempotent !== undefined && idempotency !== undefined && ctx.headers["idempotency-key"] !== undefined;
       // A replayed answer runs no handler to await the count with: it is awaited here.
       if (!spec.ceilingWithFirstRead || keyed) await ceiling;
-      const run = () =>
+      const run = (once?: Once) =>
         handler({
           params: params as Typed<P>,
           query: query as Typed<Q>,
@@ -140,6 +146,7 @@ export class Routes {
             return principalOf(ctx).orgId;
           },
           ceiling,
+          once,
           ctx,
         });
       const reply = keyed ? await idempotent(ctx, principalOf(ctx).orgId, idempotency!(), spec.success.status, run) : await run();

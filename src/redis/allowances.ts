@@ -2,9 +2,8 @@
  * Fixed 60-second windows, checked and counted in one atomic step: the per-(organization, agent,
  * subject) allowances of conversations and inbound messages, and the per-key request ceiling.
  */
-import type { Redis } from "ioredis";
 import { AppError, unavailable, type RateLimitStanding } from "../errors.js";
-import { runScript } from "./client.js";
+import { runScript, type RedisClient } from "./client.js";
 import { consume, windowStart, type WindowResult } from "./fixed-window.js";
 import type { Keys } from "./keys.js";
 
@@ -35,7 +34,7 @@ function standingOf({ allowed: _, ...standing }: WindowResult): RateLimitStandin
 
 export class Allowances {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: Keys,
   ) {}
 

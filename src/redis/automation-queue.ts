@@ -6,13 +6,12 @@
  * writers put the time in Redis before they change the record, and a periodic repair re-adds every
  * active record's time, covering a crash between the two and a Redis that lost writes.
  */
-import type { Redis } from "ioredis";
-import { REFUSED, runScript } from "./client.js";
+import { REFUSED, runScript, type RedisClient } from "./client.js";
 import type { Keys } from "./keys.js";
 
 export class AutomationQueue {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: Keys,
   ) {}
 

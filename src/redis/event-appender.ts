@@ -4,16 +4,16 @@
  * script. Only the session transition function calls it (`src/services/session-transitions.ts`; the
  * layering check enforces it).
  */
-import type { Redis } from "ioredis";
 import type { Draft, Envelope } from "../domain/events.js";
 import type { Plan, StatusChange } from "../domain/session-state.js";
 import type { RateLimitStanding } from "../errors.js";
 import type { AllowanceScope } from "./allowances.js";
-import { REFUSED, runScript } from "./client.js";
+import { REFUSED, runScript, type RedisClient } from "./client.js";
 import { parseEntry } from "./event-log.js";
-import { standing, windowStart } from "./fixed-window.js";
+import { consume, standing, windowStart } from "./fixed-window.js";
 import { WINDOW_MS, type Keys } from "./keys.js";
 import { LIVE_MAXLEN, liveOnlyJson } from "./live-stream.js";
+import { doneBefore, type DoneBefore, type OnceMark } from "./once-marks.js";
 import { WAKEUP_MAXLEN } from "./wakeups.js";
 
 /** What must still hold for the plan to apply, and what its commit does besides appending. */
@@ -26,7 +26,10 @@ export interface Commit {
   projection: string | null;
   /** Points the commit counts against an allowance, refusing the whole commit when it has no room. */
   allowance?: { scope: AllowanceScope; kind: "messages"; limit: number; cost: number };
+  /** The request's Idempotency-Key, marked in the same commit, so a retry after a lost answer commits nothing again. */
+  once?: OnceMark;
 }
+
 
 export interface Appended {
   /** The durable drafts as they now stand in the log, with their sequences. */
@@ -43,7 +46,8 @@ export type AppendResult =
   /** A field the plan read has changed: `fields` is the state hash as it now is. */
   | { ok: false; reason: "stale"; fields: Record<string, string> }
   | { ok: false; reason: "fenced" | "missing" }
-  | { ok: false; reason: "rate_limited"; standing: RateLimitStanding };
+  | { ok: false; reason: "rate_limited"; standing: RateLimitStanding }
+  | { ok: false; reason: "done"; before: DoneBefore };
 const SEQUENCE_MARK = '"sequence":0,';
 
 /** Splits an envelope's JSON around its sequence so the script can splice the number in. */
@@ -80,16 +84,38 @@ function overlayFields(changes: StatusChange[]): string[] {
 
 export class EventAppender {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: Keys,
   ) {}
 
-  /** Commits a plan in one round trip (`append-events-10.lua`), if what it read still holds. */
+  /**
+   * Commits a plan in one round trip (`append-events-10.lua`), if what it read still holds. On a Redis
+   * Cluster the allowance's counter is in another slot than the session: it is counted first, by a step
+   * of its own, and its points are given back when the commit is refused (docs/decisions.md, "Redis Cluster").
+   */
   async apply(sessionId: string, plan: Plan, commit: Commit): Promise<AppendResult> {
     const now = Date.now();
     const allowance = commit.allowance;
     const counter = allowance ? this.keys.allowance(allowance.scope.orgId, allowance.scope.agentId, allowance.scope.subjectId, allowance.kind, windowStart(now)) : null;
+    let apart: RateLimitStanding | null = null;
+    if (allowance && counter && this.keys.cluster) {
+      const { allowed, ...counted } = await consume(this.redis, counter, allowance.limit, allowance.cost, now);
+      if (!allowed) return { ok: false, reason: "rate_limited", standing: counted };
+      apart = counted;
+    }
+    const result = await this.commit(sessionId, plan, commit, now, apart ? null : counter);
+    // A refused commit counts nothing. A reply lost with its connection leaves the points taken: the commit may have run.
+    if (apart && !result.ok) await runScript(this.redis, "refund", [counter!], [allowance!.cost]).catch(() => undefined);
+    if (apart && result.ok) result.standing = apart;
+    return result;
+  }
+
+  /** The script's call; `counter`: the allowance it counts in the same step (null: none, or counted apart). */
+  private async commit(sessionId: string, plan: Plan, commit: Commit, now: number, counter: string | null): Promise<AppendResult> {
+    const allowance = counter ? commit.allowance : undefined;
+    const once = commit.once;
     const args: (string | number)[] = [commit.fence, now, LIVE_MAXLEN, allowance?.limit ?? 0, allowance?.cost ?? 0, WINDOW_MS, plan.wake ? sessionId : "", commit.projection ?? "", WAKEUP_MAXLEN];
+    args.push(once?.field ?? "", once ? `${once.fingerprint} ${once.answers.join(",")}` : "");
     args.push(commit.reads.length);
     for (const [field, value] of commit.reads) args.push(field, value === null ? "" : `=${value}`);
     args.push(plan.drafts.length);
@@ -111,6 +137,8 @@ export class EventAppender {
         return { ok: false, reason: "missing" };
       case REFUSED.RATE_LIMITED:
         return { ok: false, reason: "rate_limited", standing: standing(allowance!.limit, Number(reply[1]), Number(reply[2]), now) };
+      case REFUSED.DONE:
+        return { ok: false, reason: "done", before: doneBefore(reply[1] as string) };
     }
     let next = Number(reply[0]);
     const envelopes = plan.drafts

@@ -4,7 +4,7 @@
  * and the session's keys' lifecycle (created with the session, deleted with it). Appends are
  * `event-appender.ts`'s.
  */
-import type { Redis } from "ioredis";
+import type { RedisClient } from "./client.js";
 import type { Envelope, EventStatus, Payload } from "../domain/events.js";
 import { INITIAL_STATE, type RuntimeState, type SessionStatus } from "../domain/session-state.js";
 import type { Keys } from "./keys.js";
@@ -73,7 +73,7 @@ export function parseEntry(fields: string[]): Record<string, string> {
 
 export class EventLog {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: Keys,
   ) {}
 
@@ -90,6 +90,11 @@ export class EventLog {
     return snapshotOf(await this.redis.hgetall(this.keys.sessionState(sessionId)));
   }
 
+  /** What a send's commit kept under its Idempotency-Key's overlay field (`append-events-10.lua`), if it was made. */
+  async onceMark(sessionId: string, field: string): Promise<string | null> {
+    return this.redis.hget(this.keys.sessionOverlay(sessionId), field);
+  }
+
   /** Whether the session has state, and its identity when the state keeps it, in one read. */
   async identity(sessionId: string): Promise<{ identity: SessionIdentity | null } | null> {
     const [v, org, agent, subject] = await this.redis.hmget(this.keys.sessionState(sessionId), "v", IDENTITY_FIELDS.orgId, IDENTITY_FIELDS.agentId, IDENTITY_FIELDS.subjectId);
@@ -98,12 +103,11 @@ export class EventLog {
 
   /** Each session's runtime status and usage total; undefined for a session without runtime state. */
   async summaries(sessionIds: string[]): Promise<Map<string, StateSummary | undefined>> {
-    const pipeline = this.redis.pipeline();
-    for (const id of sessionIds) pipeline.hmget(this.keys.sessionState(id), "v", "status", "usage");
-    const replies = (await pipeline.exec()) ?? [];
+    // One command each, not a pipeline: on a cluster the sessions are in different slots (auto-pipelining still sends them together).
+    const replies = await Promise.all(sessionIds.map((id) => this.redis.hmget(this.keys.sessionState(id), "v", "status", "usage")));
     return new Map(
       sessionIds.map((id, i) => {
-        const [v, status, usage] = (replies[i]?.[1] as (string | null)[] | undefined) ?? [];
+        const [v, status, usage] = replies[i] ?? [];
         if (!v) return [id, undefined];
         const state = parseState({ v, ...(status ? { status } : {}), ...(typeof usage === "string" ? { usage } : {}) });
         return [id, { status: state.status, ...(state.usage === undefined ? {} : { usage: state.usage }) }];
@@ -125,7 +129,7 @@ export class EventLog {
    * As `history`, waiting up to `blockMs` for the first event after `after` when there is none yet
    * (empty when none came); `blocking` is a connection of its own, which the XREAD BLOCK holds.
    */
-  async follow(blocking: Redis, sessionId: string, after: number, limit: number, blockMs: number): Promise<Envelope[]> {
+  async follow(blocking: RedisClient, sessionId: string, after: number, limit: number, blockMs: number): Promise<Envelope[]> {
     const reply = (await blocking.xread("COUNT", limit, "BLOCK", blockMs, "STREAMS", this.keys.sessionLog(sessionId), `${after}-0`)) as [string, [string, string[]][]][] | null;
     return (await this.decode(sessionId, reply?.[0]?.[1] ?? [])).map((r) => r.envelope);
   }

@@ -1,7 +1,6 @@
 /** Fixed 60-second windows over Redis counters: the per-key ceiling and the per-subject allowances. */
-import type { Redis } from "ioredis";
 import type { RateLimitStanding } from "../errors.js";
-import { runScript } from "./client.js";
+import { runScript, type RedisClient } from "./client.js";
 import { WINDOW_MS } from "./keys.js";
 
 export interface WindowResult extends RateLimitStanding {
@@ -12,7 +11,7 @@ export function windowStart(now = Date.now()): number {
   return now - (now % WINDOW_MS);
 }
 
-export async function consume(redis: Redis, key: string, limit: number, cost: number, now = Date.now()): Promise<WindowResult> {
+export async function consume(redis: RedisClient, key: string, limit: number, cost: number, now = Date.now()): Promise<WindowResult> {
   const reply = await runScript(redis, "fixedWindow", [key], [limit, cost, WINDOW_MS]);
   const [allowed, used, pttl] = reply as [number, number, number];
   return { allowed: allowed === 1, ...standing(limit, used, pttl, now) };

@@ -4,9 +4,9 @@
  * `idempotency-begin-1.lua` and `idempotency-settle-1.lua`.
  */
 import { createHash, randomBytes } from "node:crypto";
-import type { Redis } from "ioredis";
-import { runScript, type ScriptReply } from "./client.js";
+import { runScript, type ScriptReply, type RedisClient } from "./client.js";
 import type { Keys } from "./keys.js";
+import { onceOf, type Once } from "./once-marks.js";
 
 export type Begun =
   | { kind: "new"; token: string }
@@ -16,14 +16,20 @@ export type Begun =
 
 const hash = (text: string) => createHash("sha256").update(text).digest("base64url");
 
+
 export class IdempotencyKeys {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: Keys,
   ) {}
 
   private record(orgId: string, key: string): string {
     return this.keys.idempotency(orgId, hash(key));
+  }
+
+  /** The key and the request as a handler commits them with its own write (`once-marks.ts`). */
+  once(orgId: string, key: string, request: string): Once {
+    return onceOf(orgId, key, request);
   }
 
   /** Takes `key` for a request whose method, path and body make `request`, for `leaseMs`; or says what holds it. */

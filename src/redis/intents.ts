@@ -9,10 +9,10 @@
  * Both are scored by the time (ms) they were marked. A `pending` member is the session id, cleared only
  * if nobody marked it again after the clearer started acting. A `projections` member is one writer's
  * (`<sessionId> <nonce>`): concurrent writers of one session each keep their own mark, so one that
- * finishes never clears the mark of one that died.
+ * finishes never clears the mark of one that died. Each shard has its own pair (one on a single node),
+ * in the slot of its sessions' keys (`keys.ts`); the sweeps read every shard's.
  */
-import type { Redis } from "ioredis";
-import { runScript, sortedMembersStartingWith } from "./client.js";
+import { runScript, sortedMembersStartingWith, type RedisClient } from "./client.js";
 import type { Keys } from "./keys.js";
 
 /** The session a `projections` member belongs to. */
@@ -23,43 +23,55 @@ export function sessionOfProjection(member: string): string {
 
 export class Intents {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: Keys,
   ) {}
 
   /** Clears the session's `pending` mark unless it was set again after `since` (ms). */
   async clearPending(sessionId: string, since: number): Promise<void> {
-    await runScript(this.redis, "clearIntent", [this.keys.pending()], [sessionId, since]);
+    await runScript(this.redis, "clearIntent", [this.keys.pending(this.keys.shardOf(sessionId))], [sessionId, since]);
   }
 
-  /** Removes writers' `projections` members. */
+  /** Removes writers' `projections` members (one command per shard they are in). */
   async clearProjections(members: string[]): Promise<void> {
-    if (members.length > 0) await this.redis.zrem(this.keys.projections(), ...members);
+    const byShard = new Map<number, string[]>();
+    for (const member of members) {
+      const shard = this.keys.shardOf(sessionOfProjection(member));
+      byShard.set(shard, [...(byShard.get(shard) ?? []), member]);
+    }
+    await Promise.all([...byShard].map(([shard, of]) => this.redis.zrem(this.keys.projections(shard), ...of)));
   }
 
-  /** Sessions marked `pending` before `olderThan` (ms) and not cleared since, oldest first. */
+  /** Reads every shard's set with `read`, oldest first, at most `limit` in all. */
+  private async everyShard(read: (shard: number) => Promise<string[]>, limit: number): Promise<string[]> {
+    const found = await Promise.all(this.keys.allShards().map(read));
+    return found.length === 1 ? found[0]! : found.flat().slice(0, limit);
+  }
+
+  /** Sessions marked `pending` before `olderThan` (ms) and not cleared since (at most `limit`, oldest first in each shard). */
   async duePending(olderThan: number, limit: number): Promise<string[]> {
-    return this.redis.zrangebyscore(this.keys.pending(), "-inf", olderThan, "LIMIT", 0, limit);
+    return this.everyShard((shard) => this.redis.zrangebyscore(this.keys.pending(shard), "-inf", olderThan, "LIMIT", 0, limit), limit);
   }
 
-  /** Sessions whose records transitions are changing now (at most `limit`, oldest marks first). */
+  /** Sessions whose records transitions are changing now (at most `limit`, oldest marks first in each shard). */
   async changing(limit: number): Promise<string[]> {
-    return [...new Set((await this.redis.zrange(this.keys.projections(), 0, limit - 1)).map(sessionOfProjection))];
+    return [...new Set((await this.everyShard((shard) => this.redis.zrange(this.keys.projections(shard), 0, limit - 1), limit)).map(sessionOfProjection))];
   }
 
   /** `projections` members marked before `olderThan` (ms): writers that died, or are very late. */
   async dueProjections(olderThan: number, limit: number): Promise<string[]> {
-    return this.redis.zrangebyscore(this.keys.projections(), "-inf", olderThan, "LIMIT", 0, limit);
+    return this.everyShard((shard) => this.redis.zrangebyscore(this.keys.projections(shard), "-inf", olderThan, "LIMIT", 0, limit), limit);
   }
 
   /** When (ms) the session was marked `pending` and not cleared since; null when it is not. */
   async pendingSince(sessionId: string): Promise<number | null> {
-    const score = await this.redis.zscore(this.keys.pending(), sessionId);
+    const score = await this.redis.zscore(this.keys.pending(this.keys.shardOf(sessionId)), sessionId);
     return score === null ? null : Number(score);
   }
 
   /** The session's `projections` members (writers of its record not done yet) with when (ms) each was marked. */
   async projectionsOf(sessionId: string): Promise<{ member: string; since: number }[]> {
-    return (await sortedMembersStartingWith(this.redis, this.keys.projections(), `${sessionId} `)).map(({ member, score }) => ({ member, since: score }));
+    const key = this.keys.projections(this.keys.shardOf(sessionId));
+    return (await sortedMembersStartingWith(this.redis, key, `${sessionId} `)).map(({ member, score }) => ({ member, since: score }));
   }
 }

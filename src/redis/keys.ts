@@ -1,14 +1,69 @@
 /**
- * Every Redis key name. Keys of one session carry `{<sessionId>}` as hash tag so they share a cluster
- * slot and Lua scripts over them stay legal; allowance keys share the tag of their counting scope.
- * All names start with a namespace (REDIS_KEY_PREFIX, default `as`), so several deployments or test
- * runs can share one Redis without reading each other's wake-ups.
+ * Every Redis key name. Keys of one session share a hash tag so Lua scripts over them stay legal on a
+ * Redis Cluster; allowance keys share the tag of their counting scope. All names start with a namespace
+ * (REDIS_KEY_PREFIX, default `as`), so several deployments or test runs can share one Redis without
+ * reading each other's wake-ups.
+ *
+ * On a single node a session's tag is `{<sessionId>}` and the intent sets and the wake-up stream are
+ * global. On a Redis Cluster the sessions are spread over CLUSTER_SHARDS shards: a session's keys carry
+ * its shard's tag, and each shard has its own intent sets and wake-up stream under that tag, so the
+ * commit (`append-events-10.lua`) touches one slot only (docs/decisions.md, "Redis Cluster").
  */
 
 export const WINDOW_MS = 60_000;
 
+/** Fixed: a session's shard is part of its keys' names, so changing it would lose every session. */
+export const CLUSTER_SHARDS = 16;
+/**
+ * Shard k's hash tag hashes into slots [1024k, 1024(k+1)) (the first `s<k>-<j>` that does, by CLUSTER
+ * KEYSLOT): a cluster whose masters hold equal contiguous slot ranges (as `redis-cli --cluster create`
+ * makes them) holds equal numbers of shards.
+ */
+const SHARD_TAGS = ["s0-60", "s1-63", "s2-40", "s3-43", "s4-10", "s5-13", "s6-3", "s7-0", "s8-1", "s9-2", "s10-0", "s11-3", "s12-60", "s13-63", "s14-22", "s15-21"];
+/** The slot of each shard's tag. */
+const SHARD_SLOTS = [586, 1181, 2368, 3991, 4396, 6139, 6182, 8053, 9061, 9270, 10821, 11542, 12725, 14178, 15018, 15485];
+
+/** FNV-1a: a stable spread of session ids over the shards. */
+function hash(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
 export class Keys {
-  constructor(readonly prefix = "as") {}
+  /** 1 on a single node; CLUSTER_SHARDS on a Redis Cluster. */
+  readonly shards: number;
+
+  constructor(
+    readonly prefix = "as",
+    readonly cluster = false,
+  ) {
+    this.shards = cluster ? CLUSTER_SHARDS : 1;
+  }
+
+  /** The shard whose intent sets and wake-up stream serve the session (always 0 on a single node). */
+  shardOf(sessionId: string): number {
+    return this.cluster ? hash(sessionId) % CLUSTER_SHARDS : 0;
+  }
+  /** Every shard, in order. */
+  allShards(): number[] {
+    return Array.from({ length: this.shards }, (_, i) => i);
+  }
+  /** Groups of shards one multi-key command may read together: all of them on a single node, one each on a cluster. */
+  shardGroups(): number[][] {
+    return this.cluster ? this.allShards().map((shard) => [shard]) : [this.allShards()];
+  }
+  /** The cluster slot of the shard's keys; null on a single node. */
+  slotOf(shard: number): number | null {
+    return this.cluster ? SHARD_SLOTS[shard]! : null;
+  }
+  private session(sessionId: string): string {
+    return this.cluster ? `${this.prefix}:{${SHARD_TAGS[this.shardOf(sessionId)]}}:${sessionId}` : `${this.prefix}:{${sessionId}}`;
+  }
+  /** A shard's global key: its flat name on a single node, under the shard's tag on a cluster. */
+  private sharded(name: string, shard: number): string {
+    return this.cluster ? `${this.prefix}:{${SHARD_TAGS[shard]}}:${name}` : `${this.prefix}:${name}`;
+  }
 
   keyCeiling(keyId: string, windowStart: number): string {
     return `${this.prefix}:rl:key:{${keyId}}:${windowStart}`;
@@ -17,22 +72,22 @@ export class Keys {
     return `${this.prefix}:rl:{${orgId}:${agentId}:${subjectId}}:${kind}:${windowStart}`;
   }
   sessionLog(sessionId: string): string {
-    return `${this.prefix}:{${sessionId}}:log`;
+    return `${this.session(sessionId)}:log`;
   }
   sessionSeq(sessionId: string): string {
-    return `${this.prefix}:{${sessionId}}:seq`;
+    return `${this.session(sessionId)}:seq`;
   }
   sessionLive(sessionId: string): string {
-    return `${this.prefix}:{${sessionId}}:live`;
+    return `${this.session(sessionId)}:live`;
   }
   sessionOverlay(sessionId: string): string {
-    return `${this.prefix}:{${sessionId}}:overlay`;
+    return `${this.session(sessionId)}:overlay`;
   }
   sessionState(sessionId: string): string {
-    return `${this.prefix}:{${sessionId}}:state`;
+    return `${this.session(sessionId)}:state`;
   }
   sessionLock(sessionId: string): string {
-    return `${this.prefix}:{${sessionId}}:lock`;
+    return `${this.session(sessionId)}:lock`;
   }
   /** Present while the wake-up consumer of that name is alive (its worker renews it at each sweep). */
   consumerAlive(consumer: string): string {
@@ -62,9 +117,9 @@ export class Keys {
   sessionEndings(): string {
     return `${this.prefix}:session-endings`;
   }
-  /** The wake-up stream the workers' consumer group reads. */
-  wakeups(): string {
-    return `${this.prefix}:wakeups`;
+  /** A shard's wake-up stream, which the workers' consumer group reads. */
+  wakeups(shard: number): string {
+    return this.sharded("wakeups", shard);
   }
   /** The pub/sub channel of preparation hints, heard by every worker (`preparations.ts`). */
   preparations(): string {
@@ -85,12 +140,16 @@ export class Keys {
   automationRepair(): string {
     return `${this.prefix}:{automations}:repair`;
   }
+  /** What each session of an (organization, agent, subject) has spent, and their total (`subject-spend.ts`). */
+  subjectSpend(orgId: string, agentId: string, subjectId: string): string {
+    return `${this.prefix}:spend:{${orgId}:${agentId}:${subjectId}}`;
+  }
   agentLimits(agentId: string): string {
     return `${this.prefix}:agent:{${agentId}}:limits`;
   }
-  /** Sessions handed to the workers and not yet looked at, scored by when. */
-  pending(): string {
-    return `${this.prefix}:pending`;
+  /** A shard's sessions handed to the workers and not yet looked at, scored by when. */
+  pending(shard: number): string {
+    return this.sharded("pending", shard);
   }
   /** Custom tool calls waiting for their first result, scored by their kickoff deadline (`kickoffs.ts`). */
   kickoffs(): string {
@@ -100,13 +159,17 @@ export class Keys {
   owedDebits(): string {
     return `${this.prefix}:credits:owed`;
   }
-  /** Writers changing a session's MongoDB record, scored by when: the recovery sweep's outbox. */
-  projections(): string {
-    return `${this.prefix}:projections`;
+  /** Writers changing a shard's sessions' MongoDB records, scored by when: the recovery sweep's outbox. */
+  projections(shard: number): string {
+    return this.sharded("projections", shard);
   }
 
-  /** KEYS of `append-events-10.lua`, in its header's order; `allowance` is the counter the commit counts, if any. */
+  /**
+   * KEYS of `append-events-10.lua`, in its header's order; `allowance` is the counter the commit counts,
+   * if any (never on a cluster, where it is in another slot: the appender counts it beforehand).
+   */
   appendEventsKeys(sessionId: string, allowance: string | null): string[] {
+    const shard = this.shardOf(sessionId);
     return [
       this.sessionState(sessionId),
       this.sessionSeq(sessionId),
@@ -114,9 +177,9 @@ export class Keys {
       this.sessionLive(sessionId),
       this.sessionLock(sessionId),
       this.sessionOverlay(sessionId),
-      this.pending(),
-      this.projections(),
-      this.wakeups(),
+      this.pending(shard),
+      this.projections(shard),
+      this.wakeups(shard),
       // The script reads it only when it counts something; the state key stands in for "none".
       allowance ?? this.sessionState(sessionId),
     ];

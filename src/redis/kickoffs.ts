@@ -4,8 +4,7 @@
  * makes it wait (a deadline whose commit never happened finds no waiting call and is dropped), so no
  * waiting call is ever without one; the sweep takes the due ones, oldest first, and never scans sessions.
  */
-import type { Redis } from "ioredis";
-import { sortedMembersStartingWith } from "./client.js";
+import { sortedMembersStartingWith, type RedisClient } from "./client.js";
 import type { Keys } from "./keys.js";
 
 export interface DueKickoff {
@@ -16,7 +15,7 @@ export interface DueKickoff {
 
 export class Kickoffs {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: Keys,
   ) {}
 

@@ -2,9 +2,8 @@
  * A session's capped live stream, the transport SSE tails: transport-only frames (message deltas) are
  * written here directly, under the writer's turn lock; durable events arrive with their appends.
  */
-import type { Redis } from "ioredis";
 import type { Draft } from "../domain/events.js";
-import { REFUSED, runScript } from "./client.js";
+import { REFUSED, runScript, type RedisClient } from "./client.js";
 import type { Keys } from "./keys.js";
 import type { StreamEntry, StreamReader, Subscription } from "./stream-reader.js";
 
@@ -19,7 +18,7 @@ export function liveOnlyJson(d: Draft): string {
 
 export class LiveStream {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: Keys,
   ) {}
 
@@ -31,7 +30,7 @@ export class LiveStream {
 
   /** Delivers the session's live frames after `fromId` through the process's shared reader. */
   follow(reader: StreamReader, sessionId: string, fromId: string, deliver: (entries: StreamEntry[]) => void): Promise<Subscription> {
-    return reader.subscribe(this.keys.sessionLive(sessionId), fromId, deliver);
+    return reader.subscribe(this.keys.shardOf(sessionId), this.keys.sessionLive(sessionId), fromId, deliver);
   }
 
   /** Up to `count` frames after `afterId`, up to `end` (an id, inclusive, or `(id`, exclusive). */

@@ -5,7 +5,7 @@
  * locks, held for one read-modify-write of a MongoDB record, so that writers of one record take turns
  * (FerretDB applies no update atomically: two at once can lose one, whatever their filters).
  */
-import type { Redis } from "ioredis";
+import type { RedisClient } from "./client.js";
 import Redlock, { ExecutionError, type Lock } from "redlock";
 import { unavailable } from "../errors.js";
 import type { Keys } from "./keys.js";
@@ -25,7 +25,7 @@ export class Locks {
   private readonly records: Redlock;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: Keys,
   ) {
     // No retries: a busy lock means another worker has the session, and it re-checks the mailbox after.
@@ -93,12 +93,13 @@ export class Locks {
     }
   }
 
-  /** Whether each session's turn lock is held (one round trip): a free one means no live worker is on it. */
+  /**
+   * Whether each session's turn lock is held: a free one means no live worker is on it. One command
+   * each, not a pipeline: on a cluster the locks are in different slots (auto-pipelining still sends
+   * them together).
+   */
   async sessionsLocked(sessionIds: string[]): Promise<boolean[]> {
-    if (sessionIds.length === 0) return [];
-    const checks = this.redis.pipeline();
-    for (const id of sessionIds) checks.exists(this.keys.sessionLock(id));
-    return ((await checks.exec()) ?? []).map(([err, n]) => err !== null || Number(n) > 0);
+    return Promise.all(sessionIds.map((id) => this.redis.exists(this.keys.sessionLock(id)).then((n) => n > 0, () => true)));
   }
 
   /** The session's turn lock as Redis holds it: its holder's token and how long it has left; null when free. */

@@ -3,7 +3,7 @@
  * commits and removed once the ledger has it. A debit whose writer stopped (a crash, MongoDB down) stays
  * here for the repair; one whose turn never ended is still found with its turn active, and left alone.
  */
-import type { Redis } from "ioredis";
+import type { RedisClient } from "./client.js";
 import type { Keys } from "./keys.js";
 
 export interface OwedDebit {
@@ -16,7 +16,7 @@ export interface OwedDebit {
 
 export class OwedDebits {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: Keys,
   ) {}
 

@@ -6,7 +6,7 @@
  * A prewarm of one (organization, agent, subject) publishes at most once per window, held by a key
  * set with NX, so a storm of repeated prewarms reaches no worker.
  */
-import type { Redis } from "ioredis";
+import type { RedisClient } from "./client.js";
 import type { Keys } from "./keys.js";
 
 export interface PreparedSession {
@@ -47,7 +47,7 @@ function parse(message: string): Preparation | null {
 
 export class Preparations {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: Keys,
   ) {}
 
@@ -61,7 +61,7 @@ export class Preparations {
   }
 
   /** Hands every hint published from now on to `deliver`; `connection` is one of its own (it enters subscriber mode). */
-  async listen(connection: Redis, deliver: (preparation: Preparation) => void): Promise<void> {
+  async listen(connection: RedisClient, deliver: (preparation: Preparation) => void): Promise<void> {
     const channel = this.keys.preparations();
     connection.on("message", (from: string, message: string) => {
       const preparation = from === channel ? parse(message) : null;

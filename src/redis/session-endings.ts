@@ -4,7 +4,7 @@
  * one, remove its workspace. A worker reads it from the start when it starts (the stream keeps about
  * ENDINGS_MAXLEN entries), so an ending announced while it was down is still seen.
  */
-import type { Redis } from "ioredis";
+import type { RedisClient } from "./client.js";
 import type { Keys } from "./keys.js";
 
 export const ENDINGS_MAXLEN = 10_000;
@@ -25,7 +25,7 @@ function field(fields: string[], name: string): string | undefined {
 
 export class SessionEndings {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: Keys,
   ) {}
 

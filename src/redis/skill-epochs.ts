@@ -9,7 +9,7 @@
  * the latest a day later.
  */
 import { randomBytes } from "node:crypto";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "./client.js";
 import type { SkillChanges, SkillScope } from "../store/subject-skills.js";
 import type { Keys } from "./keys.js";
 
@@ -20,7 +20,7 @@ const fresh = () => randomBytes(12).toString("base64url");
 
 export class SkillEpochs implements SkillChanges {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: Keys,
   ) {}
 

@@ -1,11 +1,14 @@
 /**
- * The one XREAD loop of a process. A blocked XREAD holds its connection and Redis pays per blocked
- * client on every XADD, so all SSE readers of this process share one blocking connection: the loop
- * reads every watched stream in one `XREAD BLOCK` and fans entries out in memory. It is re-armed
- * (CLIENT UNBLOCK) when a stream is added; a stream nobody watches is dropped at the next read.
+ * The XREAD loops of a process. A blocked XREAD holds its connection and Redis pays per blocked
+ * client on every XADD, so all SSE readers of this process share one blocking connection per group of
+ * shards (one on a single node, one per shard on a Redis Cluster, where one XREAD reads one slot): the
+ * loop reads every watched stream of its shards in one `XREAD BLOCK` and fans entries out in memory. It
+ * is re-armed (CLIENT UNBLOCK) when a stream is added; a stream nobody watches is dropped at the next read.
  */
 import type { Redis } from "ioredis";
 import type { Logger } from "../log.js";
+import type { RedisClient } from "./client.js";
+import type { ShardConnection, ShardReader } from "./shard-connections.js";
 import { compareStreamIds } from "./stream-ids.js";
 
 export type StreamEntry = [id: string, fields: string[]];
@@ -54,7 +57,36 @@ export interface Subscription {
 const BLOCK_MS = 5_000;
 const READ_COUNT = 500;
 
+/** The process's shared reader of live streams: one loop per group of shards. */
 export class StreamReader {
+  private readonly loops = new Map<number, ShardLoop>();
+
+  constructor(readers: ShardReader[], commands: RedisClient, log: Logger) {
+    for (const { shards, connection } of readers) {
+      const loop = new ShardLoop(connection, commands, log);
+      for (const shard of shards) this.loops.set(shard, loop);
+    }
+  }
+
+  /** Number of streams the loops read; zero once every subscriber has gone. */
+  get watchedStreams(): number {
+    let n = 0;
+    for (const loop of new Set(this.loops.values())) n += loop.watchedStreams;
+    return n;
+  }
+
+  /** Delivers entries of `key` (a stream of `shard`) after `fromId` (exclusive), in order, without gaps or duplicates. */
+  subscribe(shard: number, key: string, fromId: string, deliver: Deliver): Promise<Subscription> {
+    return this.loops.get(shard)!.subscribe(key, fromId, deliver);
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([...new Set(this.loops.values())].map((loop) => loop.stop()));
+  }
+}
+
+/** One blocking connection's loop, over the watched streams of its shards. */
+class ShardLoop {
   private readonly watched = new Map<string, Watched>();
   private clientId: number | null = null;
   private blocked = false;
@@ -63,17 +95,15 @@ export class StreamReader {
   private loop: Promise<void> | null = null;
 
   constructor(
-    private readonly blocking: Redis,
-    private readonly commands: Redis,
+    private readonly connection: ShardConnection,
+    private readonly commands: RedisClient,
     private readonly log: Logger,
   ) {}
 
-  /** Number of streams the loop reads; zero once every subscriber has gone. */
   get watchedStreams(): number {
     return this.watched.size;
   }
 
-  /** Delivers entries of `key` after `fromId` (exclusive), in order, without gaps or duplicates. */
   async subscribe(key: string, fromId: string, deliver: Deliver): Promise<Subscription> {
     this.loop ??= this.run();
     const sub = new Subscriber(fromId, deliver);
@@ -109,12 +139,12 @@ export class StreamReader {
       this.wakeIdle();
       this.wakeIdle = null;
     } else if (this.blocked && this.clientId !== null) {
-      this.commands.client("UNBLOCK", this.clientId).catch((err: unknown) => this.log.warn("could not re-arm the stream reader", { err }));
+      this.connection.unblock(this.clientId).catch((err: unknown) => this.log.warn("could not re-arm the stream reader", { err }));
     }
   }
 
   private async run(): Promise<void> {
-    this.clientId = Number(await this.blocking.client("ID"));
+    let blocking: Redis | null = null;
     while (!this.stopped) {
       if (this.watched.size === 0) {
         await new Promise<void>((resolve) => (this.wakeIdle = resolve));
@@ -123,8 +153,15 @@ export class StreamReader {
       const streams = [...this.watched.entries()];
       let reply: [string, StreamEntry[]][] | null;
       try {
+        // Another connection when the slot moved: its id is the one to unblock.
+        const current = this.connection.get();
+        if (current !== blocking) {
+          this.clientId = null;
+          this.clientId = Number(await current.client("ID"));
+          blocking = current;
+        }
         this.blocked = true;
-        reply = (await this.blocking.xread(
+        reply = (await current.xread(
           "COUNT",
           READ_COUNT,
           "BLOCK",
@@ -135,6 +172,7 @@ export class StreamReader {
         )) as [string, StreamEntry[]][] | null;
       } catch (err) {
         if (this.stopped) return;
+        this.connection.failed();
         this.log.warn("stream reader failed; retrying", { err });
         await new Promise((r) => setTimeout(r, 500));
         continue;
@@ -154,7 +192,7 @@ export class StreamReader {
     this.stopped = true;
     this.watched.clear();
     this.rearm();
-    this.blocking.disconnect();
+    this.connection.disconnect();
     await this.loop?.catch(() => undefined);
   }
 }

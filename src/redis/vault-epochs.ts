@@ -4,13 +4,13 @@
  * still current: each request reads the counter (one Redis round trip instead of the MongoDB reads of
  * a resolution), so a change is seen by the very next request, as resolving at request time requires.
  */
-import type { Redis } from "ioredis";
+import type { RedisClient } from "./client.js";
 import type { VaultChanges } from "../store/vault-changes.js";
 import type { Keys } from "./keys.js";
 
 export class VaultEpochs implements VaultChanges {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: Keys,
   ) {}
 

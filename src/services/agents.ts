@@ -11,7 +11,8 @@ import {
   type RateLimits,
 } from "../domain/agent-config.js";
 import { conflict, notFound, validationError } from "../errors.js";
-import type { RateLimitCache } from "../redis/rate-limit-cache.js";
+import type { AgentLimitsCache } from "../redis/agent-limits-cache.js";
+import type { Budgets } from "./budgets.js";
 import { configOf, type AgentDoc, type AgentStatus, type AgentStore, type Page, type PublishResult, type VersionDoc } from "../store/agents.js";
 
 /** What deleting an agent must know about the rest of the system. */
@@ -37,7 +38,8 @@ export class AgentService {
   constructor(
     private readonly store: AgentStore,
     private readonly dependents: AgentDependents,
-    private readonly limitsCache: RateLimitCache,
+    private readonly limitsCache: AgentLimitsCache,
+    private readonly budgets: Pick<Budgets, "spentBy">,
   ) {}
 
   async create(orgId: string, body: AgentCreateBody): Promise<AgentDoc> {
@@ -93,6 +95,18 @@ export class AgentService {
     if (!agent) throw notFound("agent");
     await this.limitsCache.invalidate(id);
     return agent;
+  }
+
+  async setSubjectBudget(orgId: string, id: string, limitUsd: number | null): Promise<AgentDoc> {
+    const agent = await this.store.setSubjectBudget(orgId, id, limitUsd);
+    if (!agent) throw notFound("agent");
+    await this.limitsCache.invalidate(id);
+    return agent;
+  }
+
+  async subjectSpend(orgId: string, agentId: string, subjectId: string): Promise<{ spentUsd: number; limitUsd: number | null }> {
+    const agent = await this.get(orgId, agentId);
+    return { spentUsd: await this.budgets.spentBy({ orgId, agentId, subjectId }), limitUsd: agent.subjectBudgetUsd ?? null };
   }
 
   async archive(orgId: string, id: string): Promise<AgentDoc> {

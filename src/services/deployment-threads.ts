@@ -3,7 +3,8 @@
  * caller uploads into its workspace. Everything here is reached through a deployment of the caller's
  * organization; a thread of another deployment is `404`, as is one of another organization.
  */
-import { AppError, isAppError, notFound, validationError, type RateLimitStanding } from "../errors.js";
+import { AppError, isAppError, notFound, validationError } from "../errors.js";
+import type { Once } from "../redis/once-marks.js";
 import type { Envelope } from "../domain/events.js";
 import type { DeploymentDoc } from "../store/deployments.js";
 import { deploymentWorkspaceOf, writeAsUser, writeWorkspaceFile } from "../tools/deployment-files.js";
@@ -12,7 +13,7 @@ import { sandboxUser } from "../tools/sandbox.js";
 import type { SessionStore } from "../store/sessions.js";
 import { decodeListCursor, encodeListCursor } from "./deployment-cursor.js";
 import type { CreditCheck, DeploymentService } from "./deployments.js";
-import type { EventService, EventsPostBody } from "./events.js";
+import type { EventService, EventsPostBody, Sent } from "./events.js";
 import type { SessionCreateBody, SessionService, SessionView } from "./sessions.js";
 
 export type ThreadCreate = Pick<SessionCreateBody, "title" | "metadata">;
@@ -67,11 +68,11 @@ export class DeploymentThreads {
   }
 
   /** Sends events to a thread; a message or a steer needs credits (a turn is refused before it starts without them). */
-  async send(orgId: string, deploymentId: string, threadId: string, body: EventsPostBody, ceiling: Promise<void>): Promise<{ data: Envelope[]; rateLimit: RateLimitStanding }> {
+  async send(orgId: string, deploymentId: string, threadId: string, body: EventsPostBody, ceiling: Promise<void>, once?: Once): Promise<Sent> {
     await this.thread(orgId, deploymentId, threadId);
     // What starts new work needs credits; an interrupt, an approval or an answer never does, so a thread is never stuck.
     if (body.events.some((e) => e.type === "user.message" || e.type === "user.steer")) await this.credits.requirePositive(orgId);
-    return this.events.post(orgId, threadId, body, ceiling);
+    return this.events.post(orgId, threadId, body, ceiling, once);
   }
 
   async history(orgId: string, deploymentId: string, threadId: string, after: number, limit: number): Promise<{ data: Envelope[]; hasMore: boolean }> {

@@ -6,13 +6,13 @@ import { attachmentProblems, sanitizeFilename } from "../domain/attachments.js";
 import type { Envelope, InboundEvent } from "../domain/events.js";
 import { planInbound } from "../domain/inbound-plan.js";
 import { startsTurn } from "../domain/session-state.js";
-import { budgetReached, spentUsd } from "../domain/budgets.js";
-import { AppError, isAppError, notFound, validationError, type RateLimitStanding } from "../errors.js";
-import type { RateLimitCache } from "../redis/rate-limit-cache.js";
+import { spentUsd } from "../domain/budgets.js";
+import { idempotencyMismatch, isAppError, notFound, validationError, type RateLimitStanding } from "../errors.js";
 import { Lru } from "../lru.js";
 import { identityOf, type EventLog, type SessionIdentity } from "../redis/event-log.js";
-import type { AgentStore } from "../store/agents.js";
 import type { SessionStore } from "../store/sessions.js";
+import { doneBefore, onceField, type DoneBefore, type Once } from "../redis/once-marks.js";
+import type { Budgets } from "./budgets.js";
 import { decided, type SessionTransitions } from "./session-transitions.js";
 
 export type EventsPostBody = FromSchemas<typeof eventsPostSchema>;
@@ -20,6 +20,13 @@ export type EventsPostBody = FromSchemas<typeof eventsPostSchema>;
 const IDENTITY_CACHE_SIZE = 10_000;
 
 /** Send rules 1 and 5 and the attachment rules; returns the events as they will be stored. */
+/** A send's answer: the events appended, the allowance's standing; `replayed` when a first attempt had appended them. */
+export interface Sent {
+  data: Envelope[];
+  rateLimit?: RateLimitStanding;
+  replayed?: true;
+}
+
 export function checkBatch(body: EventsPostBody): InboundEvent[] {
   const problems: string[] = [];
   if (body.events.filter(startsTurn).length > 1) problems.push("events: at most one event per request may start a turn (user.message)");
@@ -40,10 +47,9 @@ export function checkBatch(body: EventsPostBody): InboundEvent[] {
 export class EventService {
   constructor(
     private readonly sessions: SessionStore,
-    private readonly agents: AgentStore,
     private readonly log: EventLog,
     private readonly transitions: SessionTransitions,
-    private readonly limits: RateLimitCache,
+    private readonly budgets: Budgets,
   ) {}
 
   private readonly identities = new Lru<string, SessionIdentity>(IDENTITY_CACHE_SIZE);
@@ -81,21 +87,23 @@ export class EventService {
    * ceiling count, `ceiling`), then the commit that appends, counts the allowance and wakes a worker.
    * A batch the state machine refuses is never counted (counting rule: a rejection before persistence is free).
    */
-  async post(orgId: string, sessionId: string, body: EventsPostBody, ceiling: Promise<void>): Promise<{ data: Envelope[]; rateLimit: RateLimitStanding }> {
+  async post(orgId: string, sessionId: string, body: EventsPostBody, ceiling: Promise<void>, once?: Once): Promise<Sent> {
     const events = checkBatch(body);
     const cached = this.identities.get(sessionId);
-    const limitsOf = (agentId: string) => this.limits.get(agentId, async () => (await this.agents.get(orgId, agentId))?.rateLimits ?? null);
+    const limitsOf = (agentId: string) => this.budgets.limits(orgId, agentId);
+    const field = once && onceField(once.key);
     // The limits go with the first read when the agent is known; a session new to this process reads them after.
-    const [, from, cachedLimits] = await Promise.all([ceiling, this.log.snapshot(sessionId), cached && limitsOf(cached.agentId)]);
+    const [, from, cachedLimits, done] = await Promise.all([ceiling, this.log.snapshot(sessionId), cached && limitsOf(cached.agentId), field && this.log.onceMark(sessionId, field)]);
     if (!from) {
       this.identities.delete(sessionId);
       throw notFound("session");
     }
     const session = await this.identity(orgId, sessionId, identityOf(from.fields));
+    if (done) return this.replay(sessionId, once!, doneBefore(done));
     const limits = cachedLimits === undefined ? await limitsOf(session.agentId) : cachedLimits;
-    await this.requireBudget(orgId, sessionId, events, spentUsd(from.state.usage));
+    if (events.some(startsTurn)) await this.budgets.refuseTurn({ sessionId, orgId, agentId: session.agentId, subjectId: session.subjectId }, spentUsd(from.state.usage), limits);
     try {
-      const { value, applied } = await this.transitions.run(
+      const { value, applied, doneBefore: before } = await this.transitions.run(
         sessionId,
         (state) => decided(planInbound(state, sessionId, events, body.delivery ?? "immediate", new Date().toISOString())),
         {
@@ -106,8 +114,10 @@ export class EventService {
             limit: limits?.messagesPerMinute ?? DEFAULT_RATE_LIMITS.messagesPerMinute,
             cost: events.length,
           },
+          once: field ? { field, fingerprint: once!.fingerprint, answers: (result) => result?.persisted.map((d) => d.id) ?? [] } : undefined,
         },
       );
+      if (before) return this.replay(sessionId, once!, before);
       const result = value!;
       const persisted = new Set(result.persisted.map((d) => d.id));
       const data = applied!.envelopes.filter((e) => persisted.has(e.id));
@@ -117,20 +127,24 @@ export class EventService {
       return { data, rateLimit: applied!.standing! };
     } catch (err) {
       if (isAppError(err, "not_found")) this.identities.delete(sessionId);
+      // Refused by the state a first attempt under the same key made (committed after our first read): its answer.
+      const mark = field && isAppError(err) && (await this.log.onceMark(sessionId, field));
+      if (mark) return this.replay(sessionId, once!, doneBefore(mark));
       throw err;
     }
   }
 
+
   /**
-   * A batch that would start a turn is refused once the session's spend has reached its budget. The
-   * record is read only for a session that has spent something: a send to one that has not costs no read.
+   * The answer to a send whose first attempt was committed under the same Idempotency-Key and whose
+   * answer was lost (its process died): the events it appended, as they now read; nothing is appended.
    */
-  private async requireBudget(orgId: string, sessionId: string, events: InboundEvent[], spent: number): Promise<void> {
-    if (spent <= 0 || !events.some(startsTurn)) return;
-    const limit = (await this.sessions.get(orgId, sessionId))?.budgetUsd;
-    if (budgetReached(limit, spent)) {
-      throw new AppError("budget_exceeded", `the session has spent ${spent} USD of its ${limit} USD budget; raise budget.limitUsd to send more messages`);
-    }
+  private async replay(sessionId: string, once: Once, before: DoneBefore): Promise<Sent> {
+    if (before.fingerprint !== once.fingerprint) throw idempotencyMismatch();
+    const first = Math.min(...before.sequences);
+    const wanted = new Set(before.sequences);
+    const data = before.sequences.length ? (await this.log.history(sessionId, first - 1, Math.max(...before.sequences) - first + 1)).filter((e) => wanted.has(e.sequence)) : [];
+    return { data, replayed: true };
   }
 
   async history(orgId: string, sessionId: string, after: number, limit: number): Promise<{ data: Envelope[]; hasMore: boolean }> {

@@ -1,5 +1,5 @@
 /** Readiness: whether this process can reach MongoDB and Redis, each within a bound. */
-import type { Redis } from "ioredis";
+import type { RedisClient } from "../redis/client.js";
 import { pingMongo, type Mongo } from "../store/mongo.js";
 
 const CHECK_TIMEOUT_MS = 2_000;
@@ -22,7 +22,7 @@ async function check(fn: () => Promise<unknown>): Promise<CheckResult> {
 export class HealthService {
   constructor(
     private readonly mongo: Mongo,
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
   ) {}
 
   async readiness(): Promise<{ ready: boolean; checks: { mongodb: CheckResult; redis: CheckResult } }> {

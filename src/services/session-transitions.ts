@@ -22,6 +22,7 @@ import { INITIAL_STATE, type Plan, type PlanResult, type RuntimeState } from "..
 import { AppError, notFound } from "../errors.js";
 import { allowanceExhausted } from "../redis/allowances.js";
 import { encodeState, type Appended, type Commit, type EventAppender } from "../redis/event-appender.js";
+import type { DoneBefore } from "../redis/once-marks.js";
 import { snapshotOf, type EventLog, type Snapshot } from "../redis/event-log.js";
 import { sessionOfProjection, type Intents } from "../redis/intents.js";
 import { trackReads } from "./read-set.js";
@@ -37,6 +38,12 @@ export type Planned<T> = { plan: Plan; value: T } | { plan: null; value: T };
 export const change = <T>(plan: Plan, value: T): Planned<T> => ({ plan, value });
 export const unchanged = <T>(value: T): Planned<T> => ({ plan: null, value });
 
+/** Where the events `ids` are among the plan's durable drafts (the order their sequences follow). */
+function places(plan: Plan, ids: string[]): number[] {
+  const durable = plan.drafts.filter((d) => !d.liveOnly).map((d) => d.id);
+  return ids.map((id) => durable.indexOf(id)).filter((at) => at >= 0);
+}
+
 /** A domain planner's answer as a step: its plan (handing back the result), nothing to do, or its refusal as an application error. */
 export function decided(result: PlanResult | null): Planned<Accepted | null> {
   if (!result) return unchanged(null);
@@ -44,13 +51,15 @@ export function decided(result: PlanResult | null): Planned<Accepted | null> {
   return change(result.plan, result);
 }
 
-export interface TransitionOptions {
+export interface TransitionOptions<T = unknown> {
   /** The worker's fencing token (its lock's value); absent for API pods. */
   fence?: string;
   /** The state as the caller already read it (with its other reads, in one round trip); null: no state. */
   from?: Snapshot | null;
   /** Points the commit counts; it is refused as a whole (`rate_limited`) when the allowance has no room. */
   allowance?: Commit["allowance"];
+  /** The request's Idempotency-Key, committed with the plan; `answers` names the events that answer the request. */
+  once?: { field: string; fingerprint: string; answers: (value: T) => string[] };
 }
 
 export interface Transition<T> {
@@ -59,6 +68,8 @@ export interface Transition<T> {
   applied: Appended | null;
   /** The state the final plan was made from. */
   state: RuntimeState;
+  /** Set instead of `applied` when a commit under the same Idempotency-Key was made before. */
+  doneBefore?: DoneBefore;
 }
 
 /** Attempts before a contended transition gives up with a clear error. */
@@ -103,11 +114,11 @@ export class SessionTransitions {
     private readonly records: StatusProjection,
   ) {}
 
-  run<T>(sessionId: string, planner: (state: RuntimeState) => Planned<T>, opts: TransitionOptions = {}): Promise<Transition<T>> {
+  run<T>(sessionId: string, planner: (state: RuntimeState) => Planned<T>, opts: TransitionOptions<T> = {}): Promise<Transition<T>> {
     return this.lanes.run(sessionId, (lane) => this.commit(sessionId, planner, opts, lane));
   }
 
-  private async commit<T>(sessionId: string, planner: (state: RuntimeState) => Planned<T>, opts: TransitionOptions, lane: Lane): Promise<Transition<T>> {
+  private async commit<T>(sessionId: string, planner: (state: RuntimeState) => Planned<T>, opts: TransitionOptions<T>, lane: Lane): Promise<Transition<T>> {
     let snapshot = later(opts.from, lane.known) ?? (await this.log.snapshot(sessionId));
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       if (attempt > 1) await backoff(attempt);
@@ -124,6 +135,7 @@ export class SessionTransitions {
         fence: opts.fence ?? "",
         projection,
         allowance: opts.allowance,
+        once: opts.once && { field: opts.once.field, fingerprint: opts.once.fingerprint, answers: places(plan, opts.once.answers(planned.value)) },
       });
       if (result.ok) {
         lane.known = snapshotOf({ ...fields, ...encodeState(plan.state), v: String(result.version) });
@@ -137,6 +149,8 @@ export class SessionTransitions {
           throw new AppError("lock_lost", "the session's turn lock was taken over by another worker");
         case "rate_limited":
           throw allowanceExhausted(opts.allowance!.kind, result.standing);
+        case "done":
+          return { value: planned.value, applied: null, state: snapshot.state, doneBefore: result.before };
         case "stale":
           snapshot = lane.known = snapshotOf(result.fields);
       }

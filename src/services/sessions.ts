@@ -116,13 +116,18 @@ export class SessionService {
    * knows no attempt came before (the id's record is not read first; a racing one is still found).
    */
   async createOnce(orgId: string, body: SessionCreateBody, id: string, mayExist = true): Promise<SessionView> {
+    return (await this.createKept(orgId, body, id, mayExist)).view;
+  }
+
+  /** As `createOnce`, with the allowance's standing when this call made the session (none when it existed). */
+  async createKept(orgId: string, body: SessionCreateBody, id: string, mayExist = true): Promise<{ view: SessionView; rateLimit?: RateLimitStanding }> {
     const existing = mayExist && (await this.sessions.get(orgId, id));
-    if (existing) return visible(existing, await this.log.state(id));
+    if (existing) return { view: visible(existing, await this.log.state(id)) };
     try {
-      return (await this.create(orgId, body, id)).view;
+      return await this.create(orgId, body, id);
     } catch (err) {
       const raced = isDuplicateKey(err) && (await this.sessions.get(orgId, id));
-      if (raced) return visible(raced, await this.log.state(id));
+      if (raced) return { view: visible(raced, await this.log.state(id)) };
       throw err;
     }
   }

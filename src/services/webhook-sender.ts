@@ -1,10 +1,10 @@
 /**
  * Sends queued webhook deliveries: signed (Standard Webhooks), through the outbound guard, with a time
- * limit; a 2xx answer delivers, anything else is retried with doubling delays until the last attempt.
+ * limit; a 2xx answer delivers, anything else is retried with doubling, jittered delays until the last
+ * attempt. Deployments' filesystem webhooks and organizations' endpoints share the queue and this sender.
  */
-import { retryDelayMs } from "../domain/workspace-diff.js";
+import { retryDelayMs } from "../domain/webhooks.js";
 import type { Logger } from "../log.js";
-import type { DeploymentWebhookStore } from "../store/deployment-webhooks.js";
 import type { DeliveryDoc, WebhookDeliveryStore } from "../store/webhook-deliveries.js";
 import { outboundRefusal, type Fetch } from "../tools/outbound.js";
 import { webhookHeaders } from "./webhook-signature.js";
@@ -16,10 +16,13 @@ export interface SenderOptions {
   timeoutMs: number;
 }
 
+/** Where a delivery goes and the secret it is signed with; null when its endpoint is gone (or disabled, or its secret cannot be opened here). */
+export type DeliveryTarget = (d: DeliveryDoc) => Promise<{ url: string; secret: string } | null>;
+
 export class WebhookSender {
   constructor(
     private readonly deliveries: WebhookDeliveryStore,
-    private readonly hooks: DeploymentWebhookStore,
+    private readonly target: DeliveryTarget,
     private readonly fetch: Fetch,
     private readonly logger: Logger,
     private readonly opts: SenderOptions,
@@ -39,9 +42,9 @@ export class WebhookSender {
   }
 
   private async attempt(d: DeliveryDoc): Promise<void> {
-    const endpoint = await this.hooks.withSecret(d.deploymentId);
+    const endpoint = await this.target(d);
     if (!endpoint) {
-      await this.deliveries.attemptFailed(d._id, "the deployment has no webhook (removed, or its secret cannot be opened here)", null, null);
+      await this.deliveries.attemptFailed(d._id, "the webhook is gone or disabled, or its secret cannot be opened here", null, null);
       return;
     }
     const now = new Date();
@@ -61,8 +64,8 @@ export class WebhookSender {
       error = refused ? `refused: ${refused.message}` : "the endpoint did not answer";
     }
     const attempt = d.attempts + 1;
-    const retryAt = attempt < this.opts.maxAttempts ? new Date(Date.now() + retryDelayMs(attempt, this.opts.firstRetryMs, this.opts.maxRetryMs)) : null;
+    const retryAt = attempt < this.opts.maxAttempts ? new Date(Date.now() + retryDelayMs(attempt, this.opts.firstRetryMs, this.opts.maxRetryMs, Math.random())) : null;
     await this.deliveries.attemptFailed(d._id, error, status, retryAt);
-    if (!retryAt) this.logger.warn("webhook delivery failed for good", { deploymentId: d.deploymentId, deliveryId: d._id, attempts: attempt, error });
+    if (!retryAt) this.logger.warn("webhook delivery failed for good", { deploymentId: d.deploymentId, endpointId: d.endpointId, deliveryId: d._id, attempts: attempt, error });
   }
 }

@@ -62,6 +62,8 @@ export interface AgentDoc {
   orgId: string;
   status: AgentStatus;
   rateLimits: RateLimits;
+  /** Spend limit in USD for each subject across its sessions with this agent; absent or null for none. */
+  subjectBudgetUsd?: number | null;
   createdAt: Date;
   updatedAt: Date;
   version: number;
@@ -198,6 +200,11 @@ export class AgentStore {
     const set: Record<string, unknown> = { updatedAt: new Date() };
     for (const [k, v] of Object.entries(limits)) set[`rateLimits.${k}`] = v;
     return loadAgent(await this.agents.findOneAndUpdate({ _id: id }, { $set: set }, { returnDocument: "after" }));
+  }
+
+  async setSubjectBudget(orgId: string, id: string, limitUsd: number | null): Promise<AgentDoc | null> {
+    if (!(await this.get(orgId, id))) return null;
+    return loadAgent(await this.agents.findOneAndUpdate({ _id: id }, { $set: { subjectBudgetUsd: limitUsd, updatedAt: new Date() } }, { returnDocument: "after" }));
   }
 
   /** Idempotent: an archived agent is returned unchanged (two concurrent archives both write the same status). */

@@ -24,6 +24,8 @@ export interface RunDoc {
   error: string | null;
   createdAt: Date;
   finishedAt: Date | null;
+  /** Set by the write that finishes the run, cleared once its webhook notice is queued (the notice's outbox). */
+  notify?: true;
 }
 
 /** The run id of the occurrence of `automationId` scheduled at `at`. */
@@ -52,8 +54,18 @@ export class AutomationRunStore {
   /** Finishes a pending run once; answers the run as finished (by this call or an earlier one). */
   async finish(run: RunDoc, outcome: OccurrenceOutcome, now: Date): Promise<RunDoc | null> {
     const set = { status: outcome.status, sessionCreated: outcome.sessionId !== null, error: outcome.status === "failed" ? outcome.error : null, finishedAt: now };
-    const { modifiedCount } = await this.runs.updateOne({ _id: run._id, status: "pending" }, { $set: set });
+    const { modifiedCount } = await this.runs.updateOne({ _id: run._id, status: "pending" }, { $set: { ...set, notify: true } });
     return modifiedCount === 1 ? { ...run, ...set } : this.runs.findOne({ _id: run._id });
+  }
+
+  /** Finished runs whose webhook notice is not queued yet, oldest first. */
+  async toNotify(limit: number): Promise<RunDoc[]> {
+    return this.runs.find({ notify: true }).sort({ finishedAt: 1 }).limit(limit).toArray();
+  }
+
+  /** The run's notice is queued (a run finishes once: nothing can have marked it again). */
+  async notified(id: string): Promise<void> {
+    await this.runs.updateOne({ _id: id }, { $unset: { notify: "" } });
   }
 
   /** The automation's runs, newest first; `withSession`: only those that created their session. */

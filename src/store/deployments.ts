@@ -37,6 +37,8 @@ export interface DeploymentDoc {
   deleting: { retainFilesystem: boolean; at: Date } | null;
   /** The idle-time runs made so far (features.dreaming): when the last began, and the latest dream threads. */
   dreams?: { lastAt: Date; threadIds: string[] };
+  /** The latest status change whose webhook notice is not queued yet (the notice's outbox), written with the change. */
+  notice?: StatusTransition;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -103,7 +105,7 @@ export class DeploymentStore {
     const now = new Date();
     const set: Partial<DeploymentDoc> = { settings, revision: doc.revision + 1, updatedAt: now };
     const transition = reprovision ? [{ status: "provisioning" as const, at: now, reason: null }] : [];
-    if (reprovision) Object.assign(set, { status: "provisioning", statusReason: null });
+    if (reprovision) Object.assign(set, { status: "provisioning", statusReason: null, notice: transition[0] });
     return this.turns(doc._id, () =>
       this.deployments.findOneAndUpdate(
         { _id: doc._id, revision: doc.revision, deleting: null },
@@ -111,6 +113,16 @@ export class DeploymentStore {
         { returnDocument: "after" },
       ),
     );
+  }
+
+  /** Records with a status change whose webhook notice is not queued yet. */
+  async toNotify(limit: number): Promise<DeploymentDoc[]> {
+    return this.deployments.find({ "notice.at": { $gt: new Date(0) } }).limit(limit).toArray();
+  }
+
+  /** The notice of the change at `at` is queued; a later change's, written meanwhile, stays. */
+  async notified(id: string, at: Date): Promise<void> {
+    await this.turns(id, () => this.deployments.updateOne({ _id: id, "notice.at": at }, { $unset: { notice: "" } }));
   }
 
   /** Takes the provisioning or teardown work of a record whose lease is free or lapsed, for the run `owner`; null when another holds it. */
@@ -137,7 +149,7 @@ export class DeploymentStore {
       this.deployments.updateOne(
         { _id: id, leaseOwner: owner, status: "provisioning", revision, deleting: null },
         {
-          $set: { status, statusReason: reason, leaseUntil: null, leaseOwner: null, updatedAt: now },
+          $set: { status, statusReason: reason, leaseUntil: null, leaseOwner: null, updatedAt: now, notice: { status, at: now, reason } },
           $push: { transitions: { $each: [{ status, at: now, reason }], $slice: -TRANSITIONS_KEPT } },
         },
       ),

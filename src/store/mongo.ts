@@ -12,8 +12,17 @@ export interface MongoOptions {
   monitorCommands?: boolean;
 }
 
+/**
+ * How long an operation waits for a server that accepted it and went silent (one that hangs without
+ * closing its connections), after which it fails as unreachable: a request answers 503, a turn waits.
+ * Without it such an operation waits forever. Long enough for any command of ours; `socketTimeoutMS`
+ * in MONGO_URL replaces it (an index build on a very large collection at start may need more).
+ */
+const SOCKET_TIMEOUT_MS = 20_000;
+
 export async function connectMongo(url: string, opts: MongoOptions = {}): Promise<Mongo> {
-  const client = new MongoClient(url, { serverSelectionTimeoutMS: 5_000, connectTimeoutMS: 5_000, monitorCommands: opts.monitorCommands ?? false });
+  const socketTimeoutMS = /[?&]sockettimeoutms=/i.test(url) ? {} : { socketTimeoutMS: SOCKET_TIMEOUT_MS };
+  const client = new MongoClient(url, { serverSelectionTimeoutMS: 5_000, connectTimeoutMS: 5_000, ...socketTimeoutMS, monitorCommands: opts.monitorCommands ?? false });
   client.on("serverHeartbeatFailed", () => storeErrors.inc({ store: "mongodb" }));
   await client.connect();
   // The database comes from the URL path (mongodb://host/agent_sessions); the driver's default is "test".
@@ -47,11 +56,15 @@ export async function ensureIndexes(db: Db): Promise<void> {
     db.collection("automations").createIndex({ orgId: 1, agentId: 1, subjectId: 1, createdAt: -1, _id: -1 }),
     db.collection("automations").createIndex({ nextRunAt: 1 }),
     db.collection("automation_runs").createIndex({ automationId: 1, createdAt: -1, _id: -1 }),
+    db.collection("automation_runs").createIndex({ notify: 1, finishedAt: 1 }),
     db.collection("deployments").createIndex({ orgId: 1, _id: -1 }),
     db.collection("deployments").createIndex({ orgId: 1, customerId: 1, _id: -1 }),
     db.collection("deployments").createIndex({ status: 1, leaseUntil: 1 }),
+    db.collection("deployments").createIndex({ "notice.at": 1 }),
     db.collection("webhook_deliveries").createIndex({ status: 1, nextAttemptAt: 1 }),
     db.collection("webhook_deliveries").createIndex({ deploymentId: 1, _id: -1 }),
+    db.collection("webhook_deliveries").createIndex({ endpointId: 1, createdAt: -1, _id: -1 }),
+    db.collection("webhook_endpoints").createIndex({ orgId: 1, createdAt: -1, _id: -1 }),
     db.collection("workspace_snapshots").createIndex({ expiresAt: 1 }),
     db.collection("secrets").createIndex({ orgId: 1, _id: -1 }),
     db.collection("subject_skills").createIndex({ orgId: 1, agentId: 1, subjectId: 1, name: 1 }, { unique: true }),

@@ -1,8 +1,9 @@
 /** Mocha root hooks: one set of backing services and one test database for the whole run. */
 import { randomBytes } from "node:crypto";
-import { Redis } from "ioredis";
 import { MongoClient } from "mongodb";
+import { createRedis } from "../../src/redis/client.js";
 import { leaksSeen, secret, watchStream } from "./secrets.js";
+import { masters } from "./redis.js";
 import { startTestServices, type TestServices } from "./services.js";
 
 let services: TestServices | undefined;
@@ -55,14 +56,18 @@ export const mochaHooks = {
     if (leaksSeen().length > 0) throw new Error(`secrets leaked: ${leaksSeen().join("; ")}`);
     if (env.mongoUrl) await dropDatabase(env.mongoUrl);
     if (env.redisUrl) {
-      const redis = new Redis(env.redisUrl);
-      let cursor = "0";
-      do {
-        // Also the namespaces of second deployments a test starts (`<prefix>-<name>`: `otherDeployment`).
-        const [next, found] = await redis.scan(cursor, "MATCH", `${env.redisKeyPrefix}*`, "COUNT", 1000);
-        if (found.length > 0) await redis.del(...found);
-        cursor = next;
-      } while (cursor !== "0");
+      const redis = createRedis(env.redisUrl, "test-cleanup");
+      await redis.ping();
+      // Every master's keys, one by one (on a cluster they are in many slots).
+      for (const node of masters(redis)) {
+        let cursor = "0";
+        do {
+          // Also the namespaces of second deployments a test starts (`<prefix>-<name>`: `otherDeployment`).
+          const [next, found] = await node.scan(cursor, "MATCH", `${env.redisKeyPrefix}*`, "COUNT", 1000);
+          await Promise.all(found.map((key) => node.unlink(key)));
+          cursor = next;
+        } while (cursor !== "0");
+      }
       await redis.quit();
     }
     await services?.stop();

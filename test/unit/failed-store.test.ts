@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { Redis } from "ioredis";
+import { Cluster, Redis } from "ioredis";
 import { MongoClient, MongoServerError } from "mongodb";
 import { failedStore, unreachableStore } from "../../src/store-errors.js";
 import { unavailable } from "../../src/errors.js";
@@ -56,5 +56,18 @@ describe("which store a failed request failed on (store_errors_total)", () => {
     live.disconnect();
     expect(unreachableStore(reply)).to.equal(undefined);
     expect(unreachableStore(new Error("boom"))).to.equal(undefined);
+  });
+
+  it("tells a Redis Cluster out of reach: no seed node answers, the cluster is down or moving a slot", async () => {
+    // Nothing listens on port 1: the cluster client gives up at once.
+    const cluster = new Cluster([{ host: "127.0.0.1", port: 1 }], { clusterRetryStrategy: () => null });
+    cluster.on("error", () => undefined);
+    const none = await cluster.get("k").then(() => undefined, (err: unknown) => err);
+    cluster.disconnect();
+    expect(String(none)).to.include("None of startup nodes is available");
+    expect(unreachableStore(none)).to.equal("redis");
+    const down = Object.assign(new Error("CLUSTERDOWN The cluster is down"), { name: "ReplyError" });
+    expect(unreachableStore(down)).to.equal("redis");
+    expect(failedStore(down)).to.equal("redis");
   });
 });

@@ -44,7 +44,7 @@ export function createDeploymentsApp(services: DeploymentServices): Koa<AppState
   app.silent = true;
   const open = new Routes(new Router(), services.validator);
   // Bodies are read by each route after its scope check: without the scope, any body is 403.
-  const api = new Routes(new Router(), services.validator, [requireJson(RAW_PATHS), bodyParser(EVENT_PATHS, RAW_PATHS)]);
+  const api = new Routes(new Router(), services.validator, [requireJson(RAW_PATHS), bodyParser(EVENT_PATHS, RAW_PATHS)], () => services.idempotency);
   let document: Record<string, unknown> | undefined;
   open.add(
     { method: "get", path: "/healthz", operationId: "getLiveness", summary: "Liveness: the process answers", tag: "Operations", open: true, success: { status: 200, schema: healthSchema } },

@@ -1,6 +1,7 @@
 /** What the deployments interface's handlers can reach: services of the process, built once at start. */
 import type { Config } from "../../config.js";
 import type { Logger } from "../../log.js";
+import type { IdempotencyKeys } from "../../redis/idempotency.js";
 import type { AccessService } from "../../services/access.js";
 import type { AutomationService } from "../../services/automations.js";
 import type { DeploymentService } from "../../services/deployments.js";
@@ -17,6 +18,7 @@ export interface DeploymentServices {
   config: Config;
   log: Logger;
   validator: Validator;
+  idempotency: IdempotencyKeys;
   access: AccessService;
   deployments: DeploymentService;
   automations: AutomationService;

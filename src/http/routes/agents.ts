@@ -5,12 +5,15 @@ import { agentListSchema } from "../../../schemas/agent-list.js";
 import { agentPatchSchema } from "../../../schemas/agent-patch.js";
 import { agentPathSchema } from "../../../schemas/agent-path.js";
 import { agentRateLimitsPatchSchema } from "../../../schemas/agent-rate-limits-patch.js";
+import { agentSubjectBudgetPutSchema } from "../../../schemas/agent-subject-budget-put.js";
 import { agentVersionSchema } from "../../../schemas/agent-version.js";
 import { agentVersionListSchema } from "../../../schemas/agent-version-list.js";
 import { agentsListQuerySchema } from "../../../schemas/agents-list-query.js";
 import { deletedSchema } from "../../../schemas/deleted.js";
 import { versionPathSchema } from "../../../schemas/version-path.js";
 import { pageQuerySchema } from "../../../schemas/page-query.js";
+import { subjectPathSchema } from "../../../schemas/subject-path.js";
+import { subjectSpendSchema } from "../../../schemas/subject-spend.js";
 import type { Services } from "../context.js";
 import { presentAgent, presentOffsetPage, presentVersion } from "../present.js";
 import type { Routes } from "../route.js";
@@ -98,6 +101,25 @@ export function agentRoutes(routes: Routes, { agents }: Services): void {
       success: agentOk,
     },
     async ({ orgId, params, body }) => ({ body: presentAgent(await agents.setRateLimits(orgId, params.agentId, body)) }),
+  );
+
+  routes.add(
+    {
+      method: "put",
+      path: "/v1/agents/:agentId/subject-budget",
+      operationId: "setAgentSubjectBudget",
+      summary: "Set an agent's spend limit per subject (no new version)",
+      tag,
+      params: agentPathSchema,
+      body: agentSubjectBudgetPutSchema,
+      success: agentOk,
+    },
+    async ({ orgId, params, body }) => ({ body: presentAgent(await agents.setSubjectBudget(orgId, params.agentId, body.limitUsd)) }),
+  );
+
+  routes.add(
+    { method: "get", path: "/v1/agents/:agentId/users/:subjectId/spend", operationId: "getSubjectSpend", summary: "What one subject has spent with an agent, beside its limit", tag, params: subjectPathSchema, success: { status: 200, schema: subjectSpendSchema } },
+    async ({ orgId, params }) => ({ body: { ...params, ...(await agents.subjectSpend(orgId, params.agentId, params.subjectId)) } }),
   );
 
   routes.add(

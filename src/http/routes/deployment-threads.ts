@@ -22,7 +22,7 @@ import { decodeCursor } from "../../services/event-cursor.js";
 import { MAX_UPLOAD_BYTES } from "../../services/deployment-threads.js";
 import type { SessionView } from "../../services/sessions.js";
 import type { DeploymentServices } from "../deployments/context.js";
-import { rateLimitHeaders } from "../errors.js";
+import { sentHeaders } from "../errors.js";
 import { presentEventPage } from "../present.js";
 import type { Routes } from "../route.js";
 import { SseTransport } from "../sse.js";
@@ -105,9 +105,9 @@ export function deploymentThreadRoutes(routes: Routes, { threads, deployments, s
       success: { status: 202, schema: eventsAcceptedSchema, rateLimited: true },
       errors: [402, 409],
     },
-    async ({ orgId, params, body, ceiling }) => {
-      const { data, rateLimit } = await threads.send(orgId, params.deployment_id, params.thread_id, body, ceiling);
-      return { status: 202, body: { object: "list", data }, headers: rateLimitHeaders(rateLimit) };
+    async ({ orgId, params, body, ceiling, once }) => {
+      const sent = await threads.send(orgId, params.deployment_id, params.thread_id, body, ceiling, once);
+      return { status: 202, body: { object: "list", data: sent.data }, headers: sentHeaders(sent) };
     },
   );
 

@@ -7,7 +7,7 @@ import { eventsStreamQuerySchema } from "../../../schemas/events-stream-query.js
 import { sessionPathSchema } from "../../../schemas/session-path.js";
 import { decodeCursor } from "../../services/event-cursor.js";
 import type { Services } from "../context.js";
-import { rateLimitHeaders } from "../errors.js";
+import { sentHeaders } from "../errors.js";
 import { presentEventPage } from "../present.js";
 import type { Routes } from "../route.js";
 import { SseTransport } from "../sse.js";
@@ -29,9 +29,9 @@ export function eventRoutes(routes: Routes, { events, streams, config, log }: Se
       errors: [409],
       ceilingWithFirstRead: true,
     },
-    async ({ orgId, params, body, ceiling }) => {
-      const { data, rateLimit } = await events.post(orgId, params.sessionId, body, ceiling);
-      return { body: { object: "list", data }, headers: rateLimitHeaders(rateLimit) };
+    async ({ orgId, params, body, ceiling, once }) => {
+      const sent = await events.post(orgId, params.sessionId, body, ceiling, once);
+      return { body: { object: "list", data: sent.data }, headers: sentHeaders(sent) };
     },
   );
 

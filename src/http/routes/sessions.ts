@@ -11,8 +11,9 @@ import { sessionUpdateSchema } from "../../../schemas/session-update.js";
 import { sessionsListQuerySchema } from "../../../schemas/sessions-list-query.js";
 import { validationError } from "../../errors.js";
 import type { SessionFilter } from "../../store/sessions.js";
+import { derivedId } from "../../ids.js";
 import type { Services } from "../context.js";
-import { rateLimitHeaders } from "../errors.js";
+import { sentHeaders } from "../errors.js";
 import { presentOffsetPage, presentSession } from "../present.js";
 import type { Routes } from "../route.js";
 
@@ -37,9 +38,10 @@ export function sessionRoutes(routes: Routes, { sessions }: Services): void {
       success: { status: 201, schema: sessionSchema, rateLimited: true },
       errors: [404, 409],
     },
-    async ({ orgId, body }) => {
-      const { view, rateLimit } = await sessions.create(orgId, body);
-      return { body: presentSession(view), headers: rateLimitHeaders(rateLimit) };
+    async ({ orgId, body, once }) => {
+      // Under an Idempotency-Key the id is the key's: a retry after a first attempt that made the session and died finds it.
+      const { view, rateLimit } = once ? await sessions.createKept(orgId, body, derivedId("ses", once.key)) : await sessions.create(orgId, body);
+      return { body: presentSession(view), headers: sentHeaders(rateLimit ? { rateLimit } : { replayed: true }) };
     },
   );
 

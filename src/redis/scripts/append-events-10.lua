@@ -31,7 +31,9 @@
     ARGV[7] the session id when the plan wakes a worker (marks `pending`, publishes a wake-up); "" = no wake
     ARGV[8] `projections` member to mark ("" = the plan keeps the record's status)
     ARGV[9] wake-up stream max length (approximate)
-    ARGV[10] number of read fields R, then R x (field, "=" .. value read, or "" when it was absent)
+    ARGV[10] the request's once-mark: an overlay field naming its Idempotency-Key ("" = none)
+    ARGV[11] what the mark keeps: the request's fingerprint and which durable drafts answer it
+    ARGV[12] number of read fields R, then R x (field, "=" .. value read, or "" when it was absent)
     then    number of drafts N, then N groups of five:
               envelope JSON before the sequence, envelope JSON after it, type, turn id,
               "log" (durable) or "live" (live-only; its whole envelope is the first part)
@@ -46,12 +48,15 @@
     {-3}                             MISSING: the session has no state (it was deleted; creation writes
                                               it first), so a late writer cannot resurrect its keys
     {-4, allowance used, ms to reset} RATE_LIMITED: the allowance has no room for the cost
+    {-5, the mark's value}           DONE:    a request under this Idempotency-Key was committed
+                                              already (its first attempt died before it could answer);
+                                              nothing is written, nothing counted
 
   Writes:
     KEYS[3] XADD "<seq>-0"  type, seq, turn, live, env   (one per durable draft)
     KEYS[4] XADD *          type, seq, env                (durable drafts)
     KEYS[4] XADD *          type, env                     (live-only drafts)
-    KEYS[2] INCRBY, KEYS[1] HSET + HINCRBY v, KEYS[6] HSET
+    KEYS[2] INCRBY, KEYS[1] HSET + HINCRBY v, KEYS[6] HSET (+ the once-mark: ARGV[11] .. " " .. first sequence)
     KEYS[10] INCRBY (+ PEXPIRE when the window starts)
     KEYS[7] ZADD, KEYS[9] XADD session  (wake)
     KEYS[8] ZADD                         (projection)
@@ -62,8 +67,14 @@ end
 if ARGV[1] ~= '' and redis.call('GET', KEYS[5]) ~= ARGV[1] then
   return {-2}
 end
+if ARGV[10] ~= '' then
+  local done = redis.call('HGET', KEYS[6], ARGV[10])
+  if done then
+    return {-5, done}
+  end
+end
 
-local i = 10
+local i = 12
 local reads = tonumber(ARGV[i])
 i = i + 1
 for _ = 1, reads do
@@ -127,6 +138,9 @@ local function hsetPairs(key)
 end
 hsetPairs(KEYS[1])
 hsetPairs(KEYS[6])
+if ARGV[10] ~= '' then
+  redis.call('HSET', KEYS[6], ARGV[10], ARGV[11] .. ' ' .. result[1])
+end
 result[2] = redis.call('HINCRBY', KEYS[1], 'v', 1)
 
 if ARGV[7] ~= '' then

@@ -126,6 +126,40 @@ export interface paths {
         patch: operations["updateAgentRateLimits"];
         trace?: never;
     };
+    "/v1/agents/{agentId}/subject-budget": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Set an agent's spend limit per subject (no new version) */
+        put: operations["setAgentSubjectBudget"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agents/{agentId}/users/{subjectId}/spend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What one subject has spent with an agent, beside its limit */
+        get: operations["getSubjectSpend"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/agents/{agentId}/versions": {
         parameters: {
             query?: never;
@@ -581,6 +615,111 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List webhook endpoints, newest first */
+        get: operations["listWebhooks"];
+        put?: never;
+        /** Create a webhook endpoint (its signing secret is answered once) */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a webhook endpoint (never its secret) */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /** Delete a webhook endpoint and its delivery log */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /** Change a webhook endpoint's URL, event types, description or whether it is enabled */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/v1/webhooks/{webhookId}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Replace the signing secret (the new one is answered once) */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhookId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The endpoint's deliveries, newest first, with where each one's attempts stand */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhookId}/deliveries/{deliveryId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get one delivery */
+        get: operations["getWebhookDelivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhookId}/deliveries/{deliveryId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Attempt a delivered or failed delivery once more, now */
+        post: operations["retryWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -597,6 +736,10 @@ export interface components {
             rateLimits: {
                 conversationsPerMinute: number;
                 messagesPerMinute: number;
+            };
+            /** @description Spend limit in US dollars per subject across its sessions with this agent (PUT /v1/agents/{agentId}/subject-budget); null for none. */
+            subjectBudget: {
+                limitUsd: number | null;
             };
             version: components["schemas"]["agent-version"];
             tools: components["schemas"]["tools"];
@@ -647,6 +790,13 @@ export interface components {
          * @description At least one field; an omitted field keeps its value. Publishes no new version.
          */
         "agent-rate-limits-patch": components["schemas"]["rate-limits"];
+        /**
+         * AgentSubjectBudgetPut
+         * @description Spend limit in US dollars for each subject across all of its sessions with this agent; null for none. A turn that reaches it ends with stop_reason budget_exceeded (scope subject). Publishes no new version.
+         */
+        "agent-subject-budget-put": {
+            limitUsd: number | null;
+        };
         /** AgentVaults */
         "agent-vaults": {
             /** @constant */
@@ -924,7 +1074,7 @@ export interface components {
         /** Deleted */
         deleted: {
             /** @enum {unknown} */
-            object: "agent.deleted" | "agent.session_deleted" | "vault.deleted" | "vault_credential.deleted" | "automation.deleted";
+            object: "agent.deleted" | "agent.session_deleted" | "vault.deleted" | "vault_credential.deleted" | "automation.deleted" | "webhook_endpoint.deleted";
             id: string;
             /** @constant */
             deleted: true;
@@ -1285,6 +1435,16 @@ export interface components {
             agentId: string;
             subjectId: components["schemas"]["subject-id"];
         };
+        /**
+         * SubjectSpend
+         * @description What one subject has spent across its sessions with an agent (their usage cost_usd), beside the agent's per-subject limit.
+         */
+        "subject-spend": {
+            agentId: string;
+            subjectId: string;
+            spentUsd: number;
+            limitUsd: number | null;
+        };
         /** TextBlock */
         "text-block": {
             /** @constant */
@@ -1487,6 +1647,94 @@ export interface components {
             agentId: string;
             version: number;
         };
+        /** WebhookDelivery */
+        "webhook-delivery": {
+            /** @description The `webhook-id` header of every attempt. */
+            id: string;
+            /** @constant */
+            type: "webhook_delivery";
+            eventType: components["schemas"]["webhook-event-type"];
+            /** @enum {unknown} */
+            status: "pending" | "delivered" | "failed";
+            attempts: number;
+            /** @description The HTTP status of the last attempt that got an answer. */
+            lastStatus: number | null;
+            lastError: string | null;
+            /** @description When a pending delivery is next tried; null once it is not pending. */
+            nextAttemptAt: components["schemas"]["timestamp"] | null;
+            createdAt: components["schemas"]["timestamp"];
+            deliveredAt: components["schemas"]["timestamp"] | null;
+            /** @description The body as sent (and signed). */
+            payload: Record<string, never>;
+        };
+        /** WebhookDeliveryList */
+        "webhook-delivery-list": {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["webhook-delivery"][];
+            pagination: components["schemas"]["offset-pagination"];
+        };
+        /** WebhookDeliveryPath */
+        "webhook-delivery-path": {
+            webhookId: string;
+            deliveryId: string;
+        };
+        /** WebhookEndpoint */
+        "webhook-endpoint": {
+            id: string;
+            /** @constant */
+            type: "webhook_endpoint";
+            url: string;
+            description: string | null;
+            /** @description null: every event type. */
+            eventTypes: components["schemas"]["webhook-event-type"][] | null;
+            enabled: boolean;
+            /** @description The Standard Webhooks signing secret: only in the answer of the creation or a rotation. */
+            secret?: string;
+            createdAt: components["schemas"]["timestamp"];
+            updatedAt: components["schemas"]["timestamp"];
+        };
+        /**
+         * WebhookEndpointCreate
+         * @description `eventTypes` absent or null: every event type. `enabled` defaults to true.
+         */
+        "webhook-endpoint-create": {
+            /**
+             * Format: uri
+             * @description Where signed deliveries are POSTed (through the service's outbound guard).
+             */
+            url: string;
+            description?: string | null;
+            eventTypes?: components["schemas"]["webhook-event-type"][] | null;
+            enabled?: boolean;
+        };
+        /** WebhookEndpointList */
+        "webhook-endpoint-list": {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["webhook-endpoint"][];
+            pagination: components["schemas"]["offset-pagination"];
+        };
+        /** WebhookEndpointPatch */
+        "webhook-endpoint-patch": {
+            /**
+             * Format: uri
+             * @description Where signed deliveries are POSTed (through the service's outbound guard).
+             */
+            url?: string;
+            description?: string | null;
+            eventTypes?: components["schemas"]["webhook-event-type"][] | null;
+            enabled?: boolean;
+        };
+        /** WebhookEndpointPath */
+        "webhook-endpoint-path": {
+            webhookId: string;
+        };
+        /**
+         * WebhookEventType
+         * @enum {unknown}
+         */
+        "webhook-event-type": "session.status_changed" | "session.requires_action" | "automation_run.finished" | "deployment.status_changed";
     };
     responses: never;
     parameters: never;
@@ -2499,6 +2747,219 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["agent"];
+                };
+            };
+            /** @description Invalid request: `validation_error`, with one `path: constraint` entry per problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description Missing, invalid or revoked API key: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description The API key lacks the scope the operation needs: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description No such resource in the key's organization: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait. */
+                    "Retry-After"?: string;
+                    /** @description Points the window allows. */
+                    "RateLimit-Limit"?: string;
+                    /** @description Points left in the window. */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Whole seconds until the window resets. */
+                    "RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description Request headers over the server's limit: `validation_error`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description Unexpected failure: `server_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
+            503: {
+                headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+        };
+    };
+    setAgentSubjectBudget: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["agent-subject-budget-put"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["agent"];
+                };
+            };
+            /** @description Invalid request: `validation_error`, with one `path: constraint` entry per problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description Missing, invalid or revoked API key: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description The API key lacks the scope the operation needs: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description No such resource in the key's organization: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait. */
+                    "Retry-After"?: string;
+                    /** @description Points the window allows. */
+                    "RateLimit-Limit"?: string;
+                    /** @description Points left in the window. */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Whole seconds until the window resets. */
+                    "RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description Request headers over the server's limit: `validation_error`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description Unexpected failure: `server_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
+            503: {
+                headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+        };
+    };
+    getSubjectSpend: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agentId: string;
+                subjectId: components["schemas"]["subject-id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["subject-spend"];
                 };
             };
             /** @description Invalid request: `validation_error`, with one `path: constraint` entry per problem. */
@@ -7106,6 +7567,1005 @@ export interface operations {
             };
             /** @description No such resource in the key's organization: `not_found`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait. */
+                    "Retry-After"?: string;
+                    /** @description Points the window allows. */
+                    "RateLimit-Limit"?: string;
+                    /** @description Points left in the window. */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Whole seconds until the window resets. */
+                    "RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description Request headers over the server's limit: `validation_error`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description Unexpected failure: `server_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
+            503: {
+                headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["webhook-endpoint-list"];
+                };
+            };
+            /** @description Invalid request: `validation_error`, with one `path: constraint` entry per problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description Missing, invalid or revoked API key: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description The API key lacks the scope the operation needs: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait. */
+                    "Retry-After"?: string;
+                    /** @description Points the window allows. */
+                    "RateLimit-Limit"?: string;
+                    /** @description Points left in the window. */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Whole seconds until the window resets. */
+                    "RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description Request headers over the server's limit: `validation_error`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description Unexpected failure: `server_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
+            503: {
+                headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: the same request with the same key within 24 h gets the first answer (with `Idempotent-Replayed: true`) and does nothing again; 1–255 printable ASCII characters, unique per request (a UUID). */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["webhook-endpoint-create"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["webhook-endpoint"];
+                };
+            };
+            /** @description Invalid request: `validation_error`, with one `path: constraint` entry per problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description Missing, invalid or revoked API key: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description The API key lacks the scope the operation needs: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description The resource's state or version forbids it: `conflict`, `invalid_state`, `no_active_turn` or `budget_exceeded` (the session's spend budget is reached). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description A skill could not be fetched or parsed (`invalid_skill`), a secret reference names no secret (`invalid_secret_ref`), or an Idempotency-Key was used for another request (`idempotency_error`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait. */
+                    "Retry-After"?: string;
+                    /** @description Points the window allows. */
+                    "RateLimit-Limit"?: string;
+                    /** @description Points left in the window. */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Whole seconds until the window resets. */
+                    "RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description Request headers over the server's limit: `validation_error`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description Unexpected failure: `server_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
+            503: {
+                headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["webhook-endpoint"];
+                };
+            };
+            /** @description Invalid request: `validation_error`, with one `path: constraint` entry per problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description Missing, invalid or revoked API key: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description The API key lacks the scope the operation needs: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description No such resource in the key's organization: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait. */
+                    "Retry-After"?: string;
+                    /** @description Points the window allows. */
+                    "RateLimit-Limit"?: string;
+                    /** @description Points left in the window. */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Whole seconds until the window resets. */
+                    "RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description Request headers over the server's limit: `validation_error`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description Unexpected failure: `server_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
+            503: {
+                headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["deleted"];
+                };
+            };
+            /** @description Invalid request: `validation_error`, with one `path: constraint` entry per problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description Missing, invalid or revoked API key: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description The API key lacks the scope the operation needs: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description No such resource in the key's organization: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait. */
+                    "Retry-After"?: string;
+                    /** @description Points the window allows. */
+                    "RateLimit-Limit"?: string;
+                    /** @description Points left in the window. */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Whole seconds until the window resets. */
+                    "RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description Request headers over the server's limit: `validation_error`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description Unexpected failure: `server_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
+            503: {
+                headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["webhook-endpoint-patch"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["webhook-endpoint"];
+                };
+            };
+            /** @description Invalid request: `validation_error`, with one `path: constraint` entry per problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description Missing, invalid or revoked API key: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description The API key lacks the scope the operation needs: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description No such resource in the key's organization: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait. */
+                    "Retry-After"?: string;
+                    /** @description Points the window allows. */
+                    "RateLimit-Limit"?: string;
+                    /** @description Points left in the window. */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Whole seconds until the window resets. */
+                    "RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description Request headers over the server's limit: `validation_error`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description Unexpected failure: `server_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
+            503: {
+                headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: the same request with the same key within 24 h gets the first answer (with `Idempotent-Replayed: true`) and does nothing again; 1–255 printable ASCII characters, unique per request (a UUID). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["webhook-endpoint"];
+                };
+            };
+            /** @description Invalid request: `validation_error`, with one `path: constraint` entry per problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description Missing, invalid or revoked API key: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description The API key lacks the scope the operation needs: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description No such resource in the key's organization: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description The resource's state or version forbids it: `conflict`, `invalid_state`, `no_active_turn` or `budget_exceeded` (the session's spend budget is reached). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description A skill could not be fetched or parsed (`invalid_skill`), a secret reference names no secret (`invalid_secret_ref`), or an Idempotency-Key was used for another request (`idempotency_error`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait. */
+                    "Retry-After"?: string;
+                    /** @description Points the window allows. */
+                    "RateLimit-Limit"?: string;
+                    /** @description Points left in the window. */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Whole seconds until the window resets. */
+                    "RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description Request headers over the server's limit: `validation_error`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description Unexpected failure: `server_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
+            503: {
+                headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["webhook-delivery-list"];
+                };
+            };
+            /** @description Invalid request: `validation_error`, with one `path: constraint` entry per problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description Missing, invalid or revoked API key: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description The API key lacks the scope the operation needs: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description No such resource in the key's organization: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait. */
+                    "Retry-After"?: string;
+                    /** @description Points the window allows. */
+                    "RateLimit-Limit"?: string;
+                    /** @description Points left in the window. */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Whole seconds until the window resets. */
+                    "RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description Request headers over the server's limit: `validation_error`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description Unexpected failure: `server_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
+            503: {
+                headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+        };
+    };
+    getWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: string;
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["webhook-delivery"];
+                };
+            };
+            /** @description Invalid request: `validation_error`, with one `path: constraint` entry per problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description Missing, invalid or revoked API key: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description The API key lacks the scope the operation needs: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description No such resource in the key's organization: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait. */
+                    "Retry-After"?: string;
+                    /** @description Points the window allows. */
+                    "RateLimit-Limit"?: string;
+                    /** @description Points left in the window. */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Whole seconds until the window resets. */
+                    "RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description Request headers over the server's limit: `validation_error`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description Unexpected failure: `server_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
+            503: {
+                headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+        };
+    };
+    retryWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: the same request with the same key within 24 h gets the first answer (with `Idempotent-Replayed: true`) and does nothing again; 1–255 printable ASCII characters, unique per request (a UUID). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                webhookId: string;
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["webhook-delivery"];
+                };
+            };
+            /** @description Invalid request: `validation_error`, with one `path: constraint` entry per problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description Missing, invalid or revoked API key: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description The API key lacks the scope the operation needs: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description No such resource in the key's organization: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description The resource's state or version forbids it: `conflict`, `invalid_state`, `no_active_turn` or `budget_exceeded` (the session's spend budget is reached). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description A skill could not be fetched or parsed (`invalid_skill`), a secret reference names no secret (`invalid_secret_ref`), or an Idempotency-Key was used for another request (`idempotency_error`). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,0 +1,41 @@
+/**
+ * An Idempotency-Key committed with a handler's own write: a send's commit (`append-events-10.lua`)
+ * marks it in the session's overlay hash, with the request's fingerprint and which events answered it,
+ * so a retry after a lost answer (its first attempt's process died, the key's lease lapsed) commits
+ * nothing again and is answered with those events.
+ */
+import { createHash } from "node:crypto";
+
+/** The key (hashed with its organization) and the request's fingerprint, as handlers receive them. */
+export interface Once {
+  key: string;
+  fingerprint: string;
+}
+
+const digest = (text: string) => createHash("sha256").update(text).digest("base64url").slice(0, 22);
+
+export const onceOf = (orgId: string, key: string, request: string): Once => ({ key: digest(`${orgId}\n${key}`), fingerprint: digest(request) });
+
+/** The overlay field under which a commit marks an Idempotency-Key (`Once.key`). */
+export const onceField = (key: string) => `once:${key}`;
+
+/** An Idempotency-Key as a commit marks it: the overlay field that names it, and the request's fingerprint. */
+export interface OnceMark {
+  field: string;
+  fingerprint: string;
+  /** Which of the plan's durable drafts answer the request, by their place among them. */
+  answers: number[];
+}
+
+/** What a commit found in place of its own: the first commit under the same Idempotency-Key. */
+export interface DoneBefore {
+  fingerprint: string;
+  /** The sequences of the events that answered it. */
+  sequences: number[];
+}
+
+/** Reads a mark's value: "<fingerprint> <places> <first sequence>". */
+export function doneBefore(mark: string): DoneBefore {
+  const [fingerprint, places, first] = mark.split(" ");
+  return { fingerprint: fingerprint!, sequences: places ? places.split(",").map((p) => Number(first) + Number(p)) : [] };
+}

@@ -1,0 +1,56 @@
+/**
+ * Organizations' webhooks in the composition root: their endpoints and the delivery queue they share
+ * with deployments' filesystem webhooks, and the session status projection that queues session notices
+ * (`session-webhooks.ts`) before its outbox mark is cleared.
+ */
+import type { Db } from "mongodb";
+import type { Logger } from "./log.js";
+import type { EventLog } from "./redis/event-log.js";
+import type { Intents } from "./redis/intents.js";
+import type { Locks } from "./redis/locks.js";
+import { NotifyingProjection } from "./services/session-webhooks.js";
+import { StatusProjector } from "./services/status-projector.js";
+import { WebhookEndpoints } from "./services/webhook-endpoints.js";
+import { WebhookNotices } from "./services/webhook-notices.js";
+import type { DeliveryTarget } from "./services/webhook-sender.js";
+import type { DeploymentWebhookStore } from "./store/deployment-webhooks.js";
+import type { SecretBox } from "./store/secret-box.js";
+import type { SessionStore } from "./store/sessions.js";
+import { WebhookDeliveryStore } from "./store/webhook-deliveries.js";
+import { WebhookEndpointStore } from "./store/webhook-endpoints.js";
+
+export type WebhookParts = ReturnType<typeof buildWebhooks>;
+
+function buildWebhooks(db: Db, box: SecretBox | undefined, locks: Locks) {
+  const endpoints = new WebhookEndpointStore(db, box);
+  // One claim at a time across processes: FerretDB's filtered update is not atomic, and a claim is quick.
+  const deliveries = new WebhookDeliveryStore(db, (claim) => locks.withRecord("webhook_deliveries", "claims", claim));
+  const notices = new WebhookNotices(endpoints, deliveries);
+  const service = new WebhookEndpoints(endpoints, deliveries, (orgId, work) => locks.withRecord("webhook_endpoints", orgId, work));
+  return { endpoints, deliveries, notices, service };
+}
+
+export interface ProjectionParts {
+  db: Db;
+  box: SecretBox | undefined;
+  locks: Locks;
+  sessionStore: SessionStore;
+  eventLog: EventLog;
+  intents: Intents;
+  log: Logger;
+}
+
+/** The webhooks, and the session status projection (its writer and its records) that queues the session notices. */
+export function buildProjection(p: ProjectionParts) {
+  const webhooks = buildWebhooks(p.db, p.box, p.locks);
+  const records = new NotifyingProjection(p.sessionStore, p.eventLog, webhooks.notices);
+  return { webhooks, records, projector: new StatusProjector(records, p.intents, p.log) };
+}
+
+/** Where a delivery goes: its deployment's filesystem webhook, or its organization's endpoint. */
+export function deliveryTarget(deploymentHooks: DeploymentWebhookStore, endpoints: WebhookEndpointStore): DeliveryTarget {
+  return async (d) => {
+    if (d.endpointId) return endpoints.withSecret(d.endpointId);
+    return d.deploymentId ? deploymentHooks.withSecret(d.deploymentId) : null;
+  };
+}
