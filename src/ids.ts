@@ -2,7 +2,7 @@
  * Identifiers: `<prefix>_<time><random>` in Crockford base32. The time part makes ids sort by creation,
  * which list endpoints use as the tie-break after `createdAt`.
  */
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 
 const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
 
@@ -23,16 +23,20 @@ function encodeRandom(bytes: Buffer): string {
 
 export type IdPrefix = "org" | "key" | "agt" | "ver" | "ses" | "evt" | "turn" | "call" | "req" | "wrk" | "vlt" | "vcr" | "proc" | "aut" | "run" | "dep" | "sec" | "msg" | "whk";
 
+/** An id's part after its prefix: its time, then its random part. */
+export function newIdSeed(): string {
+  return `${encodeTime(Date.now())}${encodeRandom(randomBytes(16))}`;
+}
+
 export function newId(prefix: IdPrefix): string {
-  return `${prefix}_${encodeTime(Date.now())}${encodeRandom(randomBytes(16))}`;
+  return `${prefix}_${newIdSeed()}`;
 }
 
 /**
- * An id derived from `seed` (an Idempotency-Key's hash): the same request retried gets the same id, so a
- * create whose first attempt made the resource before its answer was lost finds it instead of making a
- * second. No time part: such ids sort among others by `createdAt` alone.
+ * The id an Idempotency-Key's record chose for its request (`newIdSeed`, kept with the key): a retry after
+ * a first attempt that made the resource and died before answering gets the same id, so it finds the
+ * resource instead of making a second. Still time-ordered: the time is the first attempt's.
  */
-export function derivedId(prefix: IdPrefix, seed: string): string {
-  return `${prefix}_${encodeRandom(createHash("sha256").update(`${prefix}\n${seed}`).digest().subarray(0, 26))}`;
+export function seededId(prefix: IdPrefix, seed: string): string {
+  return `${prefix}_${seed}`;
 }
-

@@ -4,7 +4,8 @@ import type { RedisClient } from "../src/redis/client.js";
 import { env } from "./support/hooks.js";
 import { masters, testRedis } from "./support/redis.js";
 import { allEvents, createAgent, createSession, message, newSubject, newTenant } from "./support/api.js";
-import { derivedId } from "../src/ids.js";
+import { createHash } from "node:crypto";
+import { newIdSeed } from "../src/ids.js";
 import { onceOf } from "../src/redis/once-marks.js";
 import { deploymentBody, deploymentsClient, settled } from "./support/deployments.js";
 import { until } from "./support/sessions.js";
@@ -136,7 +137,7 @@ describe("Idempotency-Key", () => {
     const { orgId } = (await server.services.sessionStore.byId(session.id))!;
     const path = `/v1/sessions/${session.id}/events`;
     const request = (body: unknown) => `POST ${path}\n${JSON.stringify(body)}`;
-    const sendOnce = (key: string, body: { events: any[] }) => server.services.events.post(orgId, session.id, body, Promise.resolve(), onceOf(orgId, key, request(body)));
+    const sendOnce = (key: string, body: { events: any[] }) => server.services.events.post(orgId, session.id, body, Promise.resolve(), onceOf(orgId, key, request(body), { seed: newIdSeed(), retaken: false }));
     const body = { events: [message("/slow 300 kept once")] };
 
     // The first attempt committed under the key; its answer and its key's record were lost with its process.
@@ -164,20 +165,61 @@ describe("Idempotency-Key", () => {
     expect(texts.filter((t: string) => t === "/slow 300 raced")).to.have.length(1);
   });
 
-  it("a session created by a first attempt that never answered is found by the retry, not made twice", async () => {
-    const api = await newTenant(server);
-    const agent = await createAgent(api);
-    const { orgId } = (await server.services.sessionStore.byId((await createSession(api, agent.id)).id))!;
-    const body = { agentId: agent.id, subjectId: newSubject() };
-    const once = onceOf(orgId, "create-lost", `POST /v1/sessions\n${JSON.stringify(body)}`);
-    // The first attempt made the session; its answer and its key's record were lost with its process.
-    const first = await server.services.sessions.createKept(orgId, body, derivedId("ses", once.key));
-    const retry = await post(api, "/v1/sessions", body, "create-lost");
+  /** Leaves a key's record as its first attempt's death did: running, its lease lapsed, no answer kept. */
+  async function diedBeforeAnswering(key: string): Promise<void> {
+    const hash = createHash("sha256").update(key).digest("base64url");
+    const records = (await Promise.all(masters(redis).map((node) => node.keys(`${env.redisKeyPrefix}:idem:*:${hash}`)))).flat();
+    expect(records, key).to.have.length(1);
+    await redis.hset(records[0]!, "state", "running", "leaseUntil", 0);
+    await redis.hdel(records[0]!, "status", "body");
+  }
+
+  /** A create under a key whose first attempt made the resource, then died before answering: the retry answers it, replayed. */
+  async function retriedAfterDying(api: Client, path: string, body: unknown, idOf: (b: any) => string = (b) => b.id) {
+    const key = `lost-${newIdSeed()}`;
+    const first = await post(api, path, body, key);
+    expect(first.status, JSON.stringify(first.body)).to.equal(201);
+    await diedBeforeAnswering(key);
+    const retry = await post(api, path, body, key);
     expect(retry.status, JSON.stringify(retry.body)).to.equal(201);
-    expect(retry.body.id).to.equal(first.view.doc._id);
     expect(retry.headers.get("idempotent-replayed")).to.equal("true");
-    const listed = (await api.get(`/v1/sessions?agentId=${agent.id}`)).body.data.filter((s: { subjectId: string }) => s.subjectId === body.subjectId);
-    expect(listed).to.have.length(1);
+    expect(idOf(retry.body)).to.equal(idOf(first.body));
+    return { key, first: first.body, retry: retry.body };
+  }
+
+  it("a create whose first attempt died before answering is found by the retry, not made twice: sessions, agents, vaults, credentials, automations, webhooks", async () => {
+    const api = await newTenant(server);
+    const agentBody = { name: "kept", modelName: "mock/echo", systemPrompt: "You help.", skills: [], tools: [] };
+    const { key, first: agent } = await retriedAfterDying(api, "/v1/agents", agentBody);
+    expect((await api.get("/v1/agents?limit=100")).body.data.filter((a: { name: string }) => a.name === "kept")).to.have.length(1);
+    // The key's request is still its own: another body under it is refused, as before the death.
+    await diedBeforeAnswering(key);
+    expectError(await post(api, "/v1/agents", { ...agentBody, name: "other" }, key), 422, "idempotency_error");
+
+    const subjectId = newSubject();
+    await retriedAfterDying(api, "/v1/sessions", { agentId: agent.id, subjectId });
+    expect((await api.get(`/v1/sessions?agentId=${agent.id}`)).body.data.filter((s: { subjectId: string }) => s.subjectId === subjectId)).to.have.length(1);
+
+    const vault = (await retriedAfterDying(api, "/v1/vaults", { displayName: "kept" })).first;
+    await retriedAfterDying(api, `/v1/vaults/${vault.id}/credentials`, { displayName: "c", auth: { type: "static_bearer", mcpServerUrl: "https://mcp.example.com/mcp", token: "tok-kept" } });
+    expect((await api.get(`/v1/vaults/${vault.id}/credentials`)).body.data).to.have.length(1);
+
+    await retriedAfterDying(api, `/v1/agents/${agent.id}/users/${subjectId}/automations`, { prompt: "Check in.", schedule: "every 1h" });
+    expect((await api.get(`/v1/agents/${agent.id}/users/${subjectId}/automations`)).body.data).to.have.length(1);
+
+    // The endpoint's secret was shown by no answer: the retry shows it, the one deliveries are signed with.
+    const hook = await retriedAfterDying(api, "/v1/webhooks", { url: "http://127.0.0.1:9/hooks" });
+    expect(hook.retry.secret).to.be.a("string").and.equal(hook.first.secret);
+    expect((await api.get("/v1/webhooks")).body.data).to.have.length(1);
+  });
+
+  it("on the deployments interface too: a secret and a deployment, whose provisioning the retry kicks again", async () => {
+    const { api } = await deploymentsClient(server);
+    const secretRef = (await retriedAfterDying(api, "/v1/secrets", { name: "kept", value: "s3cret-kept" })).first;
+    expect((await api.get("/v1/secrets?limit=100")).body.data.filter((s: { name: string }) => s.name === "kept")).to.have.length(1);
+    const customer = `cus_kept_${newIdSeed()}`;
+    const { first } = await retriedAfterDying(api, "/v1/deployments", deploymentBody({ customer_id: customer, secrets: { TOKEN: secretRef.id } }), (b) => b.deployment_id);
+    expect((await api.get(`/v1/deployments?customer_id=${customer}`)).body.data).to.have.length(1);
+    expect((await settled(api, first.deployment_id)).status).to.equal("ready");
   });
 });
-

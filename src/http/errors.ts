@@ -41,12 +41,17 @@ export interface ErrorResponse {
   body: { error: WireCode; message: string; requestId?: string; rateLimit?: Omit<RateLimitStanding, "resource"> & { resource?: string } };
 }
 
-/** The `RateLimit-*` headers of a limited request, success or 429. */
 /** A send's headers: the allowance's standing, or, for an answer a first attempt had committed, that it is replayed. */
 export function sentHeaders(sent: { rateLimit?: RateLimitStanding; replayed?: true }): Record<string, string> {
   return { ...(sent.rateLimit ? rateLimitHeaders(sent.rateLimit) : {}), ...(sent.replayed ? { "Idempotent-Replayed": "true" } : {}) };
 }
 
+/** A create's headers under an Idempotency-Key: whether it answers what a first attempt made (`kept-creates.ts`). */
+export function keptHeaders(kept: { replayed: boolean }): Record<string, string> {
+  return sentHeaders(kept.replayed ? { replayed: true } : {});
+}
+
+/** The `RateLimit-*` headers of a limited request, success or 429. */
 export function rateLimitHeaders(standing: RateLimitStanding): Record<string, string> {
   return {
     "RateLimit-Limit": String(standing.limit),

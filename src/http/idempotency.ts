@@ -21,7 +21,7 @@ export const IDEMPOTENCY_DESCRIPTION =
 /** The key's form, as the document states it and the header is checked against. */
 export const IDEMPOTENCY_KEY_SCHEMA = { type: "string", pattern: "^[\\x21-\\x7e]{1,255}$" } as const;
 const KEY = new RegExp(IDEMPOTENCY_KEY_SCHEMA.pattern);
-/** A request that dies while running frees its key after this (no request of this interface runs longer). */
+/** A request that dies while running lets a retry take its key after this (no request of this interface runs longer). */
 const LEASE_MS = 60_000;
 const KEPT_MS = 24 * 60 * 60 * 1000;
 /** Answers larger than this are not kept (a send of large attachments): their status alone is. */
@@ -34,7 +34,7 @@ export async function idempotent(ctx: Context, orgId: string, keys: IdempotencyK
   const key = String(given);
   if (!KEY.test(key)) throw validationError(`${IDEMPOTENCY_HEADER}: must be 1 to 255 printable ASCII characters`);
   const request = `${ctx.method} ${ctx.path}\n${JSON.stringify(ctx.request.body ?? null)}`;
-  const begun = await keys.begin(orgId, key, request, LEASE_MS);
+  const begun = await keys.begin(orgId, key, request, LEASE_MS, KEPT_MS);
   switch (begun.kind) {
     case "mismatch":
       throw idempotencyMismatch();
@@ -46,7 +46,7 @@ export async function idempotent(ctx: Context, orgId: string, keys: IdempotencyK
   }
   let reply: Reply;
   try {
-    reply = await run(keys.once(orgId, key, request));
+    reply = await run(keys.once(orgId, key, request, begun));
   } catch (err) {
     await keys.free(orgId, key, begun.token);
     throw err;

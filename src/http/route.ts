@@ -12,6 +12,7 @@ import type { KeyScope } from "../store/organizations.js";
 import type { IdempotencyKeys } from "../redis/idempotency.js";
 import type { Once } from "../redis/once-marks.js";
 import type { AppState } from "./context.js";
+import { keptHeaders } from "./errors.js";
 import { idempotent } from "./idempotency.js";
 import type { Principal } from "../store/organizations.js";
 import type { Validator } from "./validate.js";
@@ -77,6 +78,11 @@ export interface RouteRequest<P, Q, B> {
  * Idempotency-Key keeps to replay instead of `body`, when the body shows a secret once.
  */
 export type RouteReply = { body: unknown; status?: number; headers?: Record<string, string>; kept?: unknown } | undefined;
+
+/** The answer of a create under an Idempotency-Key: the resource presented, marked replayed when a first attempt made it. */
+export function keptReply<T>(made: { value: T; replayed: boolean }, present: (value: T) => unknown): { body: unknown; headers: Record<string, string> } {
+  return { body: present(made.value), headers: keptHeaders(made) };
+}
 
 /**
  * The statuses a route may answer with an error: 400 and 431 (any request can be malformed or carry

@@ -7,15 +7,16 @@ import { createHash, randomBytes } from "node:crypto";
 import { runScript, type ScriptReply, type RedisClient } from "./client.js";
 import type { Keys } from "./keys.js";
 import { onceOf, type Once } from "./once-marks.js";
+import { newIdSeed } from "../ids.js";
 
 export type Begun =
-  | { kind: "new"; token: string }
+  /** `seed`: the id seed kept with the key (`ids.ts` seededId); `retaken`: an earlier attempt's lease lapsed, so it may have done its work. */
+  | { kind: "new"; token: string; seed: string; retaken: boolean }
   | { kind: "done"; status: number; body: string | null }
   | { kind: "running" }
   | { kind: "mismatch" };
 
 const hash = (text: string) => createHash("sha256").update(text).digest("base64url");
-
 
 export class IdempotencyKeys {
   constructor(
@@ -28,17 +29,20 @@ export class IdempotencyKeys {
   }
 
   /** The key and the request as a handler commits them with its own write (`once-marks.ts`). */
-  once(orgId: string, key: string, request: string): Once {
-    return onceOf(orgId, key, request);
+  once(orgId: string, key: string, request: string, begun: { seed: string; retaken: boolean }): Once {
+    return onceOf(orgId, key, request, begun);
   }
 
-  /** Takes `key` for a request whose method, path and body make `request`, for `leaseMs`; or says what holds it. */
-  async begin(orgId: string, key: string, request: string, leaseMs: number): Promise<Begun> {
+  /**
+   * Takes `key` for a request whose method, path and body make `request`, for `leaseMs`, the record living
+   * `keptMs`; or says what holds it. A lease that lapsed (its holder died) is taken over.
+   */
+  async begin(orgId: string, key: string, request: string, leaseMs: number, keptMs: number): Promise<Begun> {
     const token = randomBytes(12).toString("base64url");
-    const reply = (await runScript(this.redis, "idempotencyBegin", [this.record(orgId, key)], [hash(request), token, leaseMs])) as ScriptReply[];
+    const reply = (await runScript(this.redis, "idempotencyBegin", [this.record(orgId, key)], [hash(request), token, leaseMs, newIdSeed(), keptMs])) as ScriptReply[];
     switch (reply[0]) {
       case "new":
-        return { kind: "new", token };
+        return { kind: "new", token, seed: String(reply[1]), retaken: Number(reply[2]) === 1 };
       case "done":
         return { kind: "done", status: Number(reply[1]), body: typeof reply[2] === "string" ? reply[2] : null };
       case "mismatch":

@@ -10,11 +10,20 @@ import { createHash } from "node:crypto";
 export interface Once {
   key: string;
   fingerprint: string;
+  /** The id seed kept with the key: a create names its resource `seededId(prefix, seed)` (`ids.ts`). */
+  seed: string;
+  /** An earlier attempt under the key died unsettled: what it made may exist already. */
+  retaken: boolean;
 }
 
 const digest = (text: string) => createHash("sha256").update(text).digest("base64url").slice(0, 22);
 
-export const onceOf = (orgId: string, key: string, request: string): Once => ({ key: digest(`${orgId}\n${key}`), fingerprint: digest(request) });
+export const onceOf = (orgId: string, key: string, request: string, begun: { seed: string; retaken: boolean }): Once => ({
+  key: digest(`${orgId}\n${key}`),
+  fingerprint: digest(request),
+  seed: begun.seed,
+  retaken: begun.retaken,
+});
 
 /** The overlay field under which a commit marks an Idempotency-Key (`Once.key`). */
 export const onceField = (key: string) => `once:${key}`;

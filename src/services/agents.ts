@@ -14,6 +14,8 @@ import { conflict, notFound, validationError } from "../errors.js";
 import type { AgentLimitsCache } from "../redis/agent-limits-cache.js";
 import type { Budgets } from "./budgets.js";
 import { configOf, type AgentDoc, type AgentStatus, type AgentStore, type Page, type PublishResult, type VersionDoc } from "../store/agents.js";
+import type { Once } from "../redis/once-marks.js";
+import { createKept, keptId, type Kept } from "./kept-creates.js";
 
 /** What deleting an agent must know about the rest of the system. */
 export interface AgentDependents {
@@ -42,9 +44,14 @@ export class AgentService {
     private readonly budgets: Pick<Budgets, "spentBy">,
   ) {}
 
-  async create(orgId: string, body: AgentCreateBody): Promise<AgentDoc> {
+  async create(orgId: string, body: AgentCreateBody, id?: string): Promise<AgentDoc> {
     refuseFullBody(body);
-    return this.store.create(orgId, configFromCreateBody(body), rateLimitsFrom(body.rateLimits));
+    return this.store.create(orgId, configFromCreateBody(body), rateLimitsFrom(body.rateLimits), undefined, id);
+  }
+
+  /** A create under an Idempotency-Key (`kept-creates.ts`). */
+  createKept(orgId: string, body: AgentCreateBody, once?: Once): Promise<Kept<AgentDoc>> {
+    return createKept(keptId("agt", once), (id) => this.store.get(orgId, id), (id) => this.create(orgId, body, id));
   }
 
   list(orgId: string, opts: { limit: number; offset: number; status?: AgentStatus }): Promise<Page<AgentDoc>> {

@@ -19,6 +19,8 @@ import type { AutomationRunStore, RunDoc } from "../store/automation-runs.js";
 import type { AutomationOccurrences } from "./automation-occurrences.js";
 import type { AutomationGate } from "./automation-runs.js";
 import type { SessionService, SessionView } from "./sessions.js";
+import type { Once } from "../redis/once-marks.js";
+import { createKept, keptId, type Kept } from "./kept-creates.js";
 
 export type AutomationCreateBody = FromSchemas<typeof automationCreateSchema>;
 export type AutomationPatchBody = FromSchemas<typeof automationPatchSchema>;
@@ -67,7 +69,12 @@ export class AutomationService {
     if (problems.length > 0) throw validationError(problems);
   }
 
-  async create(orgId: string, agentId: string, subjectId: string, body: AutomationCreateBody): Promise<AutomationDoc> {
+  /** Under an Idempotency-Key (`kept-creates.ts`), a retry finds the automation its first attempt made. */
+  createKept(orgId: string, agentId: string, subjectId: string, body: AutomationCreateBody, once?: Once): Promise<Kept<AutomationDoc>> {
+    return createKept(keptId("aut", once), (id) => this.store.get(orgId, agentId, subjectId, id), (id) => this.create(orgId, agentId, subjectId, body, id));
+  }
+
+  async create(orgId: string, agentId: string, subjectId: string, body: AutomationCreateBody, id = newId("aut")): Promise<AutomationDoc> {
     const agent = await this.agents.get(orgId, agentId);
     if (!agent) throw notFound("agent");
     if (agent.status === "archived") throw invalidState("the agent is archived and accepts no new automations");
@@ -81,7 +88,7 @@ export class AutomationService {
     }
     const at = new Date(now);
     const doc: AutomationDoc = {
-      _id: newId("aut"),
+      _id: id,
       orgId,
       agentId,
       subjectId,

@@ -11,6 +11,8 @@ import { AppError, invalidState, notFound, validationError } from "../errors.js"
 import type { Page } from "../store/agents.js";
 import type { CredentialAuth, CredentialChange, CredentialDoc, CredentialSecrets, CredentialStore } from "../store/vault-credentials.js";
 import type { VaultDoc, VaultStore } from "../store/vaults.js";
+import type { Once } from "../redis/once-marks.js";
+import { createKept, keptId, type Kept } from "./kept-creates.js";
 
 export type CredentialCreateBody = FromSchemas<typeof credentialCreateSchema>;
 export type CredentialUpdateBody = FromSchemas<typeof credentialUpdateSchema>;
@@ -61,12 +63,17 @@ export class CredentialService {
     return vault;
   }
 
-  async create(orgId: string, vaultId: string, body: CredentialCreateBody): Promise<CredentialDoc> {
+  /** Under an Idempotency-Key (`kept-creates.ts`), a retry finds the credential its first attempt made. */
+  async create(orgId: string, vaultId: string, body: CredentialCreateBody, once?: Once): Promise<Kept<CredentialDoc>> {
     const vault = await this.vault(orgId, vaultId);
     if (vault.archivedAt) throw invalidState("the vault is archived and takes no new credentials");
     const { auth, secrets } = split(body.auth);
     const serverKey = normalizeServerUrl(auth.mcpServerUrl)!;
-    return this.credentials.create({ orgId, vaultId, displayName: body.displayName, metadata: body.metadata ?? null, auth, serverKey }, secrets);
+    return createKept(
+      keptId("vcr", once),
+      (id) => this.credentials.get(orgId, vaultId, id),
+      (id) => this.credentials.create({ orgId, vaultId, displayName: body.displayName, metadata: body.metadata ?? null, auth, serverKey }, secrets, id),
+    );
   }
 
   /** The vault's active credentials (the vault active or archived). */

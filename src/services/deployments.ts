@@ -24,6 +24,8 @@ import type { DeploymentDoc, DeploymentStore } from "../store/deployments.js";
 import { decodeListCursor, encodeListCursor } from "./deployment-cursor.js";
 import type { DeploymentProvisioning } from "./deployment-provisioning.js";
 import type { SkillSources } from "./deployment-skills.js";
+import type { Once } from "../redis/once-marks.js";
+import { createKept, keptId, type Kept } from "./kept-creates.js";
 
 export type DeploymentCreateBody = FromSchemas<typeof deploymentCreateSchema>;
 export type DeploymentPatchBody = FromSchemas<typeof deploymentPatchSchema>;
@@ -55,8 +57,17 @@ const wirePath = (problem: string) => problem.replace(/^mcpServers/, "mcp_server
 export class DeploymentService {
   constructor(private readonly deps: DeploymentServiceDeps) {}
 
-  async create(orgId: string, body: DeploymentCreateBody): Promise<DeploymentDoc> {
-    const id = newId("dep");
+  /**
+   * Under an Idempotency-Key (`kept-creates.ts`), a retry finds the deployment its first attempt made, and
+   * kicks its provisioning again (that attempt may have died before it did).
+   */
+  async createKept(orgId: string, body: DeploymentCreateBody, once?: Once): Promise<Kept<DeploymentDoc>> {
+    const made = await createKept(keptId("dep", once), (id) => this.deps.store.get(orgId, id), (id) => this.create(orgId, body, id));
+    if (made.replayed && made.value.status === "provisioning") this.deps.provisioning.kick(made.value._id);
+    return made;
+  }
+
+  async create(orgId: string, body: DeploymentCreateBody, id = newId("dep")): Promise<DeploymentDoc> {
     const settings: DeploymentSettings = {
       name: body.name,
       model: body.model ?? this.deps.defaultModel,

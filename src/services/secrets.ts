@@ -11,6 +11,8 @@ import type { FromSchemas } from "../../schemas/index.js";
 import { AppError, conflict, notFound, validationError } from "../errors.js";
 import type { DeploymentSecretRefs } from "../store/deployment-secret-refs.js";
 import type { SecretDoc, SecretStore } from "../store/secrets.js";
+import type { Once } from "../redis/once-marks.js";
+import { createKept, keptId, type Kept } from "./kept-creates.js";
 
 export type SecretCreateBody = FromSchemas<typeof secretCreateSchema>;
 export type SecretUpdateBody = FromSchemas<typeof secretUpdateSchema>;
@@ -50,9 +52,14 @@ export class SecretService {
   ) {}
 
   /** Refused with `503` (naming VAULT_ENCRYPTION_KEY) when no vault key is configured. */
-  async create(orgId: string, body: SecretCreateBody): Promise<SecretDoc> {
+  async create(orgId: string, body: SecretCreateBody, id?: string): Promise<SecretDoc> {
     checkValue(body.value);
-    return this.store.create(orgId, body.name, body.value);
+    return this.store.create(orgId, body.name, body.value, id);
+  }
+
+  /** A create under an Idempotency-Key (`kept-creates.ts`). */
+  createKept(orgId: string, body: SecretCreateBody, once?: Once): Promise<Kept<SecretDoc>> {
+    return createKept(keptId("sec", once), (id) => this.store.get(orgId, id), (id) => this.create(orgId, body, id));
   }
 
   /** Newest first; `next_cursor` stays correct while secrets are created (a new one sorts before every cursor). */

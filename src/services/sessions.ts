@@ -15,6 +15,7 @@ import type { AgentStore, Page } from "../store/agents.js";
 import { isDuplicateKey } from "../store/mongo.js";
 import type { SessionDoc, SessionFilter, SessionStore } from "../store/sessions.js";
 import type { PreparationService } from "./preparation.js";
+import { createKept, type Kept, type KeptId } from "./kept-creates.js";
 import { decided, type SessionTransitions } from "./session-transitions.js";
 
 export type SessionCreateBody = FromSchemas<typeof sessionCreateSchema>;
@@ -116,20 +117,19 @@ export class SessionService {
    * knows no attempt came before (the id's record is not read first; a racing one is still found).
    */
   async createOnce(orgId: string, body: SessionCreateBody, id: string, mayExist = true): Promise<SessionView> {
-    return (await this.createKept(orgId, body, id, mayExist)).view;
+    return (await this.createKept(orgId, body, { id, retaken: mayExist })).value.view;
   }
 
-  /** As `createOnce`, with the allowance's standing when this call made the session (none when it existed). */
-  async createKept(orgId: string, body: SessionCreateBody, id: string, mayExist = true): Promise<{ view: SessionView; rateLimit?: RateLimitStanding }> {
-    const existing = mayExist && (await this.sessions.get(orgId, id));
-    if (existing) return { view: visible(existing, await this.log.state(id)) };
-    try {
-      return await this.create(orgId, body, id);
-    } catch (err) {
-      const raced = isDuplicateKey(err) && (await this.sessions.get(orgId, id));
-      if (raced) return { view: visible(raced, await this.log.state(id)) };
-      throw err;
-    }
+  /** A create under an Idempotency-Key (`kept-creates.ts`), with the allowance's standing when this call made the session. */
+  createKept(orgId: string, body: SessionCreateBody, kept: KeptId | undefined): Promise<Kept<{ view: SessionView; rateLimit?: RateLimitStanding }>> {
+    return createKept(
+      kept,
+      async (id) => {
+        const doc = await this.sessions.get(orgId, id);
+        return doc && { view: visible(doc, await this.log.state(id)) };
+      },
+      (id) => this.create(orgId, body, id),
+    );
   }
 
   async get(orgId: string, id: string): Promise<SessionView> {

@@ -9,6 +9,8 @@ import type { AgentVaultStore } from "../store/agent-vaults.js";
 import type { Page } from "../store/agents.js";
 import type { CredentialStore } from "../store/vault-credentials.js";
 import type { VaultDoc, VaultStore } from "../store/vaults.js";
+import type { Once } from "../redis/once-marks.js";
+import { createKept, keptId, type Kept } from "./kept-creates.js";
 
 export type VaultCreateBody = FromSchemas<typeof vaultCreateSchema>;
 
@@ -19,8 +21,9 @@ export class VaultService {
     private readonly attachments: AgentVaultStore,
   ) {}
 
-  create(orgId: string, body: VaultCreateBody): Promise<VaultDoc> {
-    return this.vaults.create(orgId, body.displayName, body.metadata ?? {});
+  /** Under an Idempotency-Key (`kept-creates.ts`), a retry finds the vault its first attempt made. */
+  create(orgId: string, body: VaultCreateBody, once?: Once): Promise<Kept<VaultDoc>> {
+    return createKept(keptId("vlt", once), (id) => this.vaults.get(orgId, id), (id) => this.vaults.create(orgId, body.displayName, body.metadata ?? {}, id));
   }
 
   list(orgId: string, opts: { limit: number; offset: number }): Promise<Page<VaultDoc>> {

@@ -11,6 +11,8 @@ import type { Page } from "../store/agents.js";
 import type { DeliveryDoc, WebhookDeliveryStore } from "../store/webhook-deliveries.js";
 import type { EndpointChanges, WebhookEndpointRecord, WebhookEndpointStore } from "../store/webhook-endpoints.js";
 import { newWebhookSecret } from "./webhook-signature.js";
+import type { Once } from "../redis/once-marks.js";
+import { createKept, keptId, type Kept } from "./kept-creates.js";
 
 export interface EndpointInput {
   url?: string;
@@ -34,18 +36,29 @@ export class WebhookEndpoints {
     private readonly turns: OrgTurns,
   ) {}
 
-  async create(orgId: string, input: EndpointInput & { url: string }): Promise<{ endpoint: WebhookEndpointRecord; secret: string }> {
+  /**
+   * Under an Idempotency-Key (`kept-creates.ts`), a retry finds the endpoint its first attempt made, and
+   * answers its secret: that attempt's answer, the only one to show it, was lost.
+   */
+  async create(orgId: string, input: EndpointInput & { url: string }, once?: Once): Promise<Kept<{ endpoint: WebhookEndpointRecord; secret: string }>> {
     checkedUrl(input.url);
     if (!this.store.canSeal) throw new AppError("unavailable", "webhook secrets cannot be stored: the service has no VAULT_ENCRYPTION_KEY");
-    return this.turns(orgId, async () => {
-      if ((await this.store.count(orgId)) >= MAX_WEBHOOK_ENDPOINTS) throw conflict(`an organization has at most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints; delete one first`);
-      const secret = newWebhookSecret();
-      const endpoint = await this.store.create(
-        { _id: newId("whk"), orgId, url: input.url, description: input.description ?? null, eventTypes: input.eventTypes ?? null, enabled: input.enabled ?? true },
-        secret,
-      );
-      return { endpoint, secret };
-    });
+    return this.turns(orgId, () =>
+      createKept(
+        keptId("whk", once),
+        async (id) => {
+          const found = await this.store.get(orgId, id);
+          const secret = found && (await this.store.secretOf(id));
+          return found && secret ? { endpoint: found, secret } : null;
+        },
+        async (id = newId("whk")) => {
+          if ((await this.store.count(orgId)) >= MAX_WEBHOOK_ENDPOINTS) throw conflict(`an organization has at most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints; delete one first`);
+          const secret = newWebhookSecret();
+          const endpoint = await this.store.create({ _id: id, orgId, url: input.url, description: input.description ?? null, eventTypes: input.eventTypes ?? null, enabled: input.enabled ?? true }, secret);
+          return { endpoint, secret };
+        },
+      ),
+    );
   }
 
   list(orgId: string, page: { limit: number; offset: number }): Promise<Page<WebhookEndpointRecord>> {

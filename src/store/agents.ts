@@ -122,14 +122,22 @@ export class AgentStore {
     return { _id: versionId(agentId, version), agentId, orgId, version, createdAt: at, ...config, ...(publishedBy ? { publishedBy } : {}), ...(deploymentRevision !== undefined ? { deploymentRevision } : {}) };
   }
 
-  /** `owner`: a deployment creating its agent under an id it chose (so a retried provisioning finds it), from its settings' `revision`. */
-  async create(orgId: string, config: AgentConfig, rateLimits: RateLimits, owner?: { id: string; deploymentId: string; revision: number }): Promise<AgentDoc> {
+  /**
+   * `owner`: a deployment creating its agent under an id it chose (so a retried provisioning finds it),
+   * from its settings' `revision`. `chosen`: an id chosen beforehand (an Idempotency-Key's).
+   */
+  async create(orgId: string, config: AgentConfig, rateLimits: RateLimits, owner?: { id: string; deploymentId: string; revision: number }, chosen?: string): Promise<AgentDoc> {
     const now = new Date();
-    const id = owner?.id ?? newId("agt");
+    const id = owner?.id ?? chosen ?? newId("agt");
     const current = this.newVersion(orgId, id, 1, config, now, owner ? { deploymentRevision: owner.revision } : {});
     const doc: AgentDoc = { _id: id, orgId, status: "active", rateLimits, createdAt: now, updatedAt: now, version: 1, current, ...(owner ? { deploymentId: owner.deploymentId } : {}) };
-    // Version first: every version an agent document points at is already recorded.
-    await this.versions.insertOne(storeVersion(current));
+    // Version first: every version an agent document points at is already recorded. Under an id chosen
+    // beforehand the version may be an earlier attempt's, which died before the agent's write: the same config.
+    try {
+      await this.versions.insertOne(storeVersion(current));
+    } catch (err) {
+      if (!(isDuplicateKey(err) && (owner || chosen))) throw err;
+    }
     await this.agents.insertOne({ ...doc, current: storeVersion(current) });
     return doc;
   }

@@ -41,9 +41,9 @@ export class SecretStore {
     return this.box;
   }
 
-  async create(orgId: string, name: string, value: string): Promise<SecretDoc> {
+  async create(orgId: string, name: string, value: string, id = newId("sec")): Promise<SecretDoc> {
     const now = new Date();
-    const doc: SecretDoc = { _id: newId("sec"), orgId, name, createdAt: now, updatedAt: now };
+    const doc: SecretDoc = { _id: id, orgId, name, createdAt: now, updatedAt: now };
     await this.secrets.insertOne({ ...doc, sealed: this.sealer().seal(value, context(doc)) });
     return doc;
   }

@@ -91,7 +91,17 @@ export class WebhookEndpointStore {
   /** The endpoint's URL and opened secret, for signing a delivery; null when gone, disabled or not openable here. */
   async withSecret(id: string): Promise<{ url: string; secret: string } | null> {
     const doc = await this.endpoints.findOne({ _id: id });
-    if (!doc || !doc.enabled || !this.box?.canOpen(doc.secret)) return null;
-    return { url: doc.url, secret: this.box.open<string>(doc.secret, secretContext(id)) };
+    const secret = doc?.enabled ? this.opened(doc) : null;
+    return doc && secret !== null ? { url: doc.url, secret } : null;
+  }
+
+  /** The endpoint's opened secret, enabled or not; null when gone or not openable here. */
+  async secretOf(id: string): Promise<string | null> {
+    const doc = await this.endpoints.findOne({ _id: id });
+    return doc ? this.opened(doc) : null;
+  }
+
+  private opened(doc: EndpointDoc): string | null {
+    return this.box?.canOpen(doc.secret) ? this.box.open<string>(doc.secret, secretContext(doc._id)) : null;
   }
 }

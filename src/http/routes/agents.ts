@@ -16,7 +16,7 @@ import { subjectPathSchema } from "../../../schemas/subject-path.js";
 import { subjectSpendSchema } from "../../../schemas/subject-spend.js";
 import type { Services } from "../context.js";
 import { presentAgent, presentOffsetPage, presentVersion } from "../present.js";
-import type { Routes } from "../route.js";
+import { keptReply, type Routes } from "../route.js";
 
 export function agentRoutes(routes: Routes, { agents }: Services): void {
   const tag = "Agents";
@@ -24,7 +24,7 @@ export function agentRoutes(routes: Routes, { agents }: Services): void {
 
   routes.add(
     { method: "post", path: "/v1/agents", operationId: "createAgent", summary: "Create an agent and its first version", tag, body: agentCreateSchema, success: { status: 201, schema: agentSchema } },
-    async ({ orgId, body }) => ({ body: presentAgent(await agents.create(orgId, body)) }),
+    async ({ orgId, body, once }) => keptReply(await agents.createKept(orgId, body, once), presentAgent),
   );
 
   routes.add(

@@ -13,7 +13,7 @@ import { sessionListSchema } from "../../../schemas/session-list.js";
 import { subjectPathSchema } from "../../../schemas/subject-path.js";
 import type { Services } from "../context.js";
 import { presentAutomation, presentOffsetPage, presentRun, presentSession } from "../present.js";
-import type { Routes } from "../route.js";
+import { keptReply, type Routes } from "../route.js";
 
 export function automationRoutes(routes: Routes, { automations }: Services): void {
   const tag = "Automations";
@@ -32,7 +32,7 @@ export function automationRoutes(routes: Routes, { automations }: Services): voi
 
   routes.add(
     { method: "post", path: "/v1/agents/:agentId/users/:subjectId/automations", operationId: "createAutomation", summary: "Create an automation: a prompt on a schedule for this subject", tag, params: subjectPathSchema, body: automationCreateSchema, success: { status: 201, schema: automationSchema }, errors: [409] },
-    async ({ orgId, params, body }) => ({ body: presentAutomation(await automations.create(orgId, params.agentId, params.subjectId, body)) }),
+    async ({ orgId, params, body, once }) => keptReply(await automations.createKept(orgId, params.agentId, params.subjectId, body, once), presentAutomation),
   );
 
   routes.add(

@@ -14,7 +14,7 @@ import { secretSchema } from "../../../schemas/secret.js";
 import { formatUsd } from "../../domain/credits.js";
 import type { DeploymentServices } from "../deployments/context.js";
 import { presentSecret, presentSecretList } from "../deployments/present-secret.js";
-import type { Routes } from "../route.js";
+import { keptReply, type Routes } from "../route.js";
 
 export function accountRoutes(routes: Routes, { secrets, credits }: DeploymentServices): void {
   routes.add(
@@ -30,7 +30,7 @@ export function accountRoutes(routes: Routes, { secrets, credits }: DeploymentSe
 
   routes.add(
     { method: "post", path: "/v1/secrets", operationId: "createSecret", summary: "Store a secret; answers its reference (`sec_…`), never the value", tag, scope: "deployments:write", body: secretCreateSchema, success: { status: 201, schema: secretSchema } },
-    async ({ orgId, body }) => ({ status: 201, body: presentSecret(await secrets.create(orgId, body)) }),
+    async ({ orgId, body, once }) => ({ status: 201, ...keptReply(await secrets.createKept(orgId, body, once), presentSecret) }),
   );
   routes.add(
     { method: "get", path: "/v1/secrets", operationId: "listSecrets", summary: "The account's secrets, newest first (names and times only)", tag, scope: "deployments:read", query: deploymentPageQuerySchema, success: { status: 200, schema: secretListSchema } },

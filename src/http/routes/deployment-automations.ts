@@ -15,7 +15,7 @@ import { deploymentPathSchema } from "../../../schemas/deployment-path.js";
 import { pageQuerySchema } from "../../../schemas/page-query.js";
 import type { DeploymentServices } from "../deployments/context.js";
 import { presentAutomation, presentOffsetPage, presentRun } from "../present.js";
-import type { Routes } from "../route.js";
+import { keptReply, type Routes } from "../route.js";
 
 export function deploymentAutomationRoutes(routes: Routes, { automations, deployments }: DeploymentServices): void {
   const tag = "Automations";
@@ -28,9 +28,9 @@ export function deploymentAutomationRoutes(routes: Routes, { automations, deploy
 
   routes.add(
     { method: "post", path: "/v1/deployments/:deployment_id/automations", operationId: "createDeploymentAutomation", summary: "Create an automation: a prompt on a schedule, run in a fresh thread", tag, scope: "deployments:write", params: deploymentPathSchema, body: automationCreateSchema, success: { status: 201, schema: automationSchema }, errors: [409] },
-    async ({ orgId, params, body }) => {
+    async ({ orgId, params, body, once }) => {
       const d = await deployments.get(orgId, params.deployment_id);
-      return { status: 201, body: presentAutomation(await automations.create(orgId, d.agentId, d.customerId, body)) };
+      return { status: 201, ...keptReply(await automations.createKept(orgId, d.agentId, d.customerId, body, once), presentAutomation) };
     },
   );
   routes.add(

@@ -11,7 +11,7 @@ import { deploymentSchema } from "../../../schemas/deployment.js";
 import type { DeploymentServices } from "../deployments/context.js";
 import { placementOf } from "../deployments/placement.js";
 import { presentCreated, presentDeployment, presentSummary } from "../deployments/present.js";
-import type { Routes } from "../route.js";
+import { keptReply, type Routes } from "../route.js";
 
 export function deploymentRoutes(routes: Routes, services: DeploymentServices): void {
   const { deployments } = services;
@@ -29,7 +29,7 @@ export function deploymentRoutes(routes: Routes, services: DeploymentServices): 
       success: { status: 201, schema: deploymentCreatedSchema },
       errors: [402, 422],
     },
-    async ({ orgId, body, ctx }) => ({ status: 201, body: presentCreated(await deployments.create(orgId, body), placementOf(services, ctx)) }),
+    async ({ orgId, body, ctx, once }) => ({ status: 201, ...keptReply(await deployments.createKept(orgId, body, once), (d) => presentCreated(d, placementOf(services, ctx))) }),
   );
 
   routes.add(

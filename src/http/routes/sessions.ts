@@ -10,8 +10,8 @@ import { sessionPathSchema } from "../../../schemas/session-path.js";
 import { sessionUpdateSchema } from "../../../schemas/session-update.js";
 import { sessionsListQuerySchema } from "../../../schemas/sessions-list-query.js";
 import { validationError } from "../../errors.js";
+import { keptId } from "../../services/kept-creates.js";
 import type { SessionFilter } from "../../store/sessions.js";
-import { derivedId } from "../../ids.js";
 import type { Services } from "../context.js";
 import { sentHeaders } from "../errors.js";
 import { presentOffsetPage, presentSession } from "../present.js";
@@ -40,7 +40,7 @@ export function sessionRoutes(routes: Routes, { sessions }: Services): void {
     },
     async ({ orgId, body, once }) => {
       // Under an Idempotency-Key the id is the key's: a retry after a first attempt that made the session and died finds it.
-      const { view, rateLimit } = once ? await sessions.createKept(orgId, body, derivedId("ses", once.key)) : await sessions.create(orgId, body);
+      const { view, rateLimit } = (await sessions.createKept(orgId, body, keptId("ses", once))).value;
       return { body: presentSession(view), headers: sentHeaders(rateLimit ? { rateLimit } : { replayed: true }) };
     },
   );

@@ -12,7 +12,7 @@ import { vaultPathSchema } from "../../../schemas/vault-path.js";
 import { pageQuerySchema } from "../../../schemas/page-query.js";
 import type { Services } from "../context.js";
 import { presentCredential, presentOffsetPage, presentVault } from "../present.js";
-import type { Routes } from "../route.js";
+import { keptReply, type Routes } from "../route.js";
 
 export function vaultRoutes(routes: Routes, { vaults, credentials }: Services): void {
   const tag = "Vaults";
@@ -21,7 +21,7 @@ export function vaultRoutes(routes: Routes, { vaults, credentials }: Services): 
 
   routes.add(
     { method: "post", path: "/v1/vaults", operationId: "createVault", summary: "Create a vault", tag, body: vaultCreateSchema, success: { status: 201, schema: vaultSchema } },
-    async ({ orgId, body }) => ({ body: presentVault(await vaults.create(orgId, body)) }),
+    async ({ orgId, body, once }) => keptReply(await vaults.create(orgId, body, once), presentVault),
   );
 
   routes.add(
@@ -68,7 +68,7 @@ export function vaultRoutes(routes: Routes, { vaults, credentials }: Services): 
       success: { status: 201, schema: credentialSchema },
       errors: [409],
     },
-    async ({ orgId, params, body }) => ({ body: presentCredential(await credentials.create(orgId, params.vaultId, body)) }),
+    async ({ orgId, params, body, once }) => keptReply(await credentials.create(orgId, params.vaultId, body, once), presentCredential),
   );
 
   routes.add(

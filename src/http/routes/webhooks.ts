@@ -17,6 +17,7 @@ import type { DeliveryDoc } from "../../store/webhook-deliveries.js";
 import type { WebhookEndpointRecord } from "../../store/webhook-endpoints.js";
 import type { Services } from "../context.js";
 import { presentOffsetPage } from "../present.js";
+import { keptHeaders } from "../errors.js";
 import type { Routes } from "../route.js";
 
 function presentEndpoint(e: WebhookEndpointRecord, secret?: string) {
@@ -57,9 +58,10 @@ export function webhookRoutes(routes: Routes, { webhooks }: Services): void {
 
   routes.add(
     { method: "post", path: "/v1/webhooks", operationId: "createWebhook", summary: "Create a webhook endpoint (its signing secret is answered once)", tag, body: webhookEndpointCreateSchema, success: { status: 201, schema: webhookEndpointSchema }, errors: [409] },
-    async ({ orgId, body }) => {
-      const { endpoint, secret } = await webhooks.create(orgId, body);
-      return { status: 201, body: presentEndpoint(endpoint, secret), kept: presentEndpoint(endpoint) };
+    async ({ orgId, body, once }) => {
+      const made = await webhooks.create(orgId, body, once);
+      const { endpoint, secret } = made.value;
+      return { status: 201, body: presentEndpoint(endpoint, secret), kept: presentEndpoint(endpoint), headers: keptHeaders(made) };
     },
   );
   routes.add(
