@@ -119,18 +119,46 @@ async function backlogDetail(redis: Redis, keys: Keys): Promise<string> {
   return shards.join(" | ");
 }
 
+/** A wake-up a worker holds unacknowledged: a session it was running, or keeping for a retry. */
+export interface HeldWakeup {
+  shard: number;
+  entryId: string;
+  consumer: string;
+  sessionId: string | undefined;
+  /** The session's turn lock as the worker held it when killed (null: free). */
+  lock: string | null;
+}
+
 /**
- * The sessions whose wake-ups the worker process `pid` holds (its consumer is named
- * `<host>-<pid>-<id>`): the turns a kill of it leaves for another worker to take over.
+ * The wake-ups the worker process `pid` holds (its consumer is named `<host>-<pid>-<id>`): the work a
+ * kill of it leaves for another worker to take over.
  */
-export async function heldBy(redis: Redis, keys: Keys, pid: number): Promise<string[]> {
+export async function heldBy(redis: Redis, keys: Keys, pid: number): Promise<HeldWakeup[]> {
   const prefix = `${hostname()}-${pid}-`;
   const held = await Promise.all(
     keys.allShards().map(async (shard) => {
       const pending = (await redis.xpending(keys.wakeups(shard), WORKER_GROUP, "-", "+", 10_000)) as [string, string, number, number][];
-      const ids = pending.filter(([, consumer]) => consumer.startsWith(prefix)).map(([id]) => id);
-      return Promise.all(ids.map(async (id) => (await redis.xrange(keys.wakeups(shard), id, id))[0]?.[1]?.[1]));
+      const mine = pending.filter(([, consumer]) => consumer.startsWith(prefix));
+      return Promise.all(
+        mine.map(async ([entryId, consumer]) => {
+          const sessionId = (await redis.xrange(keys.wakeups(shard), entryId, entryId))[0]?.[1]?.[1];
+          return { shard, entryId, consumer, sessionId, lock: sessionId ? await redis.get(keys.sessionLock(sessionId)) : null };
+        }),
+      );
     }),
   );
-  return [...new Set(held.flat().filter((s): s is string => s !== undefined))];
+  return held.flat();
+}
+
+/**
+ * Whether another worker took the dead one's work over: it claimed the wake-up (and ran its session at
+ * once), or it holds the session's turn lock (a later wake-up brought it there first; the dead one's
+ * is claimed once that turn lets go). Either alone misses cases: a claim whose run holds the lock for
+ * less than a poll, a run by a later wake-up.
+ */
+export async function takenOver(redis: Redis, keys: Keys, held: HeldWakeup): Promise<boolean> {
+  const pending = (await redis.xpending(keys.wakeups(held.shard), WORKER_GROUP, held.entryId, held.entryId, 1)) as [string, string, number, number][];
+  if (pending[0]?.[1] !== held.consumer) return true;
+  const holder = held.sessionId ? await redis.get(keys.sessionLock(held.sessionId)) : null;
+  return holder !== null && holder !== held.lock;
 }

@@ -98,6 +98,7 @@ export function buildDeployments(c: CoreParts, account: { credits: CreditService
     hooks,
     deliveries,
   });
+  const notices = new RecordNotices({ runs: new AutomationRunStore(mongo.db), deployments: store, notices: c.webhookParts.notices });
   const provisioning = new DeploymentProvisioning({
     store,
     agents: c.agentStore,
@@ -106,6 +107,7 @@ export function buildDeployments(c: CoreParts, account: { credits: CreditService
     mcp: c.mcp,
     workspaces,
     leftovers,
+    notices,
     logger: log,
     leaseMs: config.deploymentLeaseMs,
   });
@@ -146,7 +148,6 @@ export function buildDeployments(c: CoreParts, account: { credits: CreditService
     credits: account.credits,
     workspacePathOf: (d) => deploymentWorkspacePath(config.workspaceRoot, d, c.docker),
   };
-  const notices = new RecordNotices({ runs: new AutomationRunStore(mongo.db), deployments: store, notices: c.webhookParts.notices });
   const dreams = new DeploymentDreams({ store, sessionStore: c.sessionStore, sessions: c.sessions, events: c.events, logger: log, idleMs: config.dreamIdleMs });
   return { services, store, provisioning, workspaces, dreams, webhooks, sender, notices };
 }

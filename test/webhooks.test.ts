@@ -114,6 +114,17 @@ describe("webhooks: signed deliveries of session changes, retried, logged", () =
     await until(() => db.collection("automation_runs").findOne({ _id: run.body.id }), (doc) => doc !== null && doc.notify === undefined, 10_000, "the run's mark cleared");
     // Only the types the endpoint takes: no session notice for the run's session.
     expect(receiver.verified("/records", signing).map((m) => m.body.type)).to.not.include("session.status_changed");
+
+    // A deletion is a status change too, queued by the teardown before the record (and its outbox) goes.
+    expect((await deployments.delete(`/v1/deployments/${d.deployment_id}`)).status).to.equal(200);
+    const deleted = await until(
+      async () => receiver.verified("/records", signing).filter((m) => m.body.type === "deployment.status_changed" && m.body.data.status === "deleted"),
+      (l) => l.length > 0,
+      20_000,
+      "the deletion's notice",
+    );
+    expect(deleted).to.have.length(1);
+    expect(deleted[0]!.body.data).to.deep.equal({ deployment_id: d.deployment_id, customer_id: d.customer_id, status: "deleted", reason: null });
   });
 
   it("notifies a status whose writer died after its commit, before its record was written: from the recovery sweep", async () => {

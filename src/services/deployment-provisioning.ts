@@ -15,6 +15,7 @@ import type { DeploymentDoc, DeploymentStore } from "../store/deployments.js";
 import { HeldLease } from "./deployment-lease.js";
 import type { EventService } from "./events.js";
 import type { McpAccess } from "./mcp-access.js";
+import type { RecordNotices } from "./record-notices.js";
 import type { SessionService } from "./sessions.js";
 
 /** The deployment's workspace: made at provisioning; at teardown removed, or kept as a snapshot. */
@@ -37,6 +38,8 @@ export interface ProvisioningDeps {
   mcp: McpAccess;
   workspaces: DeploymentWorkspaces;
   leftovers: AgentLeftovers;
+  /** The organization's webhook notice of the deletion, queued before the record goes. */
+  notices: Pick<RecordNotices, "deploymentDeleted">;
   logger: Logger;
   leaseMs: number;
 }
@@ -210,6 +213,8 @@ export class DeploymentProvisioning {
     await agents.delete(doc.orgId, doc.agentId);
     lease.check();
     await workspaces.dispose(doc, doc.deleting?.retainFilesystem ?? false);
+    lease.check();
+    await this.deps.notices.deploymentDeleted(doc);
     if (!(await store.remove(doc._id, lease.owner))) lease.lose();
     this.deps.logger.info("deployment deleted", { deploymentId: doc._id, retainedFilesystem: doc.deleting?.retainFilesystem ?? false });
   }

@@ -1,12 +1,13 @@
 /**
  * Webhook notices of changes kept in MongoDB records: automation runs that finished and deployments whose
- * status changed. The write that makes the change marks the record in the same update (a record's own
+ * status changed, or that were deleted. The write that makes the change marks the record in the same update (a record's own
  * outbox: one document's update is atomic even where FerretDB runs no transactions); this follower queues
  * the notice, then clears the mark. A follower that dies between the two leaves the mark to the next
  * sweep, whose notice is the same message (its id is derived from the change) and is queued once.
  */
 import type { AutomationRunStore } from "../store/automation-runs.js";
-import type { DeploymentStore } from "../store/deployments.js";
+import type { DeploymentStatus } from "../domain/deployments.js";
+import type { DeploymentDoc, DeploymentStore } from "../store/deployments.js";
 import type { WebhookNotices } from "./webhook-notices.js";
 
 const BATCH = 100;
@@ -39,12 +40,24 @@ export class RecordNotices {
       done++;
     }
     for (const d of await deployments.toNotify(BATCH)) {
-      const notice = d.notice!;
-      const data = { deployment_id: d._id, customer_id: d.customerId, status: notice.status, reason: notice.reason };
-      await notices.notify(d.orgId, "deployment.status_changed", `${d._id}:${notice.status}:${notice.at.getTime()}`, data, notice.at);
-      await deployments.notified(d._id, notice.at);
+      await this.notifyDeployment(d, d.notice!);
+      await deployments.notified(d._id, d.notice!.at);
       done++;
     }
     return done;
+  }
+
+  /**
+   * A deployment's teardown, before its record goes (the outbox with it): the change the record still
+   * marks, then the deletion, timed by its mark (so a teardown retried after a crash queues the same messages).
+   */
+  async deploymentDeleted(d: DeploymentDoc): Promise<void> {
+    if (d.notice) await this.notifyDeployment(d, d.notice);
+    await this.notifyDeployment(d, { status: "deleted", reason: null, at: d.deleting?.at ?? new Date() });
+  }
+
+  private notifyDeployment(d: DeploymentDoc, change: { status: DeploymentStatus | "deleted"; reason: string | null; at: Date }): Promise<number> {
+    const data = { deployment_id: d._id, customer_id: d.customerId, status: change.status, reason: change.reason };
+    return this.deps.notices.notify(d.orgId, "deployment.status_changed", `${d._id}:${change.status}:${change.at.getTime()}`, data, change.at);
   }
 }
