@@ -50,7 +50,8 @@ export function buildProjection(p: ProjectionParts) {
 /** Where a delivery goes: its deployment's filesystem webhook, or its organization's endpoint. */
 export function deliveryTarget(deploymentHooks: DeploymentWebhookStore, endpoints: WebhookEndpointStore): DeliveryTarget {
   return async (d) => {
-    if (d.endpointId) return endpoints.withSecret(d.endpointId);
-    return d.deploymentId ? deploymentHooks.withSecret(d.deploymentId) : null;
+    if (d.endpointId) return endpoints.withSecrets(d.endpointId);
+    const hook = d.deploymentId ? await deploymentHooks.withSecret(d.deploymentId) : null;
+    return hook && { url: hook.url, secrets: [hook.secret] };
   };
 }

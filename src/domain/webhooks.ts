@@ -10,6 +10,8 @@ export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 /** Endpoints an organization may have at once. */
 export const MAX_WEBHOOK_ENDPOINTS = 20;
+/** How long a rotated-out secret keeps signing beside the new one: a day for receivers to move over, as Svix gives. */
+export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
 /** Whether an endpoint's filter (null: every type) takes events of `type`. */
 export function subscribes(filter: readonly string[] | null, type: WebhookEventType): boolean {

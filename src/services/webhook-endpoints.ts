@@ -3,7 +3,7 @@
  * by a rotation, which replaces it), read, changed, removed with their delivery log, and the log itself
  * with one more attempt of a delivery on request. Another organization's endpoint is not found.
  */
-import { MAX_WEBHOOK_ENDPOINTS } from "../domain/webhooks.js";
+import { MAX_WEBHOOK_ENDPOINTS, ROTATION_OVERLAP_MS } from "../domain/webhooks.js";
 import { serverUrlProblem } from "../domain/mcp-server-url.js";
 import { AppError, conflict, notFound, validationError } from "../errors.js";
 import { newId } from "../ids.js";
@@ -81,10 +81,11 @@ export class WebhookEndpoints {
   }
 
   /** A new signing secret, answered once; the old one signs nothing from now on. */
+  /** A new secret; the replaced one keeps signing beside it for ROTATION_OVERLAP_MS, while receivers move over. */
   async rotate(orgId: string, id: string): Promise<{ endpoint: WebhookEndpointRecord; secret: string }> {
     if (!this.store.canSeal) throw new AppError("unavailable", "webhook secrets cannot be stored: the service has no VAULT_ENCRYPTION_KEY");
     const secret = newWebhookSecret();
-    return { endpoint: (await this.store.rotate(orgId, id, secret)) ?? missing(), secret };
+    return this.turns(orgId, async () => ({ endpoint: (await this.store.rotate(orgId, id, secret, ROTATION_OVERLAP_MS)) ?? missing(), secret }));
   }
 
   async remove(orgId: string, id: string): Promise<void> {

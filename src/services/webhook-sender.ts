@@ -16,8 +16,8 @@ export interface SenderOptions {
   timeoutMs: number;
 }
 
-/** Where a delivery goes and the secret it is signed with; null when its endpoint is gone (or disabled, or its secret cannot be opened here). */
-export type DeliveryTarget = (d: DeliveryDoc) => Promise<{ url: string; secret: string } | null>;
+/** Where a delivery goes and the secrets it is signed with; null when its endpoint is gone (or disabled, or its secret cannot be opened here). */
+export type DeliveryTarget = (d: DeliveryDoc) => Promise<{ url: string; secrets: string[] } | null>;
 
 export class WebhookSender {
   constructor(
@@ -51,7 +51,7 @@ export class WebhookSender {
     let status: number | null = null;
     let error: string;
     try {
-      const res = await this.fetch(endpoint.url, { method: "POST", headers: webhookHeaders(endpoint.secret, d._id, d.body, now), body: d.body, signal: AbortSignal.timeout(this.opts.timeoutMs), redirect: "manual" });
+      const res = await this.fetch(endpoint.url, { method: "POST", headers: webhookHeaders(endpoint.secrets, d._id, d.body, now), body: d.body, signal: AbortSignal.timeout(this.opts.timeoutMs), redirect: "manual" });
       await res.body?.cancel();
       status = res.status;
       if (res.status >= 200 && res.status < 300) {

@@ -1,7 +1,8 @@
 /**
  * Signatures as the Standard Webhooks specification gives them: the secret is `whsec_` and base64 key
  * bytes; the signed content is `<webhook-id>.<webhook-timestamp>.<body>`; `webhook-signature` is
- * `v1,<base64 HMAC-SHA256>`. Receivers verify with any Standard Webhooks library.
+ * `v1,<base64 HMAC-SHA256>`, one per secret, space-separated (a rotation's overlap signs with both).
+ * Receivers verify with any Standard Webhooks library.
  */
 import { createHmac, randomBytes } from "node:crypto";
 
@@ -14,13 +15,13 @@ export function signWebhook(secret: string, id: string, timestampSeconds: number
   return `v1,${createHmac("sha256", key).update(`${id}.${timestampSeconds}.${body}`).digest("base64")}`;
 }
 
-/** The headers of one delivery attempt. */
-export function webhookHeaders(secret: string, id: string, body: string, now: Date): Record<string, string> {
+/** The headers of one delivery attempt, signed with each of `secrets`. */
+export function webhookHeaders(secrets: string[], id: string, body: string, now: Date): Record<string, string> {
   const timestamp = Math.floor(now.getTime() / 1000);
   return {
     "content-type": "application/json",
     "webhook-id": id,
     "webhook-timestamp": String(timestamp),
-    "webhook-signature": signWebhook(secret, id, timestamp, body),
+    "webhook-signature": secrets.map((secret) => signWebhook(secret, id, timestamp, body)).join(" "),
   };
 }

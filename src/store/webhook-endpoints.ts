@@ -1,7 +1,9 @@
 /**
  * Organizations' webhook endpoints: where deliveries go, which event types they take, and their signing
  * secret, sealed like vault credentials (to the endpoint's id, so a sealed secret copied onto another
- * record does not open). Every read names the organization: another's endpoint reads as absent.
+ * record does not open). A rotated-out secret signs beside the new one for a while, so receivers can
+ * move to the new one without refusing deliveries. Every read names the organization: another's
+ * endpoint reads as absent.
  */
 import type { Collection, Db } from "mongodb";
 import type { Page } from "./agents.js";
@@ -16,18 +18,20 @@ interface EndpointDoc {
   eventTypes: string[] | null;
   enabled: boolean;
   secret: Sealed;
+  /** The secret a rotation replaced, still signing until `until`. */
+  previousSecret?: { secret: Sealed; until: Date };
   createdAt: Date;
   updatedAt: Date;
 }
 
-export type WebhookEndpointRecord = Omit<EndpointDoc, "secret">;
+export type WebhookEndpointRecord = Omit<EndpointDoc, "secret" | "previousSecret">;
 export type EndpointChanges = Partial<Pick<EndpointDoc, "url" | "description" | "eventTypes" | "enabled">>;
 
 const secretContext = (id: string) => `webhook-endpoint:${id}`;
-const withoutSecret = { secret: 0 } as const;
+const withoutSecret = { secret: 0, previousSecret: 0 } as const;
 
 function view(doc: EndpointDoc): WebhookEndpointRecord {
-  const { secret: _, ...rest } = doc;
+  const { secret: _, previousSecret: __, ...rest } = doc;
   return rest;
 }
 
@@ -77,10 +81,15 @@ export class WebhookEndpointStore {
     return doc && view(doc);
   }
 
-  async rotate(orgId: string, id: string, secret: string): Promise<WebhookEndpointRecord | null> {
+  /** Replaces the secret; the one replaced keeps signing for `overlapMs`. Callers take turns per organization (a read, then a write). */
+  async rotate(orgId: string, id: string, secret: string, overlapMs: number): Promise<WebhookEndpointRecord | null> {
     if (!this.box) throw new Error("no vault key: webhook secrets cannot be sealed");
+    const current = await this.endpoints.findOne({ _id: id, orgId });
+    if (!current) return null;
+    const now = new Date();
+    const previousSecret = { secret: current.secret, until: new Date(now.getTime() + overlapMs) };
     const sealed = this.box.seal(secret, secretContext(id));
-    const doc = await this.endpoints.findOneAndUpdate({ _id: id, orgId }, { $set: { secret: sealed, updatedAt: new Date() } }, { returnDocument: "after" });
+    const doc = await this.endpoints.findOneAndUpdate({ _id: id, orgId }, { $set: { secret: sealed, previousSecret, updatedAt: now } }, { returnDocument: "after" });
     return doc && view(doc);
   }
 
@@ -88,20 +97,25 @@ export class WebhookEndpointStore {
     return (await this.endpoints.deleteOne({ _id: id, orgId })).deletedCount === 1;
   }
 
-  /** The endpoint's URL and opened secret, for signing a delivery; null when gone, disabled or not openable here. */
-  async withSecret(id: string): Promise<{ url: string; secret: string } | null> {
+  /**
+   * The endpoint's URL and opened secrets, for signing a delivery: the current one, then a rotated-out
+   * one still in its overlap; null when gone, disabled or not openable here.
+   */
+  async withSecrets(id: string, now = new Date()): Promise<{ url: string; secrets: string[] } | null> {
     const doc = await this.endpoints.findOne({ _id: id });
-    const secret = doc?.enabled ? this.opened(doc) : null;
-    return doc && secret !== null ? { url: doc.url, secret } : null;
+    const secret = doc?.enabled ? this.opened(doc.secret, id) : null;
+    if (!doc || secret === null) return null;
+    const previous = doc.previousSecret && doc.previousSecret.until > now ? this.opened(doc.previousSecret.secret, id) : null;
+    return { url: doc.url, secrets: previous === null ? [secret] : [secret, previous] };
   }
 
   /** The endpoint's opened secret, enabled or not; null when gone or not openable here. */
   async secretOf(id: string): Promise<string | null> {
     const doc = await this.endpoints.findOne({ _id: id });
-    return doc ? this.opened(doc) : null;
+    return doc ? this.opened(doc.secret, id) : null;
   }
 
-  private opened(doc: EndpointDoc): string | null {
-    return this.box?.canOpen(doc.secret) ? this.box.open<string>(doc.secret, secretContext(doc._id)) : null;
+  private opened(sealed: Sealed, id: string): string | null {
+    return this.box?.canOpen(sealed) ? this.box.open<string>(sealed, secretContext(id)) : null;
   }
 }
