@@ -44,7 +44,8 @@ export function errors(log: Logger): Middleware<AppState> {
         return;
       }
       if (ctx.headerSent || !ctx.writable) {
-        log.error("request failed after its response began", { ...where, err: caught });
+        // A stream (SSE) whose catch-up met a store out of reach is an outage, as below, not a fault.
+        log[unreachableStore(caught) ? "warn" : "error"]("request failed after its response began", { ...where, err: caught });
         ctx.res.destroy();
         return;
       }
