@@ -158,10 +158,13 @@ async function main(): Promise<void> {
   console.log(`  takeover       worker killed → another worker claims each wake-up it held: p50 ${fixed(t.p50, 6)} s  p99 ${fixed(t.p99, 6)} s  (n=${clear.length}; target p99 ≤ 5 s)`);
   console.log(`                 with kills near a store outage too: p50 ${fixed(all.p50, 6)} s  p99 ${fixed(all.p99, 6)} s  (n=${samples.length}; ${never} never taken over within 60 s)`);
   // The slow ones, each with what else happened then: another worker killed too, a store down.
-  for (const s of samples.filter((x) => x.seconds > 5).sort((a, b) => b.seconds - a.seconds).slice(0, 8)) {
+  const slow = new Map<string, number>();
+  for (const s of samples.filter((x) => x.seconds > 5).sort((a, b) => b.seconds - a.seconds)) {
     const others = workerKills.filter((k) => k.name !== s.victim && k.at > s.at - 5_000 && k.at < s.at + s.seconds * 1000).map((k) => `${k.name} killed at ${((k.at - s.at) / 1000).toFixed(1)} s`);
-    console.log(`                 slow: ${s.seconds.toFixed(2)} s after ${s.victim}'s kill at t=${((s.at - started) / 1000).toFixed(0)} s${others.length ? `; ${others.join(", ")}` : ""}${nearStoreFault(s.at) ? "; a store down near it" : ""}`);
+    const line = `${s.seconds.toFixed(1)} s after ${s.victim}'s kill at t=${((s.at - started) / 1000).toFixed(0)} s${others.length ? `; ${others.join(", ")}` : ""}${nearStoreFault(s.at) ? "; a store down near it" : ""}`;
+    slow.set(line, (slow.get(line) ?? 0) + 1);
   }
+  for (const [line, n] of [...slow].slice(0, 8)) console.log(`                 slow: ${n} × ${line}`);
   console.log(`invariants (each should be 0):`);
   console.log(`  202s missing from history       ${findings.missing.length}  (of ${[...api.accepted.values()].reduce((n, l) => n + l.length, 0)} accepted; ${findings.events} events in history)`);
   console.log(`  duplicated events or messages   ${findings.duplicated.length}`);
