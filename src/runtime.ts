@@ -33,6 +33,7 @@ import { EventAppender } from "./redis/event-appender.js";
 import { EventLog } from "./redis/event-log.js";
 import { Intents } from "./redis/intents.js";
 import { Kickoffs } from "./redis/kickoffs.js";
+import { LiveEcho } from "./redis/live-echo.js";
 import { LiveStream } from "./redis/live-stream.js";
 import { Preparations } from "./redis/preparations.js";
 import { IdempotencyKeys } from "./redis/idempotency.js";
@@ -120,8 +121,9 @@ async function buildComponents(config: Config, log: Logger, mongoOptions: MongoO
   const agentStore = new AgentStore(mongo.db);
   const sessionStore = new SessionStore(mongo.db);
   const eventLog = new EventLog(redis, keys);
-  const appender = new EventAppender(redis, keys);
-  const live = new LiveStream(redis, keys);
+  const echo = new LiveEcho(keys);
+  const appender = new EventAppender(redis, keys, echo);
+  const live = new LiveStream(redis, keys, echo);
   const intents = new Intents(redis, keys);
   const endings = new SessionEndings(redis, keys);
   const wakeups = new Wakeups(redis, keys);
@@ -151,7 +153,7 @@ async function buildComponents(config: Config, log: Logger, mongoOptions: MongoO
   const automationQueue = new AutomationQueue(redis, keys);
   const occurrences = new AutomationOccurrences(automationStore, automationRuns, new AutomationRunner(agentStore, sessions, events, eventLog, gate), clock);
   let reader: StreamReader | undefined;
-  const streamReader = () => (reader ??= new StreamReader(readers("agent-sessions-sse"), redis, log));
+  const streamReader = () => (reader ??= echo.attach(new StreamReader(readers("agent-sessions-sse"), redis, log)));
 
   return {
     config, log, docker, validator, mongo, redis, keys, readers, organizations, agentStore, sessionStore, eventLog, appender, live, intents, wakeups, endings,

@@ -12,8 +12,10 @@ import { REFUSED, runScript, type RedisClient } from "./client.js";
 import { parseEntry } from "./event-log.js";
 import { consume, standing, windowStart } from "./fixed-window.js";
 import { WINDOW_MS, type Keys } from "./keys.js";
+import type { LiveEcho } from "./live-echo.js";
 import { LIVE_MAXLEN, liveOnlyJson } from "./live-stream.js";
 import { doneBefore, type DoneBefore, type OnceMark } from "./once-marks.js";
+import type { StreamEntry } from "./stream-reader.js";
 import { WAKEUP_MAXLEN } from "./wakeups.js";
 
 /** What must still hold for the plan to apply, and what its commit does besides appending. */
@@ -82,10 +84,26 @@ function overlayFields(changes: StatusChange[]): string[] {
   ]);
 }
 
+/** A draft as the script takes it: a durable one's envelope split around its sequence, a live-only one's whole. */
+type Encoded = { draft: Draft; json: [string, string] | string };
+
+const encodeDraft = (d: Draft): Encoded => ({ draft: d, json: d.liveOnly ? liveOnlyJson(d) : template(d) });
+
+/** The live stream's entries the script wrote, as a read returns them (fields as the script's XADDs name them). */
+function liveEntries(drafts: Encoded[], liveIds: string[], firstSequence: number): StreamEntry[] {
+  let seq = firstSequence;
+  return drafts.map(({ draft, json }, i): StreamEntry => {
+    if (typeof json === "string") return [liveIds[i]!, ["type", draft.type, "env", json]];
+    const sequence = String(seq++);
+    return [liveIds[i]!, ["type", draft.type, "seq", sequence, "env", json[0] + sequence + json[1]]];
+  });
+}
+
 export class EventAppender {
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: Keys,
+    private readonly echo: LiveEcho,
   ) {}
 
   /**
@@ -118,10 +136,11 @@ export class EventAppender {
     args.push(once?.field ?? "", once ? `${once.fingerprint} ${once.answers.join(",")}` : "");
     args.push(commit.reads.length);
     for (const [field, value] of commit.reads) args.push(field, value === null ? "" : `=${value}`);
-    args.push(plan.drafts.length);
-    for (const d of plan.drafts) {
-      if (d.liveOnly) args.push(liveOnlyJson(d), "", d.type, "", "live");
-      else args.push(...template(d), d.type, d.turnId ?? "", "log");
+    const drafts = plan.drafts.map(encodeDraft);
+    args.push(drafts.length);
+    for (const { draft: d, json } of drafts) {
+      if (typeof json === "string") args.push(json, "", d.type, "", "live");
+      else args.push(...json, d.type, d.turnId ?? "", "log");
     }
     const state = Object.entries(encodeState(plan.state));
     args.push(state.length, ...state.flat());
@@ -144,7 +163,9 @@ export class EventAppender {
     const envelopes = plan.drafts
       .filter((d) => !d.liveOnly)
       .map(({ id, type, sessionId: sid, ...rest }) => ({ id, type, sessionId: sid, sequence: next++, ...rest }));
-    const appended: Appended = { envelopes, liveIds: reply.slice(4).map(String), version: Number(reply[1]) };
+    const liveIds = reply.slice(5).map(String);
+    this.echo.appended(sessionId, String(reply[4]), liveEntries(drafts, liveIds, Number(reply[0])));
+    const appended: Appended = { envelopes, liveIds, version: Number(reply[1]) };
     if (allowance) appended.standing = standing(allowance.limit, Number(reply[2]), Number(reply[3]), now);
     return { ok: true, ...appended };
   }

@@ -5,6 +5,7 @@
 import type { Draft } from "../domain/events.js";
 import { REFUSED, runScript, type RedisClient } from "./client.js";
 import type { Keys } from "./keys.js";
+import type { LiveEcho } from "./live-echo.js";
 import type { StreamEntry, StreamReader, Subscription } from "./stream-reader.js";
 
 /** The live stream keeps about this many frames; a reader further behind refills durable events from the log. */
@@ -20,12 +21,17 @@ export class LiveStream {
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: Keys,
+    private readonly echo: LiveEcho,
   ) {}
 
   /** Appends a live-only frame (`sequence: null`, never in history); false when `fence` no longer holds the lock. */
   async append(sessionId: string, fence: string, frame: Draft): Promise<boolean> {
-    const reply = await runScript(this.redis, "appendLive", this.keys.appendLiveKeys(sessionId), [fence, LIVE_MAXLEN, frame.type, liveOnlyJson(frame)]);
-    return reply !== REFUSED.FENCED;
+    const env = liveOnlyJson(frame);
+    const reply = await runScript(this.redis, "appendLive", this.keys.appendLiveKeys(sessionId), [fence, LIVE_MAXLEN, frame.type, env]);
+    if (reply === REFUSED.FENCED) return false;
+    const [afterId, id] = reply as [string, string];
+    this.echo.appended(sessionId, afterId, [[id, ["type", frame.type, "env", env]]]);
+    return true;
   }
 
   /** Delivers the session's live frames after `fromId` through the process's shared reader. */

@@ -4,6 +4,10 @@
  * shards (one on a single node, one per shard on a Redis Cluster, where one XREAD reads one slot): the
  * loop reads every watched stream of its shards in one `XREAD BLOCK` and fans entries out in memory. It
  * is re-armed (CLIENT UNBLOCK) when a stream is added; a stream nobody watches is dropped at the next read.
+ *
+ * Entries this process appended itself are offered to the loop as their append answers (`offer`), so
+ * its subscribers need not wait for the XREAD to come back with them: they are taken when they follow
+ * the last entry the loop has, so nothing is skipped, and the read that returns them later is deduplicated.
  */
 import type { Redis } from "ioredis";
 import type { Logger } from "../log.js";
@@ -75,6 +79,15 @@ export class StreamReader {
     return n;
   }
 
+  /**
+   * Entries of `key` this process just appended, the first right after `afterId` (the stream's last id
+   * before the append). Delivered at once when the loop has read up to `afterId`; otherwise left to the
+   * loop's read. True when delivered.
+   */
+  offer(shard: number, key: string, afterId: string, entries: StreamEntry[]): boolean {
+    return this.loops.get(shard)?.offer(key, afterId, entries) ?? false;
+  }
+
   /** Delivers entries of `key` (a stream of `shard`) after `fromId` (exclusive), in order, without gaps or duplicates. */
   subscribe(shard: number, key: string, fromId: string, deliver: Deliver): Promise<Subscription> {
     return this.loops.get(shard)!.subscribe(key, fromId, deliver);
@@ -134,6 +147,14 @@ class ShardLoop {
     };
   }
 
+  offer(key: string, afterId: string, entries: StreamEntry[]): boolean {
+    const stream = this.watched.get(key);
+    if (!stream || entries.length === 0 || stream.lastId !== afterId) return false;
+    stream.lastId = entries[entries.length - 1]![0];
+    for (const sub of stream.subscribers) sub.push(entries);
+    return true;
+  }
+
   private rearm(): void {
     if (this.wakeIdle) {
       this.wakeIdle();
@@ -182,7 +203,9 @@ class ShardLoop {
       for (const [key, entries] of reply ?? []) {
         const stream = this.watched.get(key);
         if (!stream || entries.length === 0) continue;
-        stream.lastId = entries[entries.length - 1]![0];
+        // Never back: entries offered since the read was sent may be ahead of what it returned.
+        const last = entries[entries.length - 1]![0];
+        if (compareStreamIds(last, stream.lastId) > 0) stream.lastId = last;
         for (const sub of stream.subscribers) sub.push(entries);
       }
     }

@@ -42,7 +42,7 @@
 
   Output:
     {first sequence (0 when no durable draft), new state version, allowance used, allowance ms to
-     reset, live id of each draft...}
+     reset, the live stream's last id before the drafts ("0-0": it was empty), live id of each draft...}
     {-1, state hash as a flat list}  STALE:   a field the plan read has changed; the state as it now is
     {-2}                             FENCED:  the fencing token is not the lock's current value
     {-3}                             MISSING: the session has no state (it was deleted; creation writes
@@ -106,7 +106,8 @@ local durable = 0
 for k = 0, n - 1 do
   if ARGV[i + k * 5 + 4] == 'log' then durable = durable + 1 end
 end
-local result = {0, 0, used, cost > 0 and redis.call('PTTL', KEYS[10]) or 0}
+local newest = n > 0 and redis.call('XREVRANGE', KEYS[4], '+', '-', 'COUNT', 1)[1] or nil
+local result = {0, 0, used, cost > 0 and redis.call('PTTL', KEYS[10]) or 0, newest and newest[1] or '0-0'}
 local seq = 0
 if durable > 0 then
   seq = redis.call('INCRBY', KEYS[2], durable) - durable

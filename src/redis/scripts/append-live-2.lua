@@ -12,7 +12,7 @@
     ARGV[4] envelope JSON
 
   Output:
-    the new stream id
+    {the stream's last id before it ("0-0": it was empty), the new stream id}
     -2  FENCED: the token is not the lock's current value
 
   Writes:
@@ -21,4 +21,5 @@
 if redis.call('GET', KEYS[2]) ~= ARGV[1] then
   return -2
 end
-return redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', 'type', ARGV[3], 'env', ARGV[4])
+local newest = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)[1]
+return {newest and newest[1] or '0-0', redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', 'type', ARGV[3], 'env', ARGV[4])}
