@@ -1,6 +1,7 @@
 /**
  * The send path, each figure beside a baseline measured in the same run:
- *   (a) latency from POST user.message to its first SSE frame, vs the raw XADD → blocked XREAD round trip;
+ *   (a) latency from POST user.message to its first SSE frame, vs the raw XADD → blocked XREAD round trip
+ *       (the client is raw TCP on a thread of its own, `first-frame-client.ts`);
  *   (b) sends per second, one event a request, vs a trivial Koa route answering the same requests;
  *   (c) events per second in batches, vs pipelined XADD at the same concurrency and batch;
  *   (d) concurrent writers to one session: every send served (no 503).
@@ -11,8 +12,11 @@
 import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
 import { Redis } from "ioredis";
+import { Worker } from "node:worker_threads";
 import Koa from "koa";
-import { conditions, fixed, rate, redisUrl, sse, startService, summary, type Service } from "./support.js";
+import type { FirstFrameOptions, FirstFrameReport } from "./first-frame-client.js";
+import { loadFromThread } from "./load-client.js";
+import { conditions, fixed, rate, redisUrl, startService, summary, type Service } from "./support.js";
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 300);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -57,9 +61,25 @@ async function baselineAppendRate(): Promise<number> {
   return requests * BATCH;
 }
 
+/** Runs the raw-TCP client of `first-frame-client.ts` in a thread of its own; its latencies, in ms. */
+async function timedByClient(options: FirstFrameOptions): Promise<number[]> {
+  const worker = new Worker(new URL("./first-frame-client.js", import.meta.url), { workerData: options });
+  try {
+    const report = await new Promise<FirstFrameReport>((resolve, reject) => {
+      worker.once("message", resolve);
+      worker.once("error", reject);
+    });
+    if (report.type === "error") throw new Error(report.message);
+    return report.latencies;
+  } finally {
+    await worker.terminate();
+  }
+}
+
 /**
  * A Koa app with one route that answers 202 with a small JSON body: the floor of any HTTP send, as
- * requests per second at the send concurrency and as the latency of one POST at a time.
+ * requests per second at the send concurrency and as the latency of one POST at a time (timed by the
+ * same client as (a)).
  */
 async function trivialKoa(body: string): Promise<{ rate: number; latencies: number[] }> {
   const app = new Koa();
@@ -70,17 +90,8 @@ async function trivialKoa(body: string): Promise<{ rate: number; latencies: numb
   const server = app.listen(0, "127.0.0.1");
   await new Promise((r) => server.once("listening", r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/sessions/x/events`;
-  const post = async () => {
-    const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body });
-    await res.arrayBuffer();
-  };
-  const result = await rate(SEND_CONCURRENCY, SECONDS, post);
-  const latencies: number[] = [];
-  for (let i = 0; i < SAMPLES; i++) {
-    const t0 = performance.now();
-    await post();
-    latencies.push(performance.now() - t0);
-  }
+  const { rate: result } = await loadFromThread({ urls: [url], headers: { "content-type": "application/json" }, body, connections: SEND_CONCURRENCY, seconds: SECONDS });
+  const latencies = await timedByClient({ postUrl: url, key: "none", samples: SAMPLES, body });
   server.closeAllConnections();
   server.close();
   return { rate: result, latencies };
@@ -94,29 +105,10 @@ const send = async (service: Service, sessionId: string, body: string) => {
 
 /** (a) POST user.message → its first SSE frame, one prompt at a time, each turn finished before the next. */
 async function firstFrame(service: Service, agentId: string): Promise<number[]> {
-  const session = await service.post("/v1/sessions", { agentId, subjectId: "latency" });
-  const abort = new AbortController();
-  let onFrame: (event: string) => void = () => undefined;
-  await sse(`${service.base}/v1/sessions/${String(session.id)}/events/stream`, service.key, (event) => onFrame(event), abort.signal);
-  await new Promise((r) => setTimeout(r, 200));
-  const latencies: number[] = [];
-  for (let i = 0; i < SAMPLES; i++) {
-    let t0 = 0;
-    const firstFrame = new Promise<number>((resolve) => (onFrame = (event) => event === "user.message" && resolve(performance.now())));
-    const idle = new Promise<void>((resolve) => {
-      const previous = onFrame;
-      onFrame = (event) => {
-        previous(event);
-        if (event === "session.status_idle") resolve();
-      };
-    });
-    t0 = performance.now();
-    await service.post(`/v1/sessions/${String(session.id)}/events`, { events: [{ type: "user.message", content: [{ type: "text", text: `sample ${i}` }] }] });
-    latencies.push((await firstFrame) - t0);
-    await idle;
-  }
-  abort.abort();
-  return latencies;
+  const session = String((await service.post("/v1/sessions", { agentId, subjectId: "latency" })).id);
+  const body = JSON.stringify({ events: [{ type: "user.message", content: [{ type: "text", text: "sample #N#" }] }] });
+  const path = `${service.base}/v1/sessions/${session}/events`;
+  return timedByClient({ postUrl: path, streamUrl: `${path}/stream`, key: service.key, samples: SAMPLES, body });
 }
 
 /** Sessions of distinct subjects, enough that the per-subject allowance (1,000 a minute) never binds at `perSecond`. */
@@ -141,9 +133,15 @@ async function main(): Promise<void> {
   // (b) One steer a request (appended, no turn), over sessions of distinct subjects.
   const oneSteer = JSON.stringify({ events: [{ type: "user.steer", message: `steer ${"x".repeat(100)}` }] });
   const single = await sessionsFor(service, agentId, "send", 1_000 / SECONDS);
-  const statuses = new Map<number, number>();
-  const count = (status: number) => statuses.set(status, (statuses.get(status) ?? 0) + 1);
-  const sendRate = await rate(SEND_CONCURRENCY, SECONDS, async (client, n) => void count(await send(service, single[(client + SEND_CONCURRENCY * n) % single.length]!, oneSteer)));
+  const sends = await loadFromThread({
+    urls: single.map((id) => `${service.base}/v1/sessions/${id}/events`),
+    headers: { "x-api-key": service.key, "content-type": "application/json" },
+    body: oneSteer,
+    connections: SEND_CONCURRENCY,
+    seconds: SECONDS,
+  });
+  const statuses = new Map(Object.entries(sends.statuses).map(([status, n]) => [Number(status), n]));
+  const sendRate = sends.rate;
   const koa = await trivialKoa(oneSteer);
 
   // (c) Batches of steers.
