@@ -43,7 +43,7 @@ describe("own appends handed to the shared reader", () => {
     const sessionId = newId("ses");
     const { seen, close } = await follow(sessionId);
     // Offered before it is in Redis: delivered now, so it cannot have come from a read.
-    echo.appended(sessionId, "0-0", [entry("5-1", "first")]);
+    echo.appended(sessionId, "0-0", () => [entry("5-1", "first")]);
     expect(seen).to.deep.equal(["5-1"]);
     await append(sessionId, entry("5-1", "first"));
     await append(sessionId, entry("6-1", "second"));
@@ -57,7 +57,7 @@ describe("own appends handed to the shared reader", () => {
     const sessionId = newId("ses");
     const { seen, close } = await follow(sessionId);
     // Another process's 7-1 is not read here yet: this process's 8-1, which follows it, must wait for the read.
-    expect(reader.offer(keys.shardOf(sessionId), keys.sessionLive(sessionId), "7-1", [entry("8-1", "ours")])).to.equal(false);
+    expect(reader.offer(keys.shardOf(sessionId), keys.sessionLive(sessionId), "7-1", () => [entry("8-1", "ours")])).to.equal(false);
     expect(seen).to.deep.equal([]);
     await append(sessionId, entry("7-1", "theirs"));
     await append(sessionId, entry("8-1", "ours"));
@@ -68,6 +68,6 @@ describe("own appends handed to the shared reader", () => {
   });
 
   it("reaches nobody for a stream no subscriber of this process follows", async () => {
-    expect(reader.offer(keys.shardOf("ses_none"), keys.sessionLive("ses_none"), "0-0", [entry("1-1", "x")])).to.equal(false);
+    expect(reader.offer(keys.shardOf("ses_none"), keys.sessionLive("ses_none"), "0-0", () => [entry("1-1", "x")])).to.equal(false);
   });
 });

@@ -164,7 +164,7 @@ export class EventAppender {
       .filter((d) => !d.liveOnly)
       .map(({ id, type, sessionId: sid, ...rest }) => ({ id, type, sessionId: sid, sequence: next++, ...rest }));
     const liveIds = reply.slice(5).map(String);
-    this.echo.appended(sessionId, String(reply[4]), liveEntries(drafts, liveIds, Number(reply[0])));
+    this.echo.appended(sessionId, String(reply[4]), () => liveEntries(drafts, liveIds, Number(reply[0])));
     const appended: Appended = { envelopes, liveIds, version: Number(reply[1]) };
     if (allowance) appended.standing = standing(allowance.limit, Number(reply[2]), Number(reply[3]), now);
     return { ok: true, ...appended };

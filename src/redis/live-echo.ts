@@ -17,8 +17,8 @@ export class LiveEcho {
     return reader;
   }
 
-  /** `afterId`: the session's live stream's last id before the append ("0-0" when it was empty). */
-  appended(sessionId: string, afterId: string, entries: StreamEntry[]): void {
+  /** `afterId`: the session's live stream's last id before the append ("0-0" when it was empty); `entries` is called only when someone here takes them. */
+  appended(sessionId: string, afterId: string, entries: () => StreamEntry[]): void {
     this.reader?.offer(this.keys.shardOf(sessionId), this.keys.sessionLive(sessionId), afterId, entries);
   }
 }

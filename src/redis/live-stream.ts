@@ -30,7 +30,7 @@ export class LiveStream {
     const reply = await runScript(this.redis, "appendLive", this.keys.appendLiveKeys(sessionId), [fence, LIVE_MAXLEN, frame.type, env]);
     if (reply === REFUSED.FENCED) return false;
     const [afterId, id] = reply as [string, string];
-    this.echo.appended(sessionId, afterId, [[id, ["type", frame.type, "env", env]]]);
+    this.echo.appended(sessionId, afterId, () => [[id, ["type", frame.type, "env", env]]]);
     return true;
   }
 

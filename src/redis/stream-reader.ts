@@ -82,9 +82,9 @@ export class StreamReader {
   /**
    * Entries of `key` this process just appended, the first right after `afterId` (the stream's last id
    * before the append). Delivered at once when the loop has read up to `afterId`; otherwise left to the
-   * loop's read. True when delivered.
+   * loop's read. `entries` is called only then. True when delivered.
    */
-  offer(shard: number, key: string, afterId: string, entries: StreamEntry[]): boolean {
+  offer(shard: number, key: string, afterId: string, entries: () => StreamEntry[]): boolean {
     return this.loops.get(shard)?.offer(key, afterId, entries) ?? false;
   }
 
@@ -147,11 +147,13 @@ class ShardLoop {
     };
   }
 
-  offer(key: string, afterId: string, entries: StreamEntry[]): boolean {
+  offer(key: string, afterId: string, entries: () => StreamEntry[]): boolean {
     const stream = this.watched.get(key);
-    if (!stream || entries.length === 0 || stream.lastId !== afterId) return false;
-    stream.lastId = entries[entries.length - 1]![0];
-    for (const sub of stream.subscribers) sub.push(entries);
+    if (!stream || stream.lastId !== afterId) return false;
+    const offered = entries();
+    if (offered.length === 0) return false;
+    stream.lastId = offered[offered.length - 1]![0];
+    for (const sub of stream.subscribers) sub.push(offered);
     return true;
   }
 
