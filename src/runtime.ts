@@ -121,7 +121,7 @@ async function buildComponents(config: Config, log: Logger, mongoOptions: MongoO
   const agentStore = new AgentStore(mongo.db);
   const sessionStore = new SessionStore(mongo.db);
   const eventLog = new EventLog(redis, keys);
-  const echo = new LiveEcho(keys);
+  const echo = new LiveEcho(keys, log);
   const appender = new EventAppender(redis, keys, echo);
   const live = new LiveStream(redis, keys, echo);
   const intents = new Intents(redis, keys);

@@ -5,6 +5,7 @@ import { isAppError } from "../src/errors.js";
 import { newId } from "../src/ids.js";
 import { createRedis, type RedisClient } from "../src/redis/client.js";
 import { Keys } from "../src/redis/keys.js";
+import { createLogger } from "../src/log.js";
 import { LiveEcho } from "../src/redis/live-echo.js";
 import { LiveStream } from "../src/redis/live-stream.js";
 import { env } from "./support/hooks.js";
@@ -16,7 +17,7 @@ describe("streamed deltas", () => {
   let live: LiveStream;
   before(() => {
     redis = createRedis(env.redisUrl, "deltas-test", { autoPipelining: true });
-    live = new LiveStream(redis, keys, new LiveEcho(keys));
+    live = new LiveStream(redis, keys, new LiveEcho(keys, createLogger("error")));
   });
   after(async () => redis.quit());
 

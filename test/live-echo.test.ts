@@ -23,7 +23,7 @@ describe("own appends handed to the shared reader", () => {
   before(() => {
     keys = testKeys(`${env.redisKeyPrefix}:echo`);
     redis = testRedis("echo-test");
-    echo = new LiveEcho(keys);
+    echo = new LiveEcho(keys, createLogger("error"));
     reader = echo.attach(new StreamReader(shardReaders(env, redis, keys, "echo-test"), redis, createLogger("error")));
   });
   after(async () => {

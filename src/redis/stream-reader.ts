@@ -39,12 +39,15 @@ class Subscriber {
     else this.send(entries);
   }
 
-  /** Entries at or before what this subscriber already has are dropped: no duplicates. */
+  /** Entries at or before what this subscriber already has are dropped, also repeats within a batch (held offers and reads overlap): no duplicates. */
   send(entries: StreamEntry[]): void {
-    const fresh = entries.filter(([id]) => compareStreamIds(id, this.lastDelivered) > 0);
-    if (fresh.length === 0) return;
-    this.lastDelivered = fresh[fresh.length - 1]![0];
-    this.deliver(fresh);
+    const fresh: StreamEntry[] = [];
+    for (const entry of entries) {
+      if (compareStreamIds(entry[0], this.lastDelivered) <= 0) continue;
+      fresh.push(entry);
+      this.lastDelivered = entry[0];
+    }
+    if (fresh.length > 0) this.deliver(fresh);
   }
 
   release(): void {

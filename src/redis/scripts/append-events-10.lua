@@ -42,7 +42,8 @@
 
   Output:
     {first sequence (0 when no durable draft), new state version, allowance used, allowance ms to
-     reset, the live stream's last id before the drafts ("0-0": it was empty), live id of each draft...}
+     reset, the live stream's last id before the drafts ("0-0": it was empty, or there are no drafts),
+     live id of each draft...}
     {-1, state hash as a flat list}  STALE:   a field the plan read has changed; the state as it now is
     {-2}                             FENCED:  the fencing token is not the lock's current value
     {-3}                             MISSING: the session has no state (it was deleted; creation writes
