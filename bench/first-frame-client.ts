@@ -6,7 +6,7 @@
  * baseline of HTTP alone, measured the same way. Times are `process.hrtime`.
  */
 import { connect, type Socket } from "node:net";
-import { parentPort, workerData } from "node:worker_threads";
+import { serveInThread } from "./threads.js";
 
 export interface FirstFrameOptions {
   /** `http://host:port/path` of the POST. */
@@ -20,8 +20,6 @@ export interface FirstFrameOptions {
   /** Whether each POST starts a turn to wait for (default: it does when there is a stream). */
   startsTurn?: boolean;
 }
-
-export type FirstFrameReport = { type: "done"; latencies: number[] } | { type: "error"; message: string };
 
 const nowMs = (): number => Number(process.hrtime.bigint()) / 1e6;
 const IDLE = Buffer.from("event: session.status_idle");
@@ -114,10 +112,4 @@ async function main(options: FirstFrameOptions): Promise<number[]> {
   return latencies;
 }
 
-if (parentPort) {
-  const port = parentPort;
-  main(workerData as FirstFrameOptions).then(
-    (latencies) => port.postMessage({ type: "done", latencies } satisfies FirstFrameReport),
-    (err: unknown) => port.postMessage({ type: "error", message: String(err) } satisfies FirstFrameReport),
-  );
-}
+serveInThread(main);

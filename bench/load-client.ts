@@ -3,8 +3,7 @@
  * remote client's are not): `connections` loops POST a body for `seconds`, each to the next of `urls`
  * in turn, and report the requests per second with the count of each status.
  */
-import { parentPort, workerData } from "node:worker_threads";
-import { Worker } from "node:worker_threads";
+import { inThread, serveInThread } from "./threads.js";
 
 export interface LoadOptions {
   urls: string[];
@@ -19,7 +18,6 @@ export interface LoadResult {
   statuses: Record<number, number>;
 }
 
-type Report = { type: "done"; result: LoadResult } | { type: "error"; message: string };
 
 async function load({ urls, headers, body, connections, seconds }: LoadOptions): Promise<LoadResult> {
   const statuses: Record<number, number> = {};
@@ -39,25 +37,7 @@ async function load({ urls, headers, body, connections, seconds }: LoadOptions):
   return { rate: done / ((performance.now() - started) / 1000), statuses };
 }
 
-/** Runs the load in a thread of its own and waits for its result. */
-export async function loadFromThread(options: LoadOptions): Promise<LoadResult> {
-  const worker = new Worker(new URL(import.meta.url), { workerData: options });
-  try {
-    const report = await new Promise<Report>((resolve, reject) => {
-      worker.once("message", resolve);
-      worker.once("error", reject);
-    });
-    if (report.type === "error") throw new Error(report.message);
-    return report.result;
-  } finally {
-    await worker.terminate();
-  }
-}
+/** Runs the load on a thread of its own and waits for its result. */
+export const loadFromThread = (options: LoadOptions): Promise<LoadResult> => inThread(new URL(import.meta.url), options);
 
-if (parentPort) {
-  const port = parentPort;
-  load(workerData as LoadOptions).then(
-    (result) => port.postMessage({ type: "done", result } satisfies Report),
-    (err: unknown) => port.postMessage({ type: "error", message: String(err) } satisfies Report),
-  );
-}
+serveInThread(load);

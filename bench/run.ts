@@ -12,11 +12,11 @@
 import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
 import { Redis } from "ioredis";
-import { Worker } from "node:worker_threads";
 import Koa from "koa";
-import type { FirstFrameOptions, FirstFrameReport } from "./first-frame-client.js";
+import type { FirstFrameOptions } from "./first-frame-client.js";
 import { loadFromThread } from "./load-client.js";
 import { conditions, fixed, rate, redisUrl, startService, summary, type Service } from "./support.js";
+import { inThread } from "./threads.js";
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 300);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -61,20 +61,8 @@ async function baselineAppendRate(): Promise<number> {
   return requests * BATCH;
 }
 
-/** Runs the raw-TCP client of `first-frame-client.ts` in a thread of its own; its latencies, in ms. */
-async function timedByClient(options: FirstFrameOptions): Promise<number[]> {
-  const worker = new Worker(new URL("./first-frame-client.js", import.meta.url), { workerData: options });
-  try {
-    const report = await new Promise<FirstFrameReport>((resolve, reject) => {
-      worker.once("message", resolve);
-      worker.once("error", reject);
-    });
-    if (report.type === "error") throw new Error(report.message);
-    return report.latencies;
-  } finally {
-    await worker.terminate();
-  }
-}
+/** Runs the raw-TCP client of `first-frame-client.ts` on a thread of its own; its latencies, in ms. */
+const timedByClient = (options: FirstFrameOptions): Promise<number[]> => inThread(new URL("./first-frame-client.js", import.meta.url), options);
 
 /**
  * A Koa app with one route that answers 202 with a small JSON body: the floor of any HTTP send, as
