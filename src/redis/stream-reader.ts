@@ -155,8 +155,9 @@ class ShardLoop {
     if (!stream || stream.lastId !== afterId) return false;
     const offered = entries();
     if (offered.length === 0) return false;
-    stream.lastId = offered[offered.length - 1]![0];
     for (const sub of stream.subscribers) sub.push(offered);
+    // Moved only once every subscriber has them: should a delivery throw, the loop's read brings them again.
+    stream.lastId = offered[offered.length - 1]![0];
     return true;
   }
 
