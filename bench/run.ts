@@ -2,12 +2,15 @@
  * The send path, each figure beside a baseline measured in the same run:
  *   (a) latency from POST user.message to its first SSE frame, vs the raw XADD → blocked XREAD round trip
  *       (the client is raw TCP on a thread of its own, `first-frame-client.ts`);
- *   (b) sends per second, one event a request, vs a trivial Koa route answering the same requests;
+ *   (b) sends per second, one event a request, vs a trivial Koa route answering the same requests, in
+ *       alternating rounds after a warm-up of each (the ratio is the median of the rounds' ratios, so a
+ *       drift of the shared machine during the run weighs on both sides alike);
  *   (c) events per second in batches, vs pipelined XADD at the same concurrency and batch;
  *   (d) concurrent writers to one session: every send served (no 503).
  * Uses MONGO_URL/REDIS_URL (defaults: the local services), its own database and Redis namespace, and
  * removes both when done. Options: BENCH_SAMPLES (default 300), BENCH_SECONDS (default 10),
- * BENCH_CONCURRENCY (default 16), BENCH_SEND_CONCURRENCY (default 32), BENCH_BATCH (default 10).
+ * BENCH_CONCURRENCY (default 16), BENCH_SEND_CONCURRENCY (default 32), BENCH_BATCH (default 10),
+ * BENCH_SEND_ROUNDS (default 5) and BENCH_SEND_SECONDS (each round's, default 4).
  */
 import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
@@ -23,6 +26,9 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const SEND_CONCURRENCY = Number(process.env.BENCH_SEND_CONCURRENCY ?? 32);
 const BATCH = Number(process.env.BENCH_BATCH ?? 10);
+const SEND_ROUNDS = Number(process.env.BENCH_SEND_ROUNDS ?? 5);
+const SEND_SECONDS = Number(process.env.BENCH_SEND_SECONDS ?? 4);
+const WARM_UP_SECONDS = 2;
 const WRITERS = 32;
 const run = `bench-raw-${Date.now().toString(36)}`;
 
@@ -64,12 +70,8 @@ async function baselineAppendRate(): Promise<number> {
 /** Runs the raw-TCP client of `first-frame-client.ts` on a thread of its own; its latencies, in ms. */
 const timedByClient = (options: FirstFrameOptions): Promise<number[]> => inThread(new URL("./first-frame-client.js", import.meta.url), options);
 
-/**
- * A Koa app with one route that answers 202 with a small JSON body: the floor of any HTTP send, as
- * requests per second at the send concurrency and as the latency of one POST at a time (timed by the
- * same client as (a)).
- */
-async function trivialKoa(body: string): Promise<{ rate: number; latencies: number[] }> {
+/** A Koa app with one route that answers 202 with a small JSON body: the floor of any HTTP send. */
+async function trivialKoa(): Promise<{ url: string; close(): void }> {
   const app = new Koa();
   app.use((ctx) => {
     ctx.status = 202;
@@ -77,13 +79,54 @@ async function trivialKoa(body: string): Promise<{ rate: number; latencies: numb
   });
   const server = app.listen(0, "127.0.0.1");
   await new Promise((r) => server.once("listening", r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/sessions/x/events`;
-  const { rate: result } = await loadFromThread({ urls: [url], headers: { "content-type": "application/json" }, body, connections: SEND_CONCURRENCY, seconds: SECONDS });
-  const latencies = await timedByClient({ postUrl: url, key: "none", samples: SAMPLES, body });
-  server.closeAllConnections();
-  server.close();
-  return { rate: result, latencies };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/sessions/x/events`,
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
 }
+
+interface SendRounds {
+  service: number[];
+  koa: number[];
+  ratios: number[];
+  statuses: Map<number, number>;
+}
+
+/**
+ * (b) The same load on the service (over `urls`) and on the trivial route, each first warmed up, then in
+ * rounds whose order alternates (service first, then Koa first, …), so neither side always runs on a
+ * machine warmer or busier than the other's.
+ */
+async function sendRounds(urls: string[], koaUrl: string, headers: Record<string, string>, body: string): Promise<SendRounds> {
+  const statuses = new Map<number, number>();
+  const onService = async (seconds: number) => {
+    const result = await loadFromThread({ urls, headers, body, connections: SEND_CONCURRENCY, seconds });
+    for (const [status, n] of Object.entries(result.statuses)) statuses.set(Number(status), (statuses.get(Number(status)) ?? 0) + n);
+    return result.rate;
+  };
+  const onKoa = async (seconds: number) => (await loadFromThread({ urls: [koaUrl], headers: { "content-type": "application/json" }, body, connections: SEND_CONCURRENCY, seconds })).rate;
+  await onService(WARM_UP_SECONDS);
+  await onKoa(WARM_UP_SECONDS);
+  const rounds: SendRounds = { service: [], koa: [], ratios: [], statuses };
+  for (let round = 0; round < SEND_ROUNDS; round++) {
+    const service = round % 2 === 0 ? await onService(SEND_SECONDS) : 0;
+    const koa = await onKoa(SEND_SECONDS);
+    const serviceRate = round % 2 === 0 ? service : await onService(SEND_SECONDS);
+    rounds.service.push(serviceRate);
+    rounds.koa.push(koa);
+    rounds.ratios.push(serviceRate / koa);
+  }
+  return rounds;
+}
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((x, y) => x - y);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
 
 const send = async (service: Service, sessionId: string, body: string) => {
   const res = await fetch(`${service.base}/v1/sessions/${sessionId}/events`, { method: "POST", headers: { "x-api-key": service.key, "content-type": "application/json" }, body });
@@ -99,9 +142,9 @@ async function firstFrame(service: Service, agentId: string): Promise<number[]> 
   return timedByClient({ postUrl: path, streamUrl: `${path}/stream`, key: service.key, samples: SAMPLES, body });
 }
 
-/** Sessions of distinct subjects, enough that the per-subject allowance (1,000 a minute) never binds at `perSecond`. */
-async function sessionsFor(service: Service, agentId: string, prefix: string, perSecond: number): Promise<string[]> {
-  const count = Math.max(SEND_CONCURRENCY * 4, Math.ceil((SECONDS * perSecond * 60) / 900));
+/** Sessions of distinct subjects, enough that the per-subject allowance (1,000 a minute) never binds over `seconds` at `perSecond`. */
+async function sessionsFor(service: Service, agentId: string, prefix: string, seconds: number, perSecond: number): Promise<string[]> {
+  const count = Math.max(SEND_CONCURRENCY * 4, Math.ceil((seconds * perSecond) / 900));
   const ids: string[] = [];
   for (let i = 0; i < count; i += 50) {
     const chunk = Array.from({ length: Math.min(50, count - i) }, (_, j) => service.post("/v1/sessions", { agentId, subjectId: `${prefix}-${i + j}` }));
@@ -118,22 +161,22 @@ async function main(): Promise<void> {
   const latencies = await firstFrame(service, agentId);
   const roundTrips = await baselineRoundTrip();
 
-  // (b) One steer a request (appended, no turn), over sessions of distinct subjects.
+  // (b) One steer a request (appended, no turn), over sessions of distinct subjects; (a)'s HTTP floor.
   const oneSteer = JSON.stringify({ events: [{ type: "user.steer", message: `steer ${"x".repeat(100)}` }] });
-  const single = await sessionsFor(service, agentId, "send", 1_000 / SECONDS);
-  const sends = await loadFromThread({
-    urls: single.map((id) => `${service.base}/v1/sessions/${id}/events`),
-    headers: { "x-api-key": service.key, "content-type": "application/json" },
-    body: oneSteer,
-    connections: SEND_CONCURRENCY,
-    seconds: SECONDS,
-  });
-  const statuses = new Map(Object.entries(sends.statuses).map(([status, n]) => [Number(status), n]));
-  const sendRate = sends.rate;
-  const koa = await trivialKoa(oneSteer);
+  const sendSeconds = WARM_UP_SECONDS + SEND_ROUNDS * SEND_SECONDS;
+  const single = await sessionsFor(service, agentId, "send", sendSeconds, 5_000);
+  const koa = await trivialKoa();
+  const sends = await sendRounds(
+    single.map((id) => `${service.base}/v1/sessions/${id}/events`),
+    koa.url,
+    { "x-api-key": service.key, "content-type": "application/json" },
+    oneSteer,
+  );
+  const koaLatencies = await timedByClient({ postUrl: koa.url, key: "none", samples: SAMPLES, body: oneSteer });
+  koa.close();
 
   // (c) Batches of steers.
-  const batched = await sessionsFor(service, agentId, "batch", 3_000 / SECONDS);
+  const batched = await sessionsFor(service, agentId, "batch", SECONDS, 3_000);
   const batch = JSON.stringify({ events: Array.from({ length: BATCH }, (_, i) => ({ type: "user.steer", message: `steer ${i} ${"x".repeat(100)}` })) });
   let limited = 0;
   const batchRequests = await rate(CONCURRENCY, SECONDS, async (client, n) => {
@@ -162,7 +205,7 @@ async function main(): Promise<void> {
 
   const a = summary(latencies);
   const b = summary(roundTrips);
-  const k = summary(koa.latencies);
+  const k = summary(koaLatencies);
   const show = (m: Map<number, number>) => [...m].map(([s, n]) => `${n} × ${s}`).join(", ");
   console.log(await conditions());
   console.log(`(a) POST user.message → first SSE frame, ${SAMPLES} samples`);
@@ -170,10 +213,11 @@ async function main(): Promise<void> {
   console.log(`    raw Redis      p50 ${fixed(b.p50)} ms   p99 ${fixed(b.p99)} ms   (XADD → blocked XREAD)`);
   console.log(`    ratio          p50 ${fixed(a.p50 / b.p50, 8, 1)}x   p99 ${fixed(a.p99 / b.p99, 8, 1)}x   (target: p99 ≤ 3x)`);
   console.log(`    trivial Koa    p50 ${fixed(k.p50)} ms   p99 ${fixed(k.p99)} ms   (one POST answered, same client: HTTP alone)`);
-  console.log(`(b) sends per second, one event a request, ${SEND_CONCURRENCY} connections, ${SECONDS} s`);
-  console.log(`    service        ${fixed(sendRate, 8, 0)} requests/s   (${show(statuses)})`);
-  console.log(`    trivial Koa    ${fixed(koa.rate, 8, 0)} requests/s   (one route answering 202, same client)`);
-  console.log(`    ratio          ${fixed(sendRate / koa.rate, 8, 3)}   (target ≥ 0.5)`);
+  const perRound = (rates: number[]) => rates.map((r) => r.toFixed(0)).join(" ");
+  console.log(`(b) sends per second, one event a request, ${SEND_CONCURRENCY} connections, ${SEND_ROUNDS} rounds of ${SEND_SECONDS} s after ${WARM_UP_SECONDS} s of warm-up each`);
+  console.log(`    service        ${fixed(median(sends.service), 8, 0)} requests/s median   (rounds: ${perRound(sends.service)}; ${show(sends.statuses)})`);
+  console.log(`    trivial Koa    ${fixed(median(sends.koa), 8, 0)} requests/s median   (rounds: ${perRound(sends.koa)}; one route answering 202, same client)`);
+  console.log(`    ratio          ${fixed(median(sends.ratios), 8, 3)} median   (rounds: ${sends.ratios.map((r) => r.toFixed(2)).join(" ")}; target ≥ 0.5)`);
   console.log(`(c) inbound events appended per second, ${CONCURRENCY} connections, ${BATCH} events a request, ${SECONDS} s`);
   console.log(`    service        ${fixed((batchRequests - limited) * BATCH, 8, 0)} events/s${limited ? `   (${limited} requests hit the allowance)` : ""}`);
   console.log(`    raw Redis      ${fixed(rawRate, 8, 0)} events/s   (pipelined XADD, same concurrency and batch)`);
