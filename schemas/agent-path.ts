@@ -5,5 +5,5 @@ export const agentPathSchema = {
   type: "object",
   required: ["agentId"],
   additionalProperties: false,
-  properties: { agentId: { type: "string", minLength: 1 } },
+  properties: { agentId: { type: "string", minLength: 1, maxLength: 100 } },
 } as const;

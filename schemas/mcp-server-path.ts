@@ -6,7 +6,7 @@ export const mcpServerPathSchema = {
   required: ["agentId", "serverName"],
   additionalProperties: false,
   properties: {
-    agentId: { type: "string", minLength: 1 },
-    serverName: { type: "string", pattern: "^[A-Za-z0-9_-]{1,100}$", description: "The `name` of an MCP server of the agent's latest version." },
+    agentId: { type: "string", minLength: 1, maxLength: 100 },
+    serverName: { type: "string", minLength: 1, maxLength: 100, pattern: "^[A-Za-z0-9_-]{1,100}$", description: "The `name` of an MCP server of the agent's latest version." },
   },
 } as const;

@@ -5,5 +5,5 @@ export const sessionPathSchema = {
   type: "object",
   required: ["sessionId"],
   additionalProperties: false,
-  properties: { sessionId: { type: "string", minLength: 1 } },
+  properties: { sessionId: { type: "string", minLength: 1, maxLength: 100 } },
 } as const;

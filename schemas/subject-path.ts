@@ -5,5 +5,5 @@ export const subjectPathSchema = {
   type: "object",
   required: ["agentId", "subjectId"],
   additionalProperties: false,
-  properties: { agentId: { type: "string", minLength: 1 }, subjectId: { $ref: "subject-id" } },
+  properties: { agentId: { type: "string", minLength: 1, maxLength: 100 }, subjectId: { $ref: "subject-id" } },
 } as const;

@@ -5,5 +5,5 @@ export const versionPathSchema = {
   type: "object",
   required: ["agentId", "version"],
   additionalProperties: false,
-  properties: { agentId: { type: "string", minLength: 1 }, version: { type: "integer", minimum: 1, maximum: 2147483647 } },
+  properties: { agentId: { type: "string", minLength: 1, maxLength: 100 }, version: { type: "integer", minimum: 1, maximum: 2147483647 } },
 } as const;

@@ -178,6 +178,17 @@ describe("fuzzer and client defects (API role)", () => {
       expect(schema, JSON.stringify(param)).to.include({ type: "integer", minimum: 1 });
     });
 
+    it("bounds every string path parameter, and a longer id is refused naming it", async () => {
+      const unbounded = operations(doc).flatMap((o) =>
+        o.params.filter((p) => p.in === "path" && resolve(doc, p.schema)?.type === "string" && typeof resolve(doc, p.schema)?.maxLength !== "number").map((p) => `${o.method} ${o.path} {${p.name}}`),
+      );
+      expect(unbounded, "path parameters without maxLength").to.deep.equal([]);
+      const long = "x".repeat(101);
+      for (const [path, entry] of [[`/v1/sessions/${long}`, "sessionId"], [`/v1/agents/${long}`, "agentId"], [`/v1/agents/a/users/s/automations/${long}`, "automationId"]]) {
+        expectValidation(await api.get(path!), `${entry}: must be at most 100 characters`);
+      }
+    });
+
     it("gives every operation a distinct operationId", () => {
       const ids = operations(doc).map((o) => [`${o.method} ${o.path}`, o.op.operationId]);
       const missing = ids.filter(([, id]) => typeof id !== "string" || id === "").map(([name]) => name);
