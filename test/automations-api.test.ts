@@ -86,7 +86,10 @@ describe("automations: the API", function () {
     expectError(await other.post(`${automationsPath(agent.id, alice)}/${made[0]}/trigger`), 404, "not_found");
     expectError(await other.delete(`${automationsPath(agent.id, alice)}/${made[0]}`), 404, "not_found");
     expectError(await other.post(automationsPath(agent.id, alice), { prompt: "p", schedule: "every 1h" }), 404, "not_found");
-    expect((await other.get(`/v1/agents/${agent.id}/automations`)).body.data).to.deep.equal([]);
+    expectError(await other.get(`/v1/agents/${agent.id}/automations`), 404, "not_found");
+    expectError(await other.get(automationsPath(agent.id, alice)), 404, "not_found");
+    expectError(await api.get("/v1/agents/agt_none/automations"), 404, "not_found");
+    expect((await api.get(automationsPath(agent.id, newSubject()))).body.data).to.deep.equal([]);
   });
 
   it("PATCH changes any subset: the next run moves only with the schedule; repeat null removes the limit; enabled false is disabled", async () => {

@@ -153,6 +153,8 @@ describe("automations: running occurrences", function () {
     const a = await read(url);
     expect(a).to.include({ runCount: 2, failedRunCount: 2, state: "active" });
     expect(a.lastRun).to.include({ status: "failed", error: "agent not found" });
+    // Still listed under the deleted agent's id, where it can be deleted.
+    expect((await api.get(`/v1/agents/${doomed.id}/automations`)).body.data.map((x: any) => x.id)).to.deep.equal([a.id]);
   });
 
   it("a cron expression in a time zone follows its daylight-saving changes", async () => {

@@ -120,6 +120,17 @@ export class AutomationService {
     return this.store.list(orgId, scope, page);
   }
 
+  /**
+   * The list a caller asks for by its agent's path. A deleted agent's automations stay listed under its
+   * id; a path naming neither an agent of the organization nor any automation of it is not found (another
+   * organization's agent included), never an empty list.
+   */
+  async listOfAgent(orgId: string, scope: AutomationScope, page: { limit: number; offset: number }): Promise<Page<AutomationDoc>> {
+    const found = await this.store.list(orgId, scope, page);
+    if (found.items.length === 0 && !(await this.agents.get(orgId, scope.agentId)) && !(await this.store.anyUnder(orgId, scope.agentId))) throw notFound("agent");
+    return found;
+  }
+
   async get(orgId: string, ref: AutomationRef): Promise<AutomationDoc> {
     const doc = await this.store.get(orgId, ref.agentId, ref.subjectId, ref.automationId);
     if (!doc) throw notFound("automation");

@@ -65,6 +65,11 @@ export class AutomationStore {
     return { items: docs.slice(0, opts.limit), hasMore: docs.length > opts.limit };
   }
 
+  /** Whether the organization has any automation under the agent (of any subject). */
+  async anyUnder(orgId: string, agentId: string): Promise<boolean> {
+    return (await this.automations.countDocuments({ orgId, agentId }, { limit: 1 })) > 0;
+  }
+
   /** How many the subject has under the agent, counting up to `cap`. */
   countForSubject(orgId: string, agentId: string, subjectId: string, cap: number): Promise<number> {
     return this.automations.countDocuments({ orgId, agentId, subjectId }, { limit: cap });

@@ -22,12 +22,12 @@ export function automationRoutes(routes: Routes, { automations }: Services): voi
 
   routes.add(
     { method: "get", path: "/v1/agents/:agentId/automations", operationId: "listAgentAutomations", summary: "List an agent's automations across all subjects, newest first", tag, params: agentPathSchema, query: pageQuerySchema, success: { status: 200, schema: automationListSchema } },
-    async ({ orgId, params, query }) => ({ body: presentOffsetPage(await automations.list(orgId, { agentId: params.agentId }, query), query, presentAutomation) }),
+    async ({ orgId, params, query }) => ({ body: presentOffsetPage(await automations.listOfAgent(orgId, { agentId: params.agentId }, query), query, presentAutomation) }),
   );
 
   routes.add(
     { method: "get", path: "/v1/agents/:agentId/users/:subjectId/automations", operationId: "listSubjectAutomations", summary: "List one subject's automations, newest first", tag, params: subjectPathSchema, query: pageQuerySchema, success: { status: 200, schema: automationListSchema } },
-    async ({ orgId, params, query }) => ({ body: presentOffsetPage(await automations.list(orgId, params, query), query, presentAutomation) }),
+    async ({ orgId, params, query }) => ({ body: presentOffsetPage(await automations.listOfAgent(orgId, params, query), query, presentAutomation) }),
   );
 
   routes.add(
