@@ -104,6 +104,17 @@ describe("deployment threads: placement, secrets and the local sandbox", () => {
     }
   });
 
+  it("a secret a command wrote into a file is shown by its variable's name when read_file or search_files shows the file", async () => {
+    const value = `tok-${Date.now()}-9f8e7d`;
+    const d = await insertDeployment(server, orgId, { secrets: { API_TOKEN: await newSecret(value) } });
+    const t = await thread(d);
+    await call(t, "terminal", { command: 'printf "token=%s\\n" "$API_TOKEN" > leaked.txt' });
+    expect(await call(t, "read_file", { path: "leaked.txt" })).to.deep.equal({ ok: true, text: "token=[secret $API_TOKEN]\n" });
+    const found = await call(t, "search_files", { pattern: "token=" });
+    expect(found.text).to.include("[secret $API_TOKEN]").and.not.include(value);
+    await call(t, "terminal", { command: "rm leaked.txt" });
+  });
+
   it("a rotated secret and a changed map apply from the next tool call on", async () => {
     const first = `first-${Date.now()}`;
     const ref = await newSecret(first);

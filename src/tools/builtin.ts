@@ -136,7 +136,7 @@ export class BuiltinTools {
     try {
       switch (name) {
         case "read_file":
-          return await readLines(ctx.workspace, path, Number(input.offset ?? 1), Number(input.limit ?? DEFAULT_READ_LINES));
+          return await this.terminal.withoutSecrets(ctx, await readLines(ctx.workspace, path, Number(input.offset ?? 1), Number(input.limit ?? DEFAULT_READ_LINES)));
         case "write_file":
           return await writeWorkspaceFile(place, path, String(input.content));
         case "patch":
@@ -144,7 +144,7 @@ export class BuiltinTools {
         default: {
           const target = input.target === "files" ? "files" : "content";
           const search = { pattern: String(input.pattern), target, path: relative(ctx.workspace, path) || ".", limit: Number(input.limit ?? 50), offset: Number(input.offset ?? 0) } as const;
-          return await searchFiles(typeof input.file_glob === "string" ? { ...search, fileGlob: input.file_glob } : search, place, ctx.signal);
+          return await this.terminal.withoutSecrets(ctx, await searchFiles(typeof input.file_glob === "string" ? { ...search, fileGlob: input.file_glob } : search, place, ctx.signal));
         }
       }
     } catch (err) {

@@ -116,6 +116,15 @@ export class TerminalTools {
     return { ok: result.ok, text: redactor(place.env ?? {})(result.text) };
   }
 
+  /**
+   * A file tool's answer without the deployment's secret values (as they are now): the agent's commands
+   * have the variables and may have written one into a file. Nothing is shown when they cannot be read.
+   */
+  async withoutSecrets(ctx: TerminalContext, outcome: TerminalOutcome): Promise<TerminalOutcome> {
+    const environment = await ctx.environment();
+    return environment.ok ? { ok: outcome.ok, text: redactor(environment.env)(outcome.text) } : fail(environment.problem);
+  }
+
   /** A background process's answer, its output without the deployment's secret values (as they are now). */
   private async shown(ctx: TerminalContext, value: Record<string, unknown>): Promise<TerminalOutcome> {
     if (typeof value.output !== "string" || value.output === "") return answer(value);
