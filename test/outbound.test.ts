@@ -3,6 +3,7 @@ import { expect } from "chai";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { MAX_RESPONSE_BYTES } from "../src/tools/bounded-body.js";
 import { guardedFetch, isOutboundRefused, OutboundPolicy, type GuardedFetch, type ResolvedAddress } from "../src/tools/outbound.js";
 import { collectGarbage } from "./support/gc.js";
 import { startBearerServer, startSseOnlyServer } from "./support/mcp-servers.js";
@@ -177,6 +178,19 @@ describe("Outbound fetch guard", () => {
     collectGarbage();
     abort.abort();
     expect((await rejection(abortedReader.read())).name).to.equal("AbortError");
+  });
+
+  it("bounds what an answer may make us hold: its body, or an event stream's events one by one", async () => {
+    const MiB = 1024 * 1024;
+    const fetch = fetchWith(["127.0.0.1/32"]);
+    expect((await (await fetch(`${a.origin}/big?bytes=${MAX_RESPONSE_BYTES}`)).arrayBuffer()).byteLength).to.equal(MAX_RESPONSE_BYTES);
+    const over = await fetch(`${a.origin}/big?bytes=${MAX_RESPONSE_BYTES + 1}`);
+    expect((await rejection(over.arrayBuffer())).message).to.equal(`fetch failed: 127.0.0.1 sent an answer over ${MAX_RESPONSE_BYTES} bytes`);
+    // An event stream may carry more than the bound in all, in events within it (CRLF line ends here).
+    const events = await (await fetch(`${a.origin}/events?bytes=${MAX_RESPONSE_BYTES + 8 * MiB}&size=${MiB}`)).text();
+    expect(events.length).to.be.greaterThan(MAX_RESPONSE_BYTES + 8 * MiB);
+    const endless = await fetch(`${a.origin}/events?bytes=${MAX_RESPONSE_BYTES + MiB}&ended=0`);
+    expect((await rejection(endless.text())).message).to.equal(`fetch failed: 127.0.0.1 sent an event over ${MAX_RESPONSE_BYTES} bytes`);
   });
 
   it("streams a request body, which cannot be sent again to a 307", async () => {

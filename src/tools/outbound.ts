@@ -7,10 +7,12 @@
  * changes in between (rebinding) would reach a private address. undici's Agent takes the socket's
  * `lookup`, so the resolution that is checked is the one that is connected to. `net.connect` skips
  * `lookup` for IP literals, which is why every URL is also checked before its request is sent.
+ * What an answer may make us hold is bounded (`bounded-body.ts`).
  */
 import type { LookupAddress, LookupOptions } from "node:dns";
 import type { LookupFunction } from "node:net";
 import { Agent, fetch as undiciFetch } from "undici";
+import { boundedBody } from "./bounded-body.js";
 import { isOutboundRefused, OutboundPolicy, type OutboundRefused, type ResolvedAddress } from "./outbound-policy.js";
 
 export { isOutboundRefused, OutboundPolicy, OutboundRefused, type Resolve, type ResolvedAddress } from "./outbound-policy.js";
@@ -104,9 +106,11 @@ function redirected(hop: Hop, status: number, next: URL): Hop {
   return { ...hop, url: next, headers };
 }
 
-/** The answer as the platform's own Response (streamed through, not buffered), with its final URL. */
+/** The answer as the platform's own Response (streamed through, not buffered, and bounded), with its final URL. */
 function platformResponse(response: Awaited<ReturnType<typeof undiciFetch>>, url: URL, wasRedirected: boolean): Response {
-  const out = new Response(response.body as ReadableStream<Uint8Array> | null, {
+  const eventStream = /^text\/event-stream\b/i.test(response.headers.get("content-type") ?? "");
+  const body = response.body && boundedBody(response.body as ReadableStream<Uint8Array>, eventStream, url.hostname);
+  const out = new Response(body, {
     status: response.status,
     statusText: response.statusText,
     headers: [...response.headers],

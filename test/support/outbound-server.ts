@@ -3,7 +3,7 @@
  * test can prove a refused request never arrived), redirects on demand, and streams an event stream
  * whose second event waits for the test's go-ahead (so a buffered body would never complete).
  */
-import type { IncomingMessage } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { listenLoopback } from "./mcp-tools.js";
 
 export interface Seen {
@@ -30,10 +30,36 @@ async function bodyOf(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
+function drainedOrClosed(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off("drain", done).off("close", done);
+      resolve();
+    };
+    res.on("drain", done).on("close", done);
+  });
+}
+
+/** Writes what `next` gives (told how many bytes are left) until `bytes` are written, as the socket drains; then ends. */
+async function sendChunks(res: ServerResponse, bytes: number, next: (left: number) => string): Promise<void> {
+  let left = bytes;
+  let chunk = "";
+  while (left > 0) {
+    const piece = next(left);
+    chunk += piece;
+    left -= piece.length;
+    if (chunk.length < 64 * 1024 && left > 0) continue;
+    if (!res.write(chunk)) await drainedOrClosed(res);
+    chunk = "";
+    if (res.destroyed) return;
+  }
+  res.end();
+}
+
 /**
  * Routes: `/redirect/<status>?to=<url>` answers that status with `to` as Location; `/chain/<n>`
  * redirects n more times (to `/chain/0`); `/close` answers and closes the connection; `/stream`
- * is an event stream (above); anything else answers 200 with what it received, as JSON.
+ * is an event stream (above); `/big` and `/events` send as many bytes as asked; anything else answers 200 with what it received, as JSON.
  */
 export async function startOutboundServer(): Promise<OutboundTestServer> {
   const seen: Seen[] = [];
@@ -61,6 +87,23 @@ export async function startOutboundServer(): Promise<OutboundTestServer> {
       res.write("data: first\n\n");
       await released;
       res.end("data: second\n\n");
+    } else if (url.pathname === "/big") {
+      // `bytes` of body in chunks of 64 KiB.
+      res.writeHead(200, { "content-type": "application/octet-stream" });
+      await sendChunks(res, Number(url.searchParams.get("bytes")), (left) => "x".repeat(Math.min(left, 64 * 1024)));
+    } else if (url.pathname === "/events") {
+      // `bytes` of events of `size` bytes each, split into lines; `ended=0` never ends one (no blank line).
+      const size = Number(url.searchParams.get("size"));
+      const ended = url.searchParams.get("ended") !== "0";
+      res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8" });
+      const line = `data: ${"y".repeat(1000)}\r\n`;
+      let inEvent = 0;
+      await sendChunks(res, Number(url.searchParams.get("bytes")), () => {
+        inEvent += line.length;
+        if (!ended || inEvent < size) return line;
+        inEvent = 0;
+        return `${line}\r\n`;
+      });
     } else if (url.pathname === "/close") {
       res.writeHead(200, { connection: "close", "content-type": "text/plain" }).end("closing");
     } else {
