@@ -19,6 +19,8 @@ export interface FirstFrameOptions {
   body: string;
   /** Whether each POST starts a turn to wait for (default: it does when there is a stream). */
   startsTurn?: boolean;
+  /** The first sample's number (default 0), so rounds on one session never reuse a marker. */
+  first?: number;
 }
 
 const nowMs = (): number => Number(process.hrtime.bigint()) / 1e6;
@@ -92,13 +94,13 @@ async function main(options: FirstFrameOptions): Promise<number[]> {
   }
 
   const latencies: number[] = [];
-  for (let i = 0; i < options.samples; i++) {
-    const body = Buffer.from(options.body.replace("#N#", `#${i}#`));
+  for (let n = options.first ?? 0, i = 0; i < options.samples; i++, n++) {
+    const body = Buffer.from(options.body.replace("#N#", `#${n}#`));
     const request = Buffer.concat([
       Buffer.from(`POST ${post.pathname} HTTP/1.1\r\nHost: ${post.host}\r\nx-api-key: ${options.key}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n`),
       body,
     ]);
-    marker = Buffer.from(`#${i}#`);
+    marker = Buffer.from(`#${n}#`);
     const answer = new Promise<void>((resolve) => (answered = resolve));
     const frame = options.streamUrl ? new Promise<void>((resolve) => (onMarker = resolve)) : answer;
     const idle = options.streamUrl && options.startsTurn !== false ? new Promise<void>((resolve) => (onIdle = resolve)) : answer;
