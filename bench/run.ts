@@ -123,12 +123,6 @@ async function sendRounds(urls: string[], koaUrl: string, headers: Record<string
   return rounds;
 }
 
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((x, y) => x - y);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-};
-
 const send = async (service: Service, sessionId: string, body: string) => {
   const res = await fetch(`${service.base}/v1/sessions/${sessionId}/events`, { method: "POST", headers: { "x-api-key": service.key, "content-type": "application/json" }, body });
   await res.arrayBuffer();
@@ -227,9 +221,9 @@ async function main(): Promise<void> {
   console.log(`    trivial Koa    p50 ${fixed(k.p50)} ms   p99 ${fixed(k.p99)} ms   (one POST answered, same client: HTTP alone)`);
   const perRound = (rates: number[]) => rates.map((r) => r.toFixed(0)).join(" ");
   console.log(`(b) sends per second, one event a request, ${SEND_CONCURRENCY} connections, ${SEND_ROUNDS} rounds of ${SEND_SECONDS} s after ${WARM_UP_SECONDS} s of warm-up each`);
-  console.log(`    service        ${fixed(median(sends.service), 8, 0)} requests/s median   (rounds: ${perRound(sends.service)}; ${show(sends.statuses)})`);
-  console.log(`    trivial Koa    ${fixed(median(sends.koa), 8, 0)} requests/s median   (rounds: ${perRound(sends.koa)}; one route answering 202, same client)`);
-  console.log(`    ratio          ${fixed(median(sends.ratios), 8, 3)} median   (rounds: ${sends.ratios.map((r) => r.toFixed(2)).join(" ")}; target ≥ 0.5)`);
+  console.log(`    service        ${fixed(summary(sends.service).p50, 8, 0)} requests/s median   (rounds: ${perRound(sends.service)}; ${show(sends.statuses)})`);
+  console.log(`    trivial Koa    ${fixed(summary(sends.koa).p50, 8, 0)} requests/s median   (rounds: ${perRound(sends.koa)}; one route answering 202, same client)`);
+  console.log(`    ratio          ${fixed(summary(sends.ratios).p50, 8, 3)} median   (rounds: ${sends.ratios.map((r) => r.toFixed(2)).join(" ")}; target ≥ 0.5)`);
   console.log(`(c) inbound events appended per second, ${CONCURRENCY} connections, ${BATCH} events a request, ${SECONDS} s`);
   console.log(`    service        ${fixed((batchRequests - limited) * BATCH, 8, 0)} events/s${limited ? `   (${limited} requests hit the allowance)` : ""}`);
   console.log(`    raw Redis      ${fixed(rawRate, 8, 0)} events/s   (pipelined XADD, same concurrency and batch)`);
