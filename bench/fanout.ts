@@ -68,7 +68,8 @@ async function main(): Promise<void> {
   if (limits.soft < needed) throw new Error(`open files limit ${limits.soft} is below the ${needed} needed; raise it (ulimit -n ${needed}, at most ${limits.hard})`);
 
   // The API alone: steers start no turn, so no worker is needed.
-  const service = await startService("bench-fanout", { ROLE: "api" });
+  // Every subscriber is a stream of the bench's one organization: room for all of them.
+  const service = await startService("bench-fanout", { ROLE: "api", SSE_STREAMS_PER_ORGANIZATION: String(SUBSCRIBERS + 10) });
   const { base, key } = service;
   const { appender } = service.runtime.components;
 

@@ -67,6 +67,8 @@ export interface Config {
   sseKeepAliveMs: number;
   /** An SSE client that leaves more than this many bytes unread is disconnected. */
   sseMaxBufferedBytes: number;
+  /** Event streams (sessions' and deployments') an organization may hold open at once, across processes. */
+  sseStreamsPerOrganization: number;
   redisKeyPrefix: string;
   /** Where per-session workspaces of the built-in file, terminal and code tools live. */
   workspaceRoot: string;
@@ -228,6 +230,7 @@ export function loadConfig(env: Env = process.env): Config {
     transcriptCacheMb: integer(env, "TRANSCRIPT_CACHE_MB", 128, 0, 1_000_000),
     sseKeepAliveMs: integer(env, "SSE_KEEPALIVE_MS", 15_000, 100, 3_600_000),
     sseMaxBufferedBytes: integer(env, "SSE_MAX_BUFFERED_BYTES", 8 * 1024 * 1024, 64 * 1024, 1024 * 1024 * 1024),
+    sseStreamsPerOrganization: integer(env, "SSE_STREAMS_PER_ORGANIZATION", 1_000, 1, 1_000_000),
     workspaceRoot: env.WORKSPACE_ROOT || join(tmpdir(), "agent-sessions-workspaces"),
     sandboxMemoryMb: integer(env, "SANDBOX_MEMORY_MB", 1024, 64, 1_048_576),
     sandboxFileSizeMb: integer(env, "SANDBOX_FILE_SIZE_MB", 1024, 1, 1_048_576),

@@ -9,6 +9,7 @@ import type { Validator } from "./http/validate.js";
 import type { RedisClient } from "./redis/client.js";
 import type { Keys } from "./redis/keys.js";
 import type { Locks } from "./redis/locks.js";
+import type { OpenStreams } from "./redis/open-streams.js";
 import type { AutomationQueue } from "./redis/automation-queue.js";
 import type { IdempotencyKeys } from "./redis/idempotency.js";
 import type { AccessService } from "./services/access.js";
@@ -78,6 +79,7 @@ export interface CoreParts {
   mcp: McpAccess;
   outbound: Fetch;
   streams: EventStreams<Buffer>;
+  openStreams: OpenStreams;
   /** Organizations' webhooks, whose delivery queue and sender the filesystem webhooks share. */
   webhookParts: WebhookParts;
 }
@@ -142,6 +144,7 @@ export function buildDeployments(c: CoreParts, account: { credits: CreditService
     automations: c.automations,
     threads: new DeploymentThreads(deployments, c.sessions, c.sessionStore, c.events, account.credits, config.workspaceRoot),
     streams: c.streams,
+    openStreams: c.openStreams,
     webhooks,
     deliveries,
     secrets: account.secrets,

@@ -51,6 +51,8 @@ export interface RateLimitStanding {
 
 export interface ErrorDetails {
   rateLimit?: RateLimitStanding;
+  /** Which ceiling without a resource of the spec's a 429 met: the key's requests (the default), or the organization's open streams. */
+  ceiling?: "requests" | "streams";
   /** Methods a path does allow (method_not_allowed). */
   allow?: string;
   /** The HTTP status an upstream server answered (upstream_failed), for the caller's retry decision; never shown. */

@@ -56,7 +56,7 @@ export const sseClients = new Gauge({
 
 export const rateLimited = new Counter({
   name: "rate_limited_total",
-  help: "Requests refused with 429, by resource (conversations, messages; `requests` for the per-key ceiling).",
+  help: "Requests refused with 429, by resource (conversations, messages; `requests` for the per-key ceiling, `streams` for the open event streams).",
   labelNames: ["resource"] as const,
   registers: [registry],
 });

@@ -27,6 +27,7 @@ import { newId } from "./ids.js";
 import type { Logger } from "./log.js";
 import { ProviderRegistry } from "./models/registry.js";
 import { Allowances } from "./redis/allowances.js";
+import { OpenStreams } from "./redis/open-streams.js";
 import { AutomationQueue } from "./redis/automation-queue.js";
 import { createRedis } from "./redis/client.js";
 import { EventAppender } from "./redis/event-appender.js";
@@ -170,6 +171,7 @@ async function buildComponents(config: Config, log: Logger, mongoOptions: MongoO
     mcpServerTests: new McpServerTests(agentStore, mcp),
     mcpInstallations: new McpInstallationService(agentStore, agentVaultStore, vaultStore, credentialStore, new McpInstallationStore(mongo.db, config.vaultKeys && hkdfPepper(config.vaultKeys.current))),
     streams: new EventStreams(eventLog, live, streamReader, encodeSseFrame),
+    openStreams: new OpenStreams(redis, keys, config.sseStreamsPerOrganization, log),
     /** The process's shared SSE reader, started on first use. */
     streamReader,
     stopReader: async () => reader?.stop(),
@@ -280,7 +282,7 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
       stopSweeps?.();
       stopExpiry?.();
       hints?.disconnect();
-      await Promise.allSettled([worker?.stop(), components.stopReader()]);
+      await Promise.allSettled([worker?.stop(), components.stopReader(), components.openStreams.close()]);
       // After the turns: a tool still running has been aborted, and no new background process starts.
       await stopTools?.();
       await mcpPool.close();

@@ -2,6 +2,7 @@
 import type { Config } from "../config.js";
 import type { Logger } from "../log.js";
 import type { IdempotencyKeys } from "../redis/idempotency.js";
+import type { OpenStreams } from "../redis/open-streams.js";
 import type { AccessService } from "../services/access.js";
 import type { AgentVaultService } from "../services/agent-vaults.js";
 import type { AgentService } from "../services/agents.js";
@@ -38,6 +39,8 @@ export interface Services {
   idempotency: IdempotencyKeys;
   /** Session event streams, each frame encoded once as SSE bytes. */
   streams: EventStreams<Buffer>;
+  /** Places for open event streams: how many an organization holds at once, across processes. */
+  openStreams: OpenStreams;
 }
 
 export interface AppState {

@@ -22,7 +22,7 @@ export function requestMetrics(): Middleware<AppState> {
       status = errorResponse(err).status;
       const store = failedStore(err);
       if (store) storeErrors.inc({ store });
-      if (isAppError(err, "rate_limited")) rateLimited.inc({ resource: err.details.rateLimit?.resource ?? "requests" });
+      if (isAppError(err, "rate_limited")) rateLimited.inc({ resource: err.details.rateLimit?.resource ?? err.details.ceiling ?? "requests" });
       throw err;
     } finally {
       const route = typeof ctx._matchedRoute === "string" ? ctx._matchedRoute : "unmatched";

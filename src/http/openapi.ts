@@ -55,7 +55,7 @@ const STATUS_TEXT: Record<number, string> = {
   422: "A skill could not be fetched or parsed (`invalid_skill`), a secret reference names no secret (`invalid_secret_ref`), or an Idempotency-Key was used for another request (`idempotency_error`).",
   404: "No such resource in the key's organization: `not_found`.",
   409: "The resource's state or version forbids it: `conflict`, `invalid_state`, `no_active_turn` or `budget_exceeded` (the session's spend budget is reached).",
-  429: "Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds.",
+  429: "Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds.",
   431: "Request headers over the server's limit: `validation_error`.",
   500: "Unexpected failure: `server_error`.",
   502: "An upstream or runtime operation failed: `server_error` or `runtime_delete_failed`.",

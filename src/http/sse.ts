@@ -1,15 +1,23 @@
 /**
  * Server-Sent Events transport for sessions' event streams (`src/services/event-stream.ts` decides what
- * is sent, already encoded by `sse-frame.ts`): headers, one keep-alive timer for all open streams, and
- * a bound on what a slow reader may leave queued.
+ * is sent, already encoded by `sse-frame.ts`): the organization's place for the stream
+ * (`redis/open-streams.ts`), headers, one keep-alive timer for all open streams, and a bound on what a
+ * slow reader may leave queued.
  */
 import type { ServerResponse } from "node:http";
 import type { Logger } from "../log.js";
+import type { OpenStreams } from "../redis/open-streams.js";
 import type { Cursor } from "../services/event-cursor.js";
 import type { EventStreams } from "../services/event-stream.js";
 import type { FrameSink } from "../services/session-feed.js";
 import { KEEP_ALIVE } from "./sse-frame.js";
 import { sseClients } from "../metrics.js";
+
+/** What of a Koa context the transport takes over. */
+export interface StreamContext {
+  res: ServerResponse;
+  respond?: boolean;
+}
 
 export interface SseLimits {
   keepAliveMs: number;
@@ -72,11 +80,23 @@ export class SseTransport {
 
   constructor(
     private readonly streams: EventStreams<Buffer>,
+    private readonly places: OpenStreams,
     private readonly limits: SseLimits,
     private readonly log: Logger,
   ) {}
 
-  async stream(res: ServerResponse, sessionId: string, start: Cursor | null): Promise<void> {
+  /**
+   * Streams the session's (or deployment thread's) events to `res`, once the organization has a place
+   * for one more open stream; throws `rate_limited` before any byte is written when it has none.
+   */
+  async stream(ctx: StreamContext, orgId: string, sessionId: string, start: Cursor | null): Promise<void> {
+    const release = await this.places.open(orgId);
+    // From here the response is this transport's, not Koa's.
+    ctx.respond = false;
+    const { res } = ctx;
+    // The client may have gone while the place was being taken.
+    if (res.destroyed) return release();
+    res.on("close", release);
     res.writeHead(200, {
       "Content-Type": "text/event-stream; charset=utf-8",
       "Cache-Control": "no-cache, no-transform",

@@ -68,6 +68,10 @@ export class Keys {
   keyCeiling(keyId: string, windowStart: number): string {
     return `${this.prefix}:rl:key:{${keyId}}:${windowStart}`;
   }
+  /** The organization's open event streams, across API processes (`open-streams.ts`). */
+  openStreams(orgId: string): string {
+    return `${this.prefix}:streams:{${orgId}}`;
+  }
   allowance(orgId: string, agentId: string, subjectId: string, kind: string, windowStart: number): string {
     return `${this.prefix}:rl:{${orgId}:${agentId}:${subjectId}}:${kind}:${windowStart}`;
   }

@@ -12,6 +12,7 @@ import type { FilesystemWebhooks } from "../../services/filesystem-webhooks.js";
 import type { DeploymentDoc } from "../../store/deployments.js";
 import type { WebhookDeliveryStore } from "../../store/webhook-deliveries.js";
 import type { EventStreams } from "../../services/event-stream.js";
+import type { OpenStreams } from "../../redis/open-streams.js";
 import type { Validator } from "../validate.js";
 
 export interface DeploymentServices {
@@ -24,6 +25,8 @@ export interface DeploymentServices {
   automations: AutomationService;
   threads: DeploymentThreads;
   streams: EventStreams<Buffer>;
+  /** Places for open event streams, shared with the core interface's. */
+  openStreams: OpenStreams;
   webhooks: FilesystemWebhooks;
   secrets: SecretService;
   credits: CreditService;

@@ -40,9 +40,9 @@ function presentThread(deploymentId: string, { doc, status, usage }: SessionView
   };
 }
 
-export function deploymentThreadRoutes(routes: Routes, { threads, deployments, streams, config, log }: DeploymentServices): void {
+export function deploymentThreadRoutes(routes: Routes, { threads, deployments, streams, openStreams, config, log }: DeploymentServices): void {
   const tag = "Threads";
-  const sse = new SseTransport(streams, { keepAliveMs: config.sseKeepAliveMs, maxBufferedBytes: config.sseMaxBufferedBytes }, log);
+  const sse = new SseTransport(streams, openStreams, { keepAliveMs: config.sseKeepAliveMs, maxBufferedBytes: config.sseMaxBufferedBytes }, log);
 
   routes.add(
     {
@@ -150,8 +150,7 @@ export function deploymentThreadRoutes(routes: Routes, { threads, deployments, s
       else if (d.status !== "ready") throw new AppError("invalid_state", `the deployment is ${d.status}; its default thread streams once it is ready`);
       const lastEventId = ctx.get("last-event-id");
       const start = lastEventId ? decodeCursor(threadId, lastEventId) : query.after !== undefined ? { sequence: query.after, liveId: null } : null;
-      ctx.respond = false;
-      await sse.stream(ctx.res, threadId, start);
+      await sse.stream(ctx, orgId, threadId, start);
       return undefined;
     },
   );

@@ -12,9 +12,9 @@ import { presentEventPage } from "../present.js";
 import type { Routes } from "../route.js";
 import { SseTransport } from "../sse.js";
 
-export function eventRoutes(routes: Routes, { events, streams, config, log }: Services): void {
+export function eventRoutes(routes: Routes, { events, streams, openStreams, config, log }: Services): void {
   const tag = "Events";
-  const sse = new SseTransport(streams, { keepAliveMs: config.sseKeepAliveMs, maxBufferedBytes: config.sseMaxBufferedBytes }, log);
+  const sse = new SseTransport(streams, openStreams, { keepAliveMs: config.sseKeepAliveMs, maxBufferedBytes: config.sseMaxBufferedBytes }, log);
 
   routes.add(
     {
@@ -69,8 +69,7 @@ export function eventRoutes(routes: Routes, { events, streams, config, log }: Se
       await events.sessionOf(orgId, sessionId);
       const lastEventId = ctx.get("last-event-id");
       const start = lastEventId ? decodeCursor(sessionId, lastEventId) : query.after !== undefined ? { sequence: query.after, liveId: null } : null;
-      ctx.respond = false;
-      await sse.stream(ctx.res, sessionId, start);
+      await sse.stream(ctx, orgId, sessionId, start);
       return undefined;
     },
   );

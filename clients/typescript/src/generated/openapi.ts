@@ -1965,7 +1965,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -2085,7 +2085,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -2189,7 +2189,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -2320,7 +2320,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -2433,7 +2433,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -2550,7 +2550,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -2677,7 +2677,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -2785,7 +2785,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -2893,7 +2893,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -2998,7 +2998,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -3105,7 +3105,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -3210,7 +3210,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -3314,7 +3314,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -3431,7 +3431,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -3559,7 +3559,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -3699,7 +3699,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -3805,7 +3805,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -3940,7 +3940,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -4044,7 +4044,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -4175,7 +4175,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -4288,7 +4288,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -4424,7 +4424,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -4551,7 +4551,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -4680,7 +4680,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -4776,7 +4776,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -4896,7 +4896,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -5000,7 +5000,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -5113,7 +5113,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -5240,7 +5240,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -5347,7 +5347,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -5478,7 +5478,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -5583,7 +5583,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -5688,7 +5688,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -5806,7 +5806,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -5934,7 +5934,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -6041,7 +6041,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -6178,7 +6178,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -6291,7 +6291,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -6398,7 +6398,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -6506,7 +6506,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -6638,7 +6638,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -6744,7 +6744,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -6850,7 +6850,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -6969,7 +6969,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -7098,7 +7098,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -7227,7 +7227,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -7356,7 +7356,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -7465,7 +7465,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -7574,7 +7574,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -7670,7 +7670,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -7790,7 +7790,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -7894,7 +7894,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -7998,7 +7998,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -8106,7 +8106,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -8233,7 +8233,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -8340,7 +8340,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -8445,7 +8445,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
@@ -8573,7 +8573,7 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
-            /** @description Request ceiling or allowance exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Whole seconds to wait. */
