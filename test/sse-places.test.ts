@@ -59,6 +59,7 @@ describe("open event streams per organization", () => {
     expect(refused.headers.get("retry-after")).to.equal("5");
     expect(refused.headers.get("ratelimit-limit")).to.equal(String(PLACES));
     expect(refused.headers.get("ratelimit-remaining")).to.equal("0");
+    expect(refused.headers.get("ratelimit-reset")).to.equal("5");
     expect(refused.headers.get("cache-control")).to.equal("no-store");
     const body = (await refused.json()) as Record<string, unknown>;
     expect(body.error).to.equal("rate_limited");
@@ -110,8 +111,9 @@ describe("open event streams per organization", () => {
   it("does not count the places of a process that died once their leases have ended", async () => {
     const org = await organization();
     const key = testKeys().openStreams(org.orgId);
-    // Two streams of a process killed a while ago: their leases ended and nobody renews them.
-    await redis.zadd(key, Date.now() - 1_000, "dead-1", Date.now() - 1, "dead-2");
+    // Two streams of a process killed a while ago: their leases ended (by Redis's clock) and nobody renews them.
+    const [seconds] = await redis.time();
+    await redis.zadd(key, Number(seconds) * 1000 - 2_000, "dead-1", Number(seconds) * 1000 - 1_000, "dead-2");
     for (let i = 0; i < PLACES; i++) expect((await stream(streamOf(server.url, org.sessionId), org.key)).status).to.equal(200);
     expect(await redis.zscore(key, "dead-1")).to.equal(null);
     expect(await placesTaken(org.orgId)).to.equal(PLACES);
@@ -119,23 +121,30 @@ describe("open event streams per organization", () => {
 
   it("renews the leases of streams still open, and gives every place back when the process closes", async () => {
     const keys = testKeys();
-    const places = new OpenStreams(redis, keys, 2, createLogger("error"), 300);
+    // A lease of 1.5 s, renewed every 0.5 s: a pause of the test machine shorter than a second loses nothing.
+    const places = new OpenStreams(redis, keys, 2, createLogger("error"), 1_500);
     const orgId = `org-lease-${process.pid}-${++orgs}`;
     const first = await places.open(orgId);
     await places.open(orgId);
-    await new Promise((r) => setTimeout(r, 900));
-    // Three lease lengths later both are still held, their ends ahead.
+    await new Promise((r) => setTimeout(r, 3_500));
+    // Over two lease lengths later both are still held, their ends ahead.
     const held = await redis.zrange(keys.openStreams(orgId), 0, -1, "WITHSCORES");
+    const [seconds] = await redis.time();
     expect(held).to.have.length(4);
-    for (const end of [held[1], held[3]]) expect(Number(end)).to.be.greaterThan(Date.now());
+    for (const end of [held[1], held[3]]) expect(Number(end)).to.be.greaterThan(Number(seconds) * 1000);
     await places.open(orgId).then(
       () => expect.fail("a third place was given"),
       (err: { code: string }) => expect(err.code).to.equal("rate_limited"),
     );
     first();
-    first();
     await until(() => redis.zcard(keys.openStreams(orgId)), (n) => n === 1, 2_000, "the first place back");
     await places.close();
+    expect(await redis.zcard(keys.openStreams(orgId))).to.equal(0);
+    // Closed, the process takes no more places: nobody would renew or give them back.
+    await places.open(orgId).then(
+      () => expect.fail("a place was given after close"),
+      (err: { code: string }) => expect(err.code).to.equal("unavailable"),
+    );
     expect(await redis.zcard(keys.openStreams(orgId))).to.equal(0);
   });
 });
