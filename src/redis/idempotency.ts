@@ -6,7 +6,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { runScript, type ScriptReply, type RedisClient } from "./client.js";
 import type { Keys } from "./keys.js";
-import { onceOf, type Once } from "./once-marks.js";
+import { fingerprintOf, legacyFingerprint, onceOf, type Once } from "./once-marks.js";
 import { newIdSeed } from "../ids.js";
 
 export type Begun =
@@ -39,7 +39,8 @@ export class IdempotencyKeys {
    */
   async begin(orgId: string, key: string, request: string, leaseMs: number, keptMs: number): Promise<Begun> {
     const token = randomBytes(12).toString("base64url");
-    const reply = (await runScript(this.redis, "idempotencyBegin", [this.record(orgId, key)], [hash(request), token, leaseMs, newIdSeed(), keptMs])) as ScriptReply[];
+    const fingerprints = [fingerprintOf(orgId, key, request), legacyFingerprint(request)];
+    const reply = (await runScript(this.redis, "idempotencyBegin", [this.record(orgId, key)], [fingerprints[0]!, token, leaseMs, newIdSeed(), keptMs, fingerprints[1]!])) as ScriptReply[];
     switch (reply[0]) {
       case "new":
         return { kind: "new", token, seed: String(reply[1]), retaken: Number(reply[2]) === 1 };

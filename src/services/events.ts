@@ -11,7 +11,7 @@ import { idempotencyMismatch, isAppError, notFound, validationError, type RateLi
 import { Lru } from "../lru.js";
 import { identityOf, type EventLog, type SessionIdentity } from "../redis/event-log.js";
 import type { SessionStore } from "../store/sessions.js";
-import { doneBefore, onceField, type DoneBefore, type Once } from "../redis/once-marks.js";
+import { doneBefore, onceField, sameRequest, type DoneBefore, type Once } from "../redis/once-marks.js";
 import type { Budgets } from "./budgets.js";
 import { decided, type SessionTransitions } from "./session-transitions.js";
 
@@ -140,7 +140,7 @@ export class EventService {
    * answer was lost (its process died): the events it appended, as they now read; nothing is appended.
    */
   private async replay(sessionId: string, once: Once, before: DoneBefore): Promise<Sent> {
-    if (before.fingerprint !== once.fingerprint) throw idempotencyMismatch();
+    if (!sameRequest(once, before.fingerprint)) throw idempotencyMismatch();
     const first = Math.min(...before.sequences);
     const wanted = new Set(before.sequences);
     const data = before.sequences.length ? (await this.log.history(sessionId, first - 1, Math.max(...before.sequences) - first + 1)).filter((e) => wanted.has(e.sequence)) : [];
