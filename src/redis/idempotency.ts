@@ -3,10 +3,10 @@
  * of the same request gets that answer; the key is freed when the request fails. Atomic steps:
  * `idempotency-begin-1.lua` and `idempotency-settle-1.lua`.
  */
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { runScript, type ScriptReply, type RedisClient } from "./client.js";
 import type { Keys } from "./keys.js";
-import { fingerprintOf, legacyFingerprint, onceOf, type Once } from "./once-marks.js";
+import { digest, fingerprintOf, legacyFingerprint, onceOf, type Once } from "./once-marks.js";
 import { newIdSeed } from "../ids.js";
 
 export type Begun =
@@ -16,8 +16,6 @@ export type Begun =
   | { kind: "running" }
   | { kind: "mismatch" };
 
-const hash = (text: string) => createHash("sha256").update(text).digest("base64url");
-
 export class IdempotencyKeys {
   constructor(
     private readonly redis: RedisClient,
@@ -25,7 +23,7 @@ export class IdempotencyKeys {
   ) {}
 
   private record(orgId: string, key: string): string {
-    return this.keys.idempotency(orgId, hash(key));
+    return this.keys.idempotency(orgId, digest(key));
   }
 
   /** The key and the request as a handler commits them with its own write (`once-marks.ts`). */
@@ -39,8 +37,8 @@ export class IdempotencyKeys {
    */
   async begin(orgId: string, key: string, request: string, leaseMs: number, keptMs: number): Promise<Begun> {
     const token = randomBytes(12).toString("base64url");
-    const fingerprints = [fingerprintOf(orgId, key, request), legacyFingerprint(request)];
-    const reply = (await runScript(this.redis, "idempotencyBegin", [this.record(orgId, key)], [fingerprints[0]!, token, leaseMs, newIdSeed(), keptMs, fingerprints[1]!])) as ScriptReply[];
+    const args = [fingerprintOf(orgId, key, request), token, leaseMs, newIdSeed(), keptMs, legacyFingerprint(request)];
+    const reply = (await runScript(this.redis, "idempotencyBegin", [this.record(orgId, key)], args)) as ScriptReply[];
     switch (reply[0]) {
       case "new":
         return { kind: "new", token, seed: String(reply[1]), retaken: Number(reply[2]) === 1 };

@@ -18,7 +18,8 @@ export interface Once {
   retaken: boolean;
 }
 
-const digest = (text: string) => createHash("sha256").update(text).digest("base64url");
+/** SHA-256 in base64url: what names a key's record and mark, and fingerprints were before they were keyed. */
+export const digest = (text: string) => createHash("sha256").update(text).digest("base64url");
 
 /**
  * A request's fingerprint (its method, path and body): an HMAC keyed by its organization and
