@@ -5,7 +5,7 @@ import { OpenStreams } from "../src/redis/open-streams.js";
 import { deploymentsClient, readyDeployment } from "./support/deployments.js";
 import { startProcess, type ServiceProcess } from "./support/processes.js";
 import { testKeys, testRedis } from "./support/redis.js";
-import { client, startServer, type Client, type TestServer } from "./support/server.js";
+import { client, startServer, type TestServer } from "./support/server.js";
 import { openSse, type SseConnection } from "./support/sse.js";
 import { createSession, until } from "./support/sessions.js";
 
@@ -20,13 +20,12 @@ describe("open event streams per organization", () => {
   const streamOf = (base: string, sessionId: string) => `${base}/v1/sessions/${sessionId}/events/stream`;
 
   /** A new organization's key and id, and a session of it. */
-  async function organization(): Promise<{ key: string; orgId: string; api: Client; sessionId: string; name: string }> {
+  async function organization(): Promise<{ key: string; orgId: string; sessionId: string; name: string }> {
     const name = `org-places-${process.pid}-${Date.now()}-${++orgs}`;
     const orgId = await server.services.organizations.ensureOrganization(name);
     const key = await server.newKey(name);
-    const api = client(server.url, key);
-    const { sessionId } = await createSession(api);
-    return { key, orgId, api, sessionId, name };
+    const { sessionId } = await createSession(client(server.url, key));
+    return { key, orgId, sessionId, name };
   }
   async function stream(url: string, key: string): Promise<SseConnection> {
     const sse = await openSse(url, key);
