@@ -30,11 +30,11 @@ export class Transcripts {
   async forCall(sessionId: string): Promise<CallInput> {
     let state = this.cache.get(sessionId) ?? EMPTY_FOLD;
     for (;;) {
-      const page = await this.log.history(sessionId, state.sequence, PAGE);
+      const page = await this.log.page(sessionId, state.sequence, PAGE);
       const again = held(state);
       if (again.length > 0) state = revise(state, await this.log.withOverlay(sessionId, again));
-      state = fold(state, page);
-      if (page.length < PAGE) break;
+      state = fold(state, page.events.map((e) => e.envelope));
+      if (!page.more) break;
     }
     this.cache.set(sessionId, state);
     return { messages: transcript(state), steers: pendingSteers(state), cut: { keepingTurn: compactionCut(state, true), all: compactionCut(state, false) } };

@@ -3,7 +3,7 @@
  * its usage added to the session's total, in one transition; then its cost debited from the organization's credits.
  */
 import { titleFrom } from "../src/domain/conversation.js";
-import { draft, type Draft, type Envelope, type StopReason, type Usage } from "../src/domain/events.js";
+import { draft, type Draft, type StopReason, type Usage } from "../src/domain/events.js";
 import { parseModelName } from "../src/domain/model-names.js";
 import type { TokenUsage } from "../src/domain/model-types.js";
 import type { RuntimeState, Spent } from "../src/domain/session-state.js";
@@ -93,7 +93,7 @@ export class TurnEnding {
   private async generatedTitle(session: SessionFacts, turnId: string, stop: StopReason): Promise<Draft[]> {
     const { records } = this.deps;
     if (!records.mayBeUntitled(session._id) || stop.type !== "end_turn") return [];
-    const firstPrompt = (await this.deps.log.history(session._id, 0, 50)).find((e: Envelope) => e.type === "user.message");
+    const firstPrompt = await this.deps.log.first(session._id, 50, (e) => e.type === "user.message");
     const title = titleFrom(firstPrompt ? String((firstPrompt.payload.content as { text: string }[])[0]?.text ?? "") : "");
     const generated = await this.deps.sessions.setGeneratedTitle(session._id, title);
     records.titled(session._id); // ours now, or the record had one already

@@ -37,9 +37,9 @@ async function tail(sessionId: string, opts: { from: number; follow: boolean; js
     };
     let after = opts.from - 1;
     for (;;) {
-      const page = await log.history(sessionId, after, PAGE);
-      after = print(page) ?? after;
-      if (page.length < PAGE) break;
+      const page = await log.page(sessionId, after, PAGE);
+      after = print(page.events.map((e) => e.envelope)) ?? after;
+      if (!page.more) break;
     }
     if (!opts.follow) return;
     const blocking = redis.duplicate();

@@ -21,21 +21,25 @@ export interface StreamContext {
 
 export interface SseLimits {
   keepAliveMs: number;
-  /** A client with more than this queued (unread by it) is disconnected. */
+  /** A client with more than this queued (unread by it), beyond the largest frame it is still reading, is disconnected. */
   maxBufferedBytes: number;
 }
 
 /**
  * One client's stream. A write never waits for the client: Node queues what the socket cannot take at
- * once (the bytes are shared with the other clients, not copied). The queue is measured after the
+ * once (the bytes are shared with the other clients, not copied); only a replay read for this client
+ * alone waits, while more than the bound is queued, for it to read (`drained`). The queue is measured after the
  * socket has tried to send this turn's writes, so a burst a reading client takes at once does not count;
  * a client still holding more than the bound then is disconnected. It reconnects with Last-Event-ID and
- * resumes from the log.
+ * resumes from the log. The bound is raised by the largest frame written since the queue was last empty,
+ * so an event larger than the bound itself (an attachment of many megabytes) still reaches a client
+ * that reads it: what one client holds stays under the bound plus one frame.
  */
 class SseClient implements FrameSink<Buffer> {
   stop: (() => void) | null = null;
   private ended = false;
   private checking = false;
+  private largest = 0;
 
   constructor(
     private readonly res: ServerResponse,
@@ -50,11 +54,26 @@ class SseClient implements FrameSink<Buffer> {
 
   write(wire: Buffer): void {
     if (this.ended) return;
+    if (this.res.writableLength === 0) this.largest = 0;
+    this.largest = Math.max(this.largest, wire.length);
     this.res.write(wire);
-    if (this.res.writableLength > this.maxBufferedBytes && !this.checking) {
+    if (this.res.writableLength > this.maxBufferedBytes + this.largest && !this.checking) {
       this.checking = true;
       setImmediate(() => this.checkQueue());
     }
+  }
+
+  drained(): Promise<void> | null {
+    if (this.ended || this.res.writableLength <= this.maxBufferedBytes) return null;
+    return new Promise((resolve) => {
+      const settle = () => {
+        this.res.off("drain", settle);
+        this.res.off("close", settle);
+        resolve();
+      };
+      this.res.on("drain", settle);
+      this.res.on("close", settle);
+    });
   }
 
   close(): void {
@@ -68,7 +87,7 @@ class SseClient implements FrameSink<Buffer> {
   private checkQueue(): void {
     this.checking = false;
     const queued = this.res.writableLength;
-    if (this.ended || queued <= this.maxBufferedBytes) return;
+    if (this.ended || queued <= this.maxBufferedBytes + this.largest) return;
     this.onDrop(queued);
     this.res.destroy();
   }

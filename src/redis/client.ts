@@ -52,7 +52,7 @@ export async function runScript(redis: RedisClient, name: string, keys: string[]
  * a send's reads go out together); never on a connection that blocks (XREAD BLOCK).
  *
  * A command whose reply a dropped connection lost is never sent again: a commit that checks only the
- * fields its plan read (`append-events-10.lua`) could apply twice, and a counter count twice. Its caller
+ * fields its plan read (`append-events-11.lua`) could apply twice, and a counter count twice. Its caller
  * sees the error instead, and the intents the commit marked (if it ran) get its follow-up done.
  */
 export function createRedis(target: RedisTarget | string, name: string, opts: { autoPipelining?: boolean } = {}): RedisClient {

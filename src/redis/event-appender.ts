@@ -13,6 +13,7 @@ import { parseEntry } from "./event-log.js";
 import { consume, standing, windowStart } from "./fixed-window.js";
 import { WINDOW_MS, type Keys } from "./keys.js";
 import type { LiveEcho } from "./live-echo.js";
+import { isLarge } from "./large-events.js";
 import { LIVE_MAXLEN, liveOnlyJson } from "./live-stream.js";
 import { doneBefore, type DoneBefore, type OnceMark } from "./once-marks.js";
 import type { StreamEntry } from "./stream-reader.js";
@@ -84,18 +85,26 @@ function overlayFields(changes: StatusChange[]): string[] {
   ]);
 }
 
-/** A draft as the script takes it: a durable one's envelope split around its sequence, a live-only one's whole. */
-type Encoded = { draft: Draft; json: [string, string] | string };
+/**
+ * A draft as the script takes it: a durable one's envelope split around its sequence (and whether it is
+ * large, `large-events.ts`), a live-only one's whole.
+ */
+type Encoded = { draft: Draft; json: [string, string] | string; large: boolean };
 
-const encodeDraft = (d: Draft): Encoded => ({ draft: d, json: d.liveOnly ? liveOnlyJson(d) : template(d) });
+function encodeDraft(d: Draft): Encoded {
+  if (d.liveOnly) return { draft: d, json: liveOnlyJson(d), large: false };
+  const json = template(d);
+  return { draft: d, json, large: isLarge(json) };
+}
 
 /** The live stream's entries the script wrote, as a read returns them (fields as the script's XADDs name them). */
 function liveEntries(drafts: Encoded[], liveIds: string[], firstSequence: number): StreamEntry[] {
   let seq = firstSequence;
-  return drafts.map(({ draft, json }, i): StreamEntry => {
-    if (typeof json === "string") return [liveIds[i]!, ["type", draft.type, "env", json]];
+  return drafts.map((d, i): StreamEntry => {
+    if (typeof d.json === "string") return [liveIds[i]!, ["type", d.draft.type, "env", d.json]];
     const sequence = String(seq++);
-    return [liveIds[i]!, ["type", draft.type, "seq", sequence, "env", json[0] + sequence + json[1]]];
+    const env = d.json[0] + sequence + d.json[1];
+    return [liveIds[i]!, ["type", d.draft.type, "seq", sequence, ...(d.large ? ["bytes", String(Buffer.byteLength(env))] : ["env", env])]];
   });
 }
 
@@ -107,7 +116,7 @@ export class EventAppender {
   ) {}
 
   /**
-   * Commits a plan in one round trip (`append-events-10.lua`), if what it read still holds. On a Redis
+   * Commits a plan in one round trip (`append-events-11.lua`), if what it read still holds. On a Redis
    * Cluster the allowance's counter is in another slot than the session: it is counted first, by a step
    * of its own, and its points are given back when the commit is refused (docs/decisions.md, "Redis Cluster").
    */
@@ -138,9 +147,9 @@ export class EventAppender {
     for (const [field, value] of commit.reads) args.push(field, value === null ? "" : `=${value}`);
     const drafts = plan.drafts.map(encodeDraft);
     args.push(drafts.length);
-    for (const { draft: d, json } of drafts) {
-      if (typeof json === "string") args.push(json, "", d.type, "", "live");
-      else args.push(...json, d.type, d.turnId ?? "", "log");
+    for (const e of drafts) {
+      if (typeof e.json === "string") args.push(e.json, "", e.draft.type, "", "live");
+      else args.push(...e.json, e.draft.type, e.draft.turnId ?? "", e.large ? "large" : "log");
     }
     const state = Object.entries(encodeState(plan.state));
     args.push(state.length, ...state.flat());

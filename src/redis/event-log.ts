@@ -4,18 +4,51 @@
  * and the session's keys' lifecycle (created with the session, deleted with it). Appends are
  * `event-appender.ts`'s.
  */
-import type { RedisClient } from "./client.js";
 import type { Envelope, EventStatus, Payload } from "../domain/events.js";
 import { INITIAL_STATE, type RuntimeState, type SessionStatus } from "../domain/session-state.js";
+import { runScript, type RedisClient } from "./client.js";
 import type { Keys } from "./keys.js";
+import { LARGE_EVENT_BYTES, PAGE_BYTES } from "./large-events.js";
 
-/** A frame of the live stream, as SSE delivers it. */
-export interface LiveFrame {
-  liveId: string;
+/** A durable event as a page of the log holds it, with the id of its live-stream entry. */
+export interface LoggedEvent {
   envelope: Envelope;
-  /** The durable sequence, absent for live-only frames (whose envelope has `sequence: null`). */
-  sequence?: number;
+  liveId: string;
 }
+
+export interface LogPage {
+  events: LoggedEvent[];
+  /** The log holds events after the page (up to where it was asked to stop). */
+  more: boolean;
+}
+
+/** Events a read of the log takes at a time when it reads on to an end (`events`). */
+const READ_PAGE = 200;
+
+/** An envelope with what the overlay holds of it: its current status, the turn it joined, a replacement payload. */
+function overlaid(envelope: Envelope, patch: string | null, turn: string | null, payload: string | null): Envelope {
+  let merged = envelope;
+  if (patch) {
+    const change = JSON.parse(patch) as { status: EventStatus; processedAt: string | null };
+    merged = { ...merged, status: change.status, processedAt: change.processedAt };
+  }
+  if (turn) merged = { ...merged, turnId: turn };
+  if (payload) merged = { ...merged, payload: JSON.parse(payload) as Payload };
+  return merged;
+}
+
+/**
+ * A frame of the live stream, as SSE delivers it. A large durable event's frame is a stub, without its
+ * envelope: readers take the event from the log (`large-events.ts`).
+ */
+export type LiveFrame =
+  | {
+      liveId: string;
+      envelope: Envelope;
+      /** The durable sequence, absent for live-only frames (whose envelope has `sequence: null`). */
+      sequence?: number;
+    }
+  | { liveId: string; envelope: null; sequence: number };
 
 export function parseState(hash: Record<string, string>): RuntimeState {
   if (!hash.v) return { ...INITIAL_STATE };
@@ -90,7 +123,7 @@ export class EventLog {
     return snapshotOf(await this.redis.hgetall(this.keys.sessionState(sessionId)));
   }
 
-  /** What a send's commit kept under its Idempotency-Key's overlay field (`append-events-10.lua`), if it was made. */
+  /** What a send's commit kept under its Idempotency-Key's overlay field (`append-events-11.lua`), if it was made. */
   async onceMark(sessionId: string, field: string): Promise<string | null> {
     return this.redis.hget(this.keys.sessionOverlay(sessionId), field);
   }
@@ -115,30 +148,47 @@ export class EventLog {
     );
   }
 
-  /** Durable events with `sequence > after`, with their current statuses merged in. */
-  async history(sessionId: string, after: number, limit: number): Promise<Envelope[]> {
-    return (await this.historyWithLiveIds(sessionId, after, limit)).map((r) => r.envelope);
+  /**
+   * Durable events with `sequence > after`, up to `upTo`, with their current statuses merged in: at most
+   * `limit`, fewer when their bytes reach PAGE_BYTES (`read-log-4.lua`); `more` says whether the log
+   * holds events after the page (up to `upTo`).
+   */
+  async page(sessionId: string, after: number, limit: number, upTo?: number): Promise<LogPage> {
+    const keys = [this.keys.sessionLog(sessionId), this.keys.sessionLarge(sessionId), this.keys.sessionOverlay(sessionId), this.keys.sessionSeq(sessionId)];
+    const reply = (await runScript(this.redis, "readLog", keys, [after, upTo ?? "", limit, PAGE_BYTES, LARGE_EVENT_BYTES])) as (string | number | null)[];
+    const events: LoggedEvent[] = [];
+    for (let i = 1; i + 4 < reply.length; i += 5) {
+      const [env, live, patch, turn, payload] = reply.slice(i, i + 5) as (string | null)[];
+      events.push({ envelope: overlaid(JSON.parse(env!) as Envelope, patch ?? null, turn ?? null, payload ?? null), liveId: live ?? "0-0" });
+    }
+    return { events, more: reply[0] === 1 };
   }
 
-  /** As `history`, with the live-stream id written beside each durable event. */
-  async historyWithLiveIds(sessionId: string, after: number, limit: number): Promise<{ envelope: Envelope; liveId: string }[]> {
-    return this.decode(sessionId, await this.redis.xrange(this.keys.sessionLog(sessionId), `(${after}-0`, "+", "COUNT", limit));
+  /** The envelopes of a page (`page`): at most `limit`, fewer when the page's bytes were cut. */
+  async history(sessionId: string, after: number, limit: number): Promise<Envelope[]> {
+    return (await this.page(sessionId, after, limit)).events.map((e) => e.envelope);
+  }
+
+  /** Every durable event after `after` up to `upTo`, read a page at a time. */
+  async *events(sessionId: string, after: number, upTo?: number): AsyncGenerator<LoggedEvent> {
+    for (;;) {
+      const { events, more } = await this.page(sessionId, after, READ_PAGE, upTo);
+      yield* events;
+      if (!more || events.length === 0) return;
+      after = events[events.length - 1]!.envelope.sequence;
+    }
   }
 
   /**
    * As `history`, waiting up to `blockMs` for the first event after `after` when there is none yet
-   * (empty when none came); `blocking` is a connection of its own, which the XREAD BLOCK holds.
+   * (empty when none came); `blocking` is a connection of its own, which the XREAD BLOCK holds. The
+   * wait reads one entry at most; the page is read as `page` reads it.
    */
   async follow(blocking: RedisClient, sessionId: string, after: number, limit: number, blockMs: number): Promise<Envelope[]> {
-    const reply = (await blocking.xread("COUNT", limit, "BLOCK", blockMs, "STREAMS", this.keys.sessionLog(sessionId), `${after}-0`)) as [string, [string, string[]][]][] | null;
-    return (await this.decode(sessionId, reply?.[0]?.[1] ?? [])).map((r) => r.envelope);
-  }
-
-  /** Log entries as clients see them: the envelope written with the event, its later statuses merged in. */
-  private async decode(sessionId: string, entries: [string, string[]][]): Promise<{ envelope: Envelope; liveId: string }[]> {
-    const parsed = entries.map(([, fields]) => parseEntry(fields));
-    const envelopes = await this.withOverlay(sessionId, parsed.map((f) => JSON.parse(f.env!) as Envelope));
-    return envelopes.map((envelope, i) => ({ envelope, liveId: parsed[i]!.live ?? "0-0" }));
+    const page = await this.history(sessionId, after, limit);
+    if (page.length > 0) return page;
+    await blocking.xread("COUNT", 1, "BLOCK", blockMs, "STREAMS", this.keys.sessionLog(sessionId), `${after}-0`);
+    return this.history(sessionId, after, limit);
   }
 
   async withOverlay(sessionId: string, envelopes: Envelope[]): Promise<Envelope[]> {
@@ -147,15 +197,14 @@ export class EventLog {
     const overlay = await this.redis.hmget(this.keys.sessionOverlay(sessionId), ...fields);
     return envelopes.map((e, i) => {
       const [patch, turn, payload] = overlay.slice(3 * i, 3 * i + 3);
-      let merged = e;
-      if (patch) {
-        const change = JSON.parse(patch) as { status: EventStatus; processedAt: string | null };
-        merged = { ...merged, status: change.status, processedAt: change.processedAt };
-      }
-      if (turn) merged = { ...merged, turnId: turn };
-      if (payload) merged = { ...merged, payload: JSON.parse(payload) as Payload };
-      return merged;
+      return overlaid(e, patch ?? null, turn ?? null, payload ?? null);
     });
+  }
+
+  /** The first durable event up to `upTo` that `match` accepts. */
+  async first(sessionId: string, upTo: number, match: (env: Envelope) => boolean): Promise<Envelope | null> {
+    for await (const { envelope } of this.events(sessionId, 0, upTo)) if (match(envelope)) return envelope;
+    return null;
   }
 
   /** A durable event by id, newest first: rare lookups (a replaced long-running result). */
@@ -163,18 +212,14 @@ export class EventLog {
     return this.findNewest(sessionId, (env) => env.id === eventId);
   }
 
-  /** The newest durable event `match` accepts, read back from the end: rare lookups (an attachment named by a tool). */
+  /** The newest durable event `match` accepts, read back from the end a window at a time: rare lookups (an attachment named by a tool). */
   async findNewest(sessionId: string, match: (env: Envelope) => boolean): Promise<Envelope | null> {
-    let end = "+";
-    for (;;) {
-      const page = await this.redis.xrevrange(this.keys.sessionLog(sessionId), end, "-", "COUNT", 200);
-      for (const [, fields] of page) {
-        const env = JSON.parse(parseEntry(fields).env!) as Envelope;
-        if (match(env)) return (await this.withOverlay(sessionId, [env]))[0]!;
-      }
-      if (page.length < 200) return null;
-      end = `(${page[page.length - 1]![0]}`;
+    for (let upTo = await this.lastSequence(sessionId); upTo > 0; upTo -= READ_PAGE) {
+      let found: Envelope | null = null;
+      for await (const { envelope } of this.events(sessionId, Math.max(0, upTo - READ_PAGE), upTo)) if (match(envelope)) found = envelope;
+      if (found) return found;
     }
+    return null;
   }
 
   async lastSequence(sessionId: string): Promise<number> {
@@ -203,7 +248,8 @@ export class EventLog {
 
 export function toLiveFrame(id: string, fields: string[]): LiveFrame {
   const f = parseEntry(fields);
-  const frame: LiveFrame = { liveId: id, envelope: JSON.parse(f.env!) as Envelope };
+  if (f.env === undefined) return { liveId: id, envelope: null, sequence: Number(f.seq) };
+  const frame: LiveFrame = { liveId: id, envelope: JSON.parse(f.env) as Envelope };
   if (f.seq !== undefined) frame.sequence = Number(f.seq);
   return frame;
 }

@@ -1,5 +1,5 @@
 /**
- * Intent sets: a session is marked by the commit (`append-events-10.lua`, atomically with the append)
+ * Intent sets: a session is marked by the commit (`append-events-11.lua`, atomically with the append)
  * whose follow-up another process may have to finish, and cleared once the follow-up is done. Two of them:
  * - `pending`: the session has work for a worker (the wake-up, published by the same commit, is the
  *   fast path; a wake-up lost with its stream, or a worker that died before it looked, leaves the mark,

@@ -7,7 +7,7 @@
  * On a single node a session's tag is `{<sessionId>}` and the intent sets and the wake-up stream are
  * global. On a Redis Cluster the sessions are spread over CLUSTER_SHARDS shards: a session's keys carry
  * its shard's tag, and each shard has its own intent sets and wake-up stream under that tag, so the
- * commit (`append-events-10.lua`) touches one slot only (docs/decisions.md, "Redis Cluster").
+ * commit (`append-events-11.lua`) touches one slot only (docs/decisions.md, "Redis Cluster").
  */
 
 export const WINDOW_MS = 60_000;
@@ -77,6 +77,10 @@ export class Keys {
   }
   sessionLog(sessionId: string): string {
     return `${this.session(sessionId)}:log`;
+  }
+  /** The log's index of large events (`large-events.ts`). */
+  sessionLarge(sessionId: string): string {
+    return `${this.session(sessionId)}:large`;
   }
   sessionSeq(sessionId: string): string {
     return `${this.session(sessionId)}:seq`;
@@ -169,7 +173,7 @@ export class Keys {
   }
 
   /**
-   * KEYS of `append-events-10.lua`, in its header's order; `allowance` is the counter the commit counts,
+   * KEYS of `append-events-11.lua`, in its header's order; `allowance` is the counter the commit counts,
    * if any (never on a cluster, where it is in another slot: the appender counts it beforehand).
    */
   appendEventsKeys(sessionId: string, allowance: string | null): string[] {
@@ -186,6 +190,7 @@ export class Keys {
       this.wakeups(shard),
       // The script reads it only when it counts something; the state key stands in for "none".
       allowance ?? this.sessionState(sessionId),
+      this.sessionLarge(sessionId),
     ];
   }
   /** KEYS of `append-live-2.lua`, in its header's order. */
@@ -195,6 +200,6 @@ export class Keys {
 
   /** All keys one session owns, for deletion. */
   sessionKeys(sessionId: string): string[] {
-    return [this.sessionLog(sessionId), this.sessionSeq(sessionId), this.sessionLive(sessionId), this.sessionOverlay(sessionId), this.sessionState(sessionId)];
+    return [this.sessionLog(sessionId), this.sessionLarge(sessionId), this.sessionSeq(sessionId), this.sessionLive(sessionId), this.sessionOverlay(sessionId), this.sessionState(sessionId)];
   }
 }

@@ -1,5 +1,5 @@
 /**
- * An Idempotency-Key committed with a handler's own write: a send's commit (`append-events-10.lua`)
+ * An Idempotency-Key committed with a handler's own write: a send's commit (`append-events-11.lua`)
  * marks it in the session's overlay hash, with the request's fingerprint and which events answered it,
  * so a retry after a lost answer (its first attempt's process died, the key's lease lapsed) commits
  * nothing again and is answered with those events.

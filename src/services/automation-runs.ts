@@ -67,7 +67,7 @@ export class AutomationRunner {
   }
 
   private async prompted(sessionId: string): Promise<boolean> {
-    return (await this.log.history(sessionId, 0, 20)).some((e) => e.type === "user.message");
+    return (await this.log.first(sessionId, 20, (e) => e.type === "user.message")) !== null;
   }
 
   private async promptOnce(a: AutomationDoc, run: RunDoc, mayHaveIt: boolean): Promise<void> {

@@ -141,15 +141,15 @@ export class EventService {
    */
   private async replay(sessionId: string, once: Once, before: DoneBefore): Promise<Sent> {
     if (!sameRequest(once, before.fingerprint)) throw idempotencyMismatch();
-    const first = Math.min(...before.sequences);
     const wanted = new Set(before.sequences);
-    const data = before.sequences.length ? (await this.log.history(sessionId, first - 1, Math.max(...before.sequences) - first + 1)).filter((e) => wanted.has(e.sequence)) : [];
+    const data: Envelope[] = [];
+    if (wanted.size > 0) for await (const { envelope } of this.log.events(sessionId, Math.min(...wanted) - 1, Math.max(...wanted))) if (wanted.has(envelope.sequence)) data.push(envelope);
     return { data, replayed: true };
   }
 
   async history(orgId: string, sessionId: string, after: number, limit: number): Promise<{ data: Envelope[]; hasMore: boolean }> {
     await this.sessionOf(orgId, sessionId);
-    const page = await this.log.history(sessionId, after, limit + 1);
-    return { data: page.slice(0, limit), hasMore: page.length > limit };
+    const page = await this.log.page(sessionId, after, limit);
+    return { data: page.events.map((e) => e.envelope), hasMore: page.more };
   }
 }

@@ -10,7 +10,7 @@ import type { Envelope } from "../domain/events.js";
 import { toLiveFrame } from "../redis/event-log.js";
 import { compareStreamIds, maxStreamId } from "../redis/stream-ids.js";
 import type { Cursor } from "./event-cursor.js";
-import { durableAfter, type FeedFrame, type FeedSources, type FrameSink, type Follower, type SessionFeed } from "./session-feed.js";
+import type { FeedFrame, FeedSources, FrameSink, Follower, SessionFeed } from "./session-feed.js";
 
 const LIVE_PAGE = 500;
 
@@ -33,7 +33,9 @@ export class FeedFollower<W> implements Follower<W> {
     // The sequence is read before the live position: an event appended in between is replayed from the log.
     this.lastSequence = start ? start.sequence : await log.lastSequence(sessionId);
     this.liveId = start?.liveId ?? (await live.lastId(sessionId));
-    for await (const { envelope, liveId } of durableAfter(log, sessionId, this.lastSequence)) {
+    for await (const { envelope, liveId } of log.events(sessionId, this.lastSequence)) {
+      const reading = this.sink.drained();
+      if (reading) await reading;
       if (this.sink.closed) return;
       this.take(envelope, envelope.sequence, liveId);
     }
@@ -47,7 +49,7 @@ export class FeedFollower<W> implements Follower<W> {
       const page = await live.range(sessionId, after, end, LIVE_PAGE);
       for (const [id, fields] of page) {
         const f = toLiveFrame(id, fields);
-        if (f.sequence === undefined) this.take(f.envelope, undefined, f.liveId);
+        if (f.envelope && f.sequence === undefined) this.take(f.envelope, undefined, f.liveId);
       }
       if (page.length < LIVE_PAGE) break;
       after = page[page.length - 1]![0];

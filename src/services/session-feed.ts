@@ -21,6 +21,11 @@ export interface FrameSink<W> {
   write(wire: W): void;
   close(): void;
   readonly closed: boolean;
+  /**
+   * Null when the subscriber may be written to now; else a promise that settles once it may (it has
+   * read what was queued, or it is gone). Frames read for it alone (a replay) wait for it; shared ones never do.
+   */
+  drained(): Promise<void> | null;
 }
 
 /** A frame as the feed passed it, with the feed's position after it (its cursor's). */
@@ -45,18 +50,6 @@ export interface FeedSources<W> {
 export interface Follower<W> {
   readonly sink: FrameSink<W>;
   offer(frame: FeedFrame<W>): void;
-}
-
-const REPLAY_PAGE = 200;
-
-/** The durable events after `after` up to `upTo`, with their live ids, read from the log a page at a time. */
-export async function* durableAfter(log: EventLog, sessionId: string, after: number, upTo = Number.MAX_SAFE_INTEGER) {
-  while (after < upTo) {
-    const page = await log.historyWithLiveIds(sessionId, after, Math.min(REPLAY_PAGE, upTo - after));
-    if (page.length === 0) return;
-    yield* page;
-    after = page[page.length - 1]!.envelope.sequence;
-  }
 }
 
 export class SessionFeed<W> {
@@ -125,7 +118,7 @@ export class SessionFeed<W> {
     // the log here, so the position is one a subscriber can be at.
     this.seq = await log.lastSequence(this.sessionId);
     this.live = await live.lastId(this.sessionId);
-    for await (const e of durableAfter(log, this.sessionId, this.seq)) {
+    for await (const e of log.events(this.sessionId, this.seq)) {
       this.seq = e.envelope.sequence;
       this.live = maxStreamId(this.live, e.liveId);
     }
@@ -144,22 +137,26 @@ export class SessionFeed<W> {
     this.draining = true;
     try {
       for (let f = this.pending.shift(); f && !this.closed; f = this.pending.shift()) {
-        if (f.sequence !== undefined) {
-          if (f.sequence <= this.seq) continue;
-          if (f.sequence > this.seq + 1) await this.fill(f.sequence - 1);
+        if (f.sequence !== undefined && f.sequence <= this.seq) continue;
+        // A large event's stub: the event, and whatever the live stream no longer holds before it, from the log.
+        if (f.envelope === null) {
+          await this.fill(f.sequence);
+          continue;
         }
+        if (f.sequence !== undefined && f.sequence > this.seq + 1) await this.fill(f.sequence - 1);
         this.pass(f.envelope, f.sequence, f.liveId);
       }
-    } catch {
+    } catch (e) {
+      console.error("FEEDFAIL", e);
       this.fail();
     } finally {
       this.draining = false;
     }
   }
 
-  /** Durable events the live stream no longer holds (it was trimmed), from the log. */
+  /** Durable events the live stream no longer holds (it was trimmed) or holds a stub of, from the log. */
   private async fill(upTo: number): Promise<void> {
-    for await (const { envelope, liveId } of durableAfter(this.sources.log, this.sessionId, this.seq, upTo)) {
+    for await (const { envelope, liveId } of this.sources.log.events(this.sessionId, this.seq, upTo)) {
       if (this.closed) return;
       this.pass(envelope, envelope.sequence, liveId);
     }

@@ -1,7 +1,7 @@
 /**
  * The one owner of a session state change. Given the session, a planning function (pure: state → plan)
  * and, for a worker, its fencing token, it plans from the runtime state and commits the plan in one
- * script (`append-events-10.lua`) that checks the state fields the plan read are unchanged (not the
+ * script (`append-events-11.lua`) that checks the state fields the plan read are unchanged (not the
  * whole state's version: writers of different fields never refuse each other), appends, counts the
  * allowance the caller names, marks the intents and publishes the wake-up, all atomically. A refused
  * commit answers with the state as it now is, so a retry needs no read; retries are bounded, with a

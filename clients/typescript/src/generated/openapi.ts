@@ -1118,6 +1118,7 @@ export interface components {
             data: components["schemas"]["event"][];
             pagination: {
                 after: number;
+                /** @description More events follow. A page stops before 8 MiB of events, so it may hold fewer than `limit`. */
                 hasMore: boolean;
                 limit: number;
             };

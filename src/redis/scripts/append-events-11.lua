@@ -21,6 +21,7 @@
     KEYS[8] `projections` intent set (writers changing a session's MongoDB record)
     KEYS[9] wake-up stream
     KEYS[10] allowance counter of the current window (unused when ARGV[5] is 0)
+    KEYS[11] the log's index of large events (sorted set: "<sequence>:<bytes>" scored by the sequence)
 
     ARGV[1] fencing token ("" = the writer holds no lock: an API pod)
     ARGV[2] now (ms): the score of the intent marks
@@ -36,7 +37,8 @@
     ARGV[12] number of read fields R, then R x (field, "=" .. value read, or "" when it was absent)
     then    number of drafts N, then N groups of five:
               envelope JSON before the sequence, envelope JSON after it, type, turn id,
-              "log" (durable) or "live" (live-only; its whole envelope is the first part)
+              "log" (durable), "large" (durable, and LARGE_EVENT_BYTES or more: the live stream gets a
+              stub of it, `large-events.ts`) or "live" (live-only; its whole envelope is the first part)
     then    number of state field pairs M, then M x (field, value)
     then    number of overlay pairs K, then K x (field, value)
 
@@ -56,6 +58,8 @@
   Writes:
     KEYS[3] XADD "<seq>-0"  type, seq, turn, live, env   (one per durable draft)
     KEYS[4] XADD *          type, seq, env                (durable drafts)
+    KEYS[4] XADD *          type, seq, bytes              (large ones: a stub; the event is in the log)
+    KEYS[11] ZADD <seq> "<seq>:<bytes>"                   (large ones)
     KEYS[4] XADD *          type, env                     (live-only drafts)
     KEYS[2] INCRBY, KEYS[1] HSET + HINCRBY v, KEYS[6] HSET (+ the once-mark: ARGV[11] .. " " .. first sequence)
     KEYS[10] INCRBY (+ PEXPIRE when the window starts)
@@ -105,7 +109,7 @@ local n = tonumber(ARGV[i])
 i = i + 1
 local durable = 0
 for k = 0, n - 1 do
-  if ARGV[i + k * 5 + 4] == 'log' then durable = durable + 1 end
+  if ARGV[i + k * 5 + 4] ~= 'live' then durable = durable + 1 end
 end
 local newest = n > 0 and redis.call('XREVRANGE', KEYS[4], '+', '-', 'COUNT', 1)[1] or nil
 local result = {0, 0, used, cost > 0 and redis.call('PTTL', KEYS[10]) or 0, newest and newest[1] or '0-0'}
@@ -117,13 +121,18 @@ end
 for _ = 1, n do
   local etype, turn, mode = ARGV[i + 2], ARGV[i + 3], ARGV[i + 4]
   local liveId
-  if mode == 'log' then
+  if mode == 'live' then
+    liveId = redis.call('XADD', KEYS[4], 'MAXLEN', '~', maxlen, '*', 'type', etype, 'env', ARGV[i])
+  else
     seq = seq + 1
     local env = ARGV[i] .. seq .. ARGV[i + 1]
-    liveId = redis.call('XADD', KEYS[4], 'MAXLEN', '~', maxlen, '*', 'type', etype, 'seq', seq, 'env', env)
+    if mode == 'large' then
+      liveId = redis.call('XADD', KEYS[4], 'MAXLEN', '~', maxlen, '*', 'type', etype, 'seq', seq, 'bytes', #env)
+      redis.call('ZADD', KEYS[11], seq, seq .. ':' .. #env)
+    else
+      liveId = redis.call('XADD', KEYS[4], 'MAXLEN', '~', maxlen, '*', 'type', etype, 'seq', seq, 'env', env)
+    end
     redis.call('XADD', KEYS[3], seq .. '-0', 'type', etype, 'seq', seq, 'turn', turn, 'live', liveId, 'env', env)
-  else
-    liveId = redis.call('XADD', KEYS[4], 'MAXLEN', '~', maxlen, '*', 'type', etype, 'env', ARGV[i])
   end
   result[#result + 1] = liveId
   i = i + 5
