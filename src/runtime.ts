@@ -170,7 +170,7 @@ async function buildComponents(config: Config, log: Logger, mongoOptions: MongoO
     agentVaults,
     mcpServerTests: new McpServerTests(agentStore, mcp),
     mcpInstallations: new McpInstallationService(agentStore, agentVaultStore, vaultStore, credentialStore, new McpInstallationStore(mongo.db, config.vaultKeys && hkdfPepper(config.vaultKeys.current))),
-    streams: new EventStreams(eventLog, live, streamReader, encodeSseFrame),
+    streams: new EventStreams(eventLog, live, streamReader, encodeSseFrame, log),
     openStreams: new OpenStreams(redis, keys, config.sseStreamsPerOrganization, log),
     /** The process's shared SSE reader, started on first use. */
     streamReader,

@@ -6,6 +6,7 @@
  * come from the log, and a hole in the live stream is filled from it). All clients of a session in this
  * process share one feed (`session-feed.ts`), which encodes each live frame once for all of them.
  */
+import type { Logger } from "../log.js";
 import type { EventLog } from "../redis/event-log.js";
 import type { LiveStream } from "../redis/live-stream.js";
 import type { StreamReader } from "../redis/stream-reader.js";
@@ -17,8 +18,8 @@ export class EventStreams<W> {
   private readonly sources: FeedSources<W>;
   private readonly feeds = new Map<string, SessionFeed<W>>();
 
-  constructor(log: EventLog, live: LiveStream, reader: () => StreamReader, encode: FrameEncoder<W>) {
-    this.sources = { log, live, reader, encode };
+  constructor(log: EventLog, live: LiveStream, reader: () => StreamReader, encode: FrameEncoder<W>, logger: Logger) {
+    this.sources = { log, live, reader, encode, logger };
   }
 
   /** Clients of the session's stream in this process, and how many of them are in step with its feed. */

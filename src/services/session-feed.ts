@@ -7,6 +7,7 @@
  * (`feed-follower.ts`) until it is.
  */
 import type { Envelope } from "../domain/events.js";
+import type { Logger } from "../log.js";
 import { toLiveFrame, type EventLog, type LiveFrame } from "../redis/event-log.js";
 import type { LiveStream } from "../redis/live-stream.js";
 import { maxStreamId } from "../redis/stream-ids.js";
@@ -38,9 +39,10 @@ export interface FeedFrame<W> {
   wire: W;
 }
 
-/** What feeds read and how they encode; one per process. */
+/** What feeds read and how they encode, and where they say they failed; one per process. */
 export interface FeedSources<W> {
   log: EventLog;
+  logger: Logger;
   live: LiveStream;
   reader: () => StreamReader;
   encode: FrameEncoder<W>;
@@ -73,7 +75,7 @@ export class SessionFeed<W> {
   ) {
     this.tag = sessionTag(sessionId);
     this.started = this.start();
-    this.started.catch(() => this.fail());
+    this.started.catch((err: unknown) => this.fail(err));
   }
 
   get lastSequence(): number {
@@ -146,9 +148,8 @@ export class SessionFeed<W> {
         if (f.sequence !== undefined && f.sequence > this.seq + 1) await this.fill(f.sequence - 1);
         this.pass(f.envelope, f.sequence, f.liveId);
       }
-    } catch (e) {
-      console.error("FEEDFAIL", e);
-      this.fail();
+    } catch (err) {
+      this.fail(err);
     } finally {
       this.draining = false;
     }
@@ -174,7 +175,8 @@ export class SessionFeed<W> {
   }
 
   /** A frame could not be read: every subscriber is ended (clients reconnect and resume from the log). */
-  private fail(): void {
+  private fail(err: unknown): void {
+    this.sources.logger.warn("a session's event feed failed: its streams end, and their clients resume", { sessionId: this.sessionId, err });
     const sinks = [...this.members, ...[...this.followers].map((f) => f.sink)];
     this.close();
     for (const sink of sinks) sink.close();
