@@ -10,40 +10,12 @@
  * BENCH_LARGE_EVENTS (default 100,000), BENCH_TURNS (timed turns per session, default 100).
  */
 import { performance } from "node:perf_hooks";
-import { draft, type Draft } from "../src/domain/events.js";
-import { newId } from "../src/ids.js";
-import { change } from "../src/services/session-transitions.js";
+import { fill } from "./logs.js";
 import { conditions, sse, startService, summary, type Service } from "./support.js";
 
 const SMALL = Number(process.env.BENCH_SMALL_EVENTS ?? 1_000);
 const LARGE = Number(process.env.BENCH_LARGE_EVENTS ?? 100_000);
 const TURNS = Number(process.env.BENCH_TURNS ?? 100);
-/** Drafts per append while filling a log: 100 turns of four events. */
-const FILL_BATCH = 400;
-const SENTENCE = "Could you look into the order I placed last week and tell me when it ships";
-
-/** The four events of one finished turn, as the worker and the API would have written them. */
-function finishedTurn(sessionId: string, n: number): Draft[] {
-  const turnId = newId("turn");
-  const now = new Date().toISOString();
-  const text = `${SENTENCE} (question ${n})?`;
-  return [
-    draft(sessionId, newId("evt"), { type: "user.message", content: [{ type: "text", text }] }, { turnId, status: "processed", processedAt: now, now }),
-    draft(sessionId, newId("evt"), { type: "session.status_running" }, { turnId, status: "complete", now }),
-    draft(sessionId, newId("evt"), { type: "agent.message", content: [{ type: "text", text: `echo: ${text}` }], delta: false }, { turnId, status: "complete", now }),
-    draft(sessionId, newId("evt"), { type: "session.status_idle", stop_reason: { type: "end_turn" } }, { turnId, status: "complete", now }),
-  ];
-}
-
-async function fill(service: Service, sessionId: string, events: number): Promise<void> {
-  for (let written = 0, n = 0; written < events; ) {
-    const drafts: Draft[] = [];
-    while (drafts.length < FILL_BATCH && written + drafts.length < events) drafts.push(...finishedTurn(sessionId, n++));
-    await service.runtime.components.transitions.run(sessionId, () => change({ drafts, state: {}, statuses: [], wake: false }, null));
-    written += drafts.length;
-  }
-}
-
 interface Watched {
   id: string;
   /** Sends a prompt and resolves with the milliseconds until the turn's `session.status_idle`. */

@@ -10,7 +10,8 @@ import { parseEntry } from "../src/redis/event-log.js";
 import { LARGE_EVENT_BYTES, PAGE_BYTES } from "../src/redis/large-events.js";
 import { createAgent, createSession, sendOk, waitForStatus } from "./support/api.js";
 import { testKeys, testRedis } from "./support/redis.js";
-import { openSse } from "./support/sse.js";
+import { until } from "./support/sessions.js";
+import { openSse, stalledStream } from "./support/sse.js";
 import { client, startServer, type Client, type TestServer } from "./support/server.js";
 
 /** A prompt of about 4 MB: 100 blocks of 20,000 two-byte characters, the most the schema allows. */
@@ -26,7 +27,7 @@ describe("large events", () => {
   before(async function () {
     this.timeout(120_000);
     // A queue bound far below one event: each must still reach a client that reads.
-    server = await startServer({ SSE_MAX_BUFFERED_BYTES: String(64 * 1024) });
+    server = await startServer({ SSE_MAX_BUFFERED_BYTES: String(64 * 1024), SSE_KEEPALIVE_MS: "200" });
     redis = testRedis();
     key = await server.newKey();
     api = client(server.url, key);
@@ -141,5 +142,18 @@ describe("large events", () => {
     await sse.waitFor((f) => f.some((x) => x.data.id === large.id));
     sse.close();
     expect(sse.frames.map((f) => f.data)).to.deep.equal([small, large]);
+  });
+
+  it("a client that stops reading while its replay waits for it is disconnected, not waited for", async () => {
+    const streams = server.services.streams;
+    await until(async () => streams.subscribers(sessionId), (n) => n === 0);
+    const stalled = stalledStream(`${server.url}/v1/sessions/${sessionId}/events/stream?after=0`, key);
+    stalled.on("error", () => undefined);
+    await until(async () => streams.subscribers(sessionId), (n) => n === 1);
+    // Its queue does not shrink for a keep-alive interval (200 ms here): it is let go.
+    await until(async () => streams.subscribers(sessionId), (n) => n === 0);
+    const closed = new Promise<void>((resolve) => stalled.on("close", () => resolve()));
+    stalled.resume();
+    await closed;
   });
 });

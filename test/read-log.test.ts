@@ -85,13 +85,27 @@ describe("read-log-4.lua: a page of the log cut by bytes before it is read", () 
     expect(await read(9, 3)).to.deep.equal({ more: false, events: [] });
   });
 
+  it("holds no more events than the budget has room for at the small bound", async () => {
+    await write(Array.from({ length: 15 }, () => 80));
+    const page = await read(0, 50);
+    expect(sequences(page)).to.deep.equal([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(page.more).to.equal(true);
+  });
+
+  it("an empty page never says there is more (entries missing under the counter: nothing to go on from)", async () => {
+    await write([80, 80]);
+    await redis.set(keys.sessionSeq(sessionId), "5");
+    expect(await read(2, 3)).to.deep.equal({ more: false, events: [] });
+    expect((await read(0, 3)).more).to.equal(true);
+  });
+
   it("stops before the large event that would pass the budget, counting the others at the small bound", async () => {
     await write([80, 80, 600, 80, 600, 80]);
-    // 6 × 100 counted, then 600 more would be 1,200: the page ends before sequence 3.
+    // 6 × 100 counted, then 600 in place of 100 would be 1,100: the page ends before sequence 3.
     const first = await read(0, 6);
     expect(sequences(first)).to.deep.equal([1, 2]);
     expect(first.more).to.equal(true);
-    // 4 × 100 + 600 = 1,000 fits; the next 600 would not.
+    // 3 × 100 + 600 = 900 fits; the next 600 would make 1,400.
     const second = await read(2, 6);
     expect(sequences(second)).to.deep.equal([3, 4]);
     expect(second.events[0]!.env).to.equal(envelope(3, 600));

@@ -1,7 +1,6 @@
 import { expect } from "chai";
 import { get, type IncomingMessage } from "node:http";
-import { connect, type Socket } from "node:net";
-import { openSse, type SseFrame } from "./support/sse.js";
+import { openSse, stalledStream, type SseFrame } from "./support/sse.js";
 import { client, startServer, type Client, type TestServer } from "./support/server.js";
 import { createSession, sendText, settle, until } from "./support/sessions.js";
 
@@ -23,14 +22,6 @@ function rawStream(url: string, key: string) {
     frames: () => text.split("\n\n").slice(0, -1).filter((f) => !f.startsWith(":")),
     close: async () => (await opened).destroy(),
   };
-}
-
-/** A client that sends its request and then reads nothing: what it is sent piles up. */
-function stalledStream(url: string, key: string): Socket {
-  const { hostname, port, pathname } = new URL(url);
-  const socket = connect(Number(port), hostname);
-  socket.write(`GET ${pathname} HTTP/1.1\r\nHost: ${hostname}\r\nx-api-key: ${key}\r\n\r\n`);
-  return socket;
 }
 
 describe("SSE fan-out", () => {

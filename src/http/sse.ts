@@ -26,24 +26,30 @@ export interface SseLimits {
 }
 
 /**
- * One client's stream. A write never waits for the client: Node queues what the socket cannot take at
- * once (the bytes are shared with the other clients, not copied); only a replay read for this client
- * alone waits, while more than the bound is queued, for it to read (`drained`). The queue is measured after the
- * socket has tried to send this turn's writes, so a burst a reading client takes at once does not count;
- * a client still holding more than the bound then is disconnected. It reconnects with Last-Event-ID and
- * resumes from the log. The bound is raised by the largest frame written since the queue was last empty,
- * so an event larger than the bound itself (an attachment of many megabytes) still reaches a client
- * that reads it: what one client holds stays under the bound plus one frame.
+ * One client's stream. A write of frames shared with other clients never waits for this one: Node
+ * queues what the socket cannot take at once (the bytes are shared, not copied). The queue is measured
+ * after the socket has tried to send this turn's writes, so a burst a reading client takes at once does
+ * not count; a client still holding more than the bound then is disconnected. It reconnects with
+ * Last-Event-ID and resumes from the log. The bound is raised by the largest frame written since the
+ * queue was last empty, so an event larger than the bound itself (an attachment of many megabytes)
+ * still reaches a client that reads it.
+ *
+ * A replay read for this client alone waits instead, while more than the bound is queued, for the
+ * client to read (`drained`); a client whose queue has not shrunk for a keep-alive interval meanwhile
+ * has stopped reading, and is disconnected.
  */
 class SseClient implements FrameSink<Buffer> {
   stop: (() => void) | null = null;
   private ended = false;
   private checking = false;
   private largest = 0;
+  /** Settles the replay's wait for this client, if one is waiting. */
+  private settleWait: (() => void) | null = null;
 
   constructor(
     private readonly res: ServerResponse,
     private readonly maxBufferedBytes: number,
+    private readonly stallMs: number,
     private readonly onDrop: (queued: number) => void,
     private readonly onClose: () => void,
   ) {}
@@ -66,11 +72,25 @@ class SseClient implements FrameSink<Buffer> {
   drained(): Promise<void> | null {
     if (this.ended || this.res.writableLength <= this.maxBufferedBytes) return null;
     return new Promise((resolve) => {
+      let queued = this.res.writableLength;
+      const watch = setInterval(() => {
+        const now = this.res.writableLength;
+        if (now < queued) {
+          queued = now;
+          return;
+        }
+        this.onDrop(now);
+        this.res.destroy();
+        settle();
+      }, this.stallMs);
       const settle = () => {
+        clearInterval(watch);
         this.res.off("drain", settle);
         this.res.off("close", settle);
+        this.settleWait = null;
         resolve();
       };
+      this.settleWait = settle;
       this.res.on("drain", settle);
       this.res.on("close", settle);
     });
@@ -79,6 +99,7 @@ class SseClient implements FrameSink<Buffer> {
   close(): void {
     if (this.ended) return;
     this.ended = true;
+    this.settleWait?.();
     this.stop?.();
     this.onClose();
     if (!this.res.writableEnded) this.res.end();
@@ -126,6 +147,7 @@ export class SseTransport {
     const client = new SseClient(
       res,
       this.limits.maxBufferedBytes,
+      this.limits.keepAliveMs,
       (queued) => this.log.warn("SSE client disconnected: it left too much unread", { sessionId, queued, limit: this.limits.maxBufferedBytes }),
       () => this.remove(client),
     );

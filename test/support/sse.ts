@@ -1,4 +1,5 @@
 /** A small SSE client over fetch, recording every frame and comment, for black-box stream tests; frames are checked against the served document. */
+import { connect, type Socket } from "node:net";
 import { checkResponse, contractOf } from "./contract.js";
 
 export interface SseFrame {
@@ -96,4 +97,12 @@ export async function openSse(url: string, key: string, headers: Record<string, 
       });
     },
   };
+}
+
+/** A client that sends its request and then reads nothing: what it is sent piles up. */
+export function stalledStream(url: string, key: string): Socket {
+  const { hostname, port, pathname, search } = new URL(url);
+  const socket = connect(Number(port), hostname);
+  socket.write(`GET ${pathname}${search} HTTP/1.1\r\nHost: ${hostname}\r\nx-api-key: ${key}\r\n\r\n`);
+  return socket;
 }

@@ -3,12 +3,12 @@
   cut by bytes before it is read: the index of large events (`large-events.ts`) says where the page
   would pass the budget, so no more than the budget is ever loaded, whatever the log holds.
 
-  A page holds the events after ARGV[1], at most ARGV[3] of them, up to ARGV[2]. It stops before the
-  first large event that would take it past ARGV[4] bytes, counting every other event as ARGV[5] bytes
-  (an upper bound: the events the index does not name are smaller), and before the first replacement
-  payload in the overlay that would. So a page of several events holds at most ARGV[4] bytes of
-  envelopes and payloads; an event that does not fit in an empty page is read alone, so a page is never
-  empty while the log holds more.
+  A page holds the events after ARGV[1], at most ARGV[3] of them, up to ARGV[2], and no more than
+  ARGV[4] / ARGV[5] of them. It stops before the first large event that would take it past ARGV[4]
+  bytes, counting every event the index does not name as ARGV[5] bytes (an upper bound: they are
+  smaller), and before the first replacement payload in the overlay that would. So a page of several
+  events holds at most ARGV[4] bytes of envelopes and payloads; an event that does not fit in an empty
+  page is read alone, so a page is never empty while the log holds more.
 
   Input:
     KEYS[1] durable log stream (ids "<sequence>-0")
@@ -23,7 +23,7 @@
     ARGV[5] the bytes counted for an event the index does not name
 
   Output:
-    {more (1: the log holds events after the page, up to ARGV[2]; else 0), then five per event:
+    {more (1: the page is not empty and the log holds events after it, up to ARGV[2]; else 0), then five per event:
      envelope JSON, live-stream id, overlay status patch, turn id, replacement payload (each absent one nil)}
 
   The event's id, which keys the overlay, is read from the start of its envelope: the commit writes the
@@ -34,21 +34,22 @@ local last = tonumber(redis.call('GET', KEYS[4]) or '0')
 if ARGV[2] ~= '' then
   last = math.min(last, tonumber(ARGV[2]))
 end
-local stop = math.min(last, after + tonumber(ARGV[3]))
+local budget, small = tonumber(ARGV[4]), tonumber(ARGV[5])
+local stop = math.min(last, after + tonumber(ARGV[3]), after + math.max(1, math.floor(budget / small)))
 if stop <= after then
   return {0}
 end
 
-local budget = tonumber(ARGV[4])
-local spent = (stop - after) * tonumber(ARGV[5])
+-- Every event counted at the small bound, then each large one at its size instead.
+local spent = (stop - after) * small
 for _, member in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '(' .. after, stop)) do
   local at, size = string.match(member, '^(%d+):(%d+)$')
   at, size = tonumber(at), tonumber(size)
-  if spent + size > budget then
+  if spent - small + size > budget then
     stop = at > after + 1 and at - 1 or at
     break
   end
-  spent = spent + size
+  spent = spent - small + size
 end
 
 local reply = {0}
@@ -85,7 +86,7 @@ for n, entry in ipairs(redis.call('XRANGE', KEYS[1], '(' .. after .. '-0', stop 
     break
   end
 end
-if read < last then
+if read > after and read < last then
   reply[1] = 1
 end
 return reply
