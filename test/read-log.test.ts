@@ -1,30 +1,34 @@
 /**
- * `read-log-4.lua`'s contract, on logs written as the commit writes them, with a small budget so the
- * cuts are easy to see: a page is cut by bytes before it is read, from the index of large events and
- * the overlay's replacement payloads; it is never empty while the log holds more; `more` is exact.
+ * A page of the log (`EventLog.page`), on logs written as the commit writes them, with a small budget so
+ * the cuts are easy to see: a page is cut by bytes before it is read, from the index of large events
+ * and the overlay's replacement payloads; it is never empty while the log holds more; `more` is exact.
  */
 import { expect } from "chai";
 import { randomUUID } from "node:crypto";
-import { runScript, type RedisClient } from "../src/redis/client.js";
+import type { RedisClient } from "../src/redis/client.js";
+import { EventLog } from "../src/redis/event-log.js";
 import type { Keys } from "../src/redis/keys.js";
 import { testKeys, testRedis } from "./support/redis.js";
 
 const SMALL = 100;
+const REPLACED = "user.custom_tool_result";
 const BUDGET = 1_000;
 
 interface Read {
   more: boolean;
-  events: { sequence: number; env: string; live: string | null; status: string | null; turn: string | null; payload: string | null }[];
+  events: { sequence: number; envelope: Record<string, unknown>; live: string }[];
 }
 
-describe("read-log-4.lua: a page of the log cut by bytes before it is read", () => {
+describe("a page of the log, cut by bytes before it is read", () => {
   let redis: RedisClient;
   let keys: Keys;
+  let log: EventLog;
   let sessionId: string;
 
   before(() => {
     redis = testRedis();
     keys = testKeys();
+    log = new EventLog(redis, keys, { pageBytes: BUDGET, largeBytes: SMALL });
   });
   beforeEach(() => {
     sessionId = `ses_readlog_${randomUUID()}`;
@@ -35,36 +39,26 @@ describe("read-log-4.lua: a page of the log cut by bytes before it is read", () 
   after(() => redis.disconnect());
 
   /** An envelope of `bytes` bytes whose id starts it, as the commit writes one. */
-  const envelope = (seq: number, bytes: number) => {
-    const head = `{"id":"evt_${seq}","type":"user.steer","sequence":${seq},"message":"`;
+  const envelope = (seq: number, bytes: number, type = "user.steer") => {
+    const head = `{"id":"evt_${seq}","type":"${type}","sequence":${seq},"message":"`;
     return head + "x".repeat(bytes - head.length - 2) + '"}';
   };
 
   /** Appends events of these sizes (bytes) as the commit does: large ones (≥ SMALL) named in the index. */
-  async function write(sizes: number[]): Promise<void> {
+  async function write(sizes: number[], type = "user.steer"): Promise<void> {
     let seq = Number((await redis.get(keys.sessionSeq(sessionId))) ?? 0);
     for (const bytes of sizes) {
       seq++;
-      const env = envelope(seq, bytes);
-      await redis.xadd(keys.sessionLog(sessionId), `${seq}-0`, "type", "user.steer", "seq", String(seq), "turn", "", "live", `${seq}-1`, "env", env);
+      const env = envelope(seq, bytes, type);
+      await redis.xadd(keys.sessionLog(sessionId), `${seq}-0`, "type", type, "seq", String(seq), "turn", "", "live", `${seq}-1`, "env", env);
       if (bytes >= SMALL) await redis.zadd(keys.sessionLarge(sessionId), seq, `${seq}:${Buffer.byteLength(env)}`);
       await redis.set(keys.sessionSeq(sessionId), String(seq));
     }
   }
 
-  async function read(after: number, count: number, upTo = ""): Promise<Read> {
-    const reply = (await runScript(
-      redis,
-      "readLog",
-      [keys.sessionLog(sessionId), keys.sessionLarge(sessionId), keys.sessionOverlay(sessionId), keys.sessionSeq(sessionId)],
-      [after, upTo, count, BUDGET, SMALL],
-    )) as (string | number | null)[];
-    const events: Read["events"] = [];
-    for (let i = 1; i + 4 < reply.length; i += 5) {
-      const [env, live, status, turn, payload] = reply.slice(i, i + 5) as (string | null)[];
-      events.push({ sequence: Number(/"sequence":(\d+)/.exec(env!)![1]), env: env!, live, status, turn, payload });
-    }
-    return { more: reply[0] === 1, events };
+  async function read(after: number, count: number, upTo?: number): Promise<Read> {
+    const page = await log.page(sessionId, after, count, upTo);
+    return { more: page.more, events: page.events.map(({ envelope, liveId }) => ({ sequence: envelope.sequence, envelope: { ...envelope }, live: liveId })) };
   }
 
   const sequences = (page: Read) => page.events.map((e) => e.sequence);
@@ -78,7 +72,7 @@ describe("read-log-4.lua: a page of the log cut by bytes before it is read", () 
     expect(rest.more).to.equal(false);
     // A page that ends exactly at the log's end has nothing more, without reading past it.
     expect((await read(2, 3)).more).to.equal(false);
-    const upTo = await read(0, 10, "2");
+    const upTo = await read(0, 10, 2);
     expect(sequences(upTo)).to.deep.equal([1, 2]);
     expect(upTo.more).to.equal(false);
     expect(await read(5, 3)).to.deep.equal({ more: false, events: [] });
@@ -108,7 +102,7 @@ describe("read-log-4.lua: a page of the log cut by bytes before it is read", () 
     // 3 × 100 + 600 = 900 fits; the next 600 would make 1,400.
     const second = await read(2, 6);
     expect(sequences(second)).to.deep.equal([3, 4]);
-    expect(second.events[0]!.env).to.equal(envelope(3, 600));
+    expect(JSON.stringify(second.events[0]!.envelope)).to.equal(envelope(3, 600));
     const third = await read(4, 6);
     expect(sequences(third)).to.deep.equal([5, 6]);
     expect(third.more).to.equal(false);
@@ -118,34 +112,34 @@ describe("read-log-4.lua: a page of the log cut by bytes before it is read", () 
     await write([5_000, 80, 80]);
     const alone = await read(0, 10);
     expect(sequences(alone)).to.deep.equal([1]);
-    expect(alone.events[0]!.env).to.have.length(5_000);
+    expect(JSON.stringify(alone.events[0]!.envelope)).to.have.length(5_000);
     expect(alone.more).to.equal(true);
     expect(sequences(await read(1, 10))).to.deep.equal([2, 3]);
   });
 
   it("merges the overlay, and counts a replacement payload against the budget", async () => {
-    await write([80, 80, 80]);
+    await write([80, 80, 80], REPLACED);
     const overlay = keys.sessionOverlay(sessionId);
     await redis.hset(overlay, "evt_1", '{"status":"processed","processedAt":"2026-01-01T00:00:00.000Z"}', "evt_1:turn", "turn_1");
     await redis.hset(overlay, "evt_2:payload", JSON.stringify({ type: "user.custom_tool_result", text: "y".repeat(850) }));
     // 3 × 100 + the payload's 893 bytes pass 1,000: the page ends before the event it replaces.
     const first = await read(0, 3);
     expect(sequences(first)).to.deep.equal([1]);
-    expect(first.events[0]).to.include({ status: '{"status":"processed","processedAt":"2026-01-01T00:00:00.000Z"}', turn: "turn_1", payload: null, live: "1-1" });
+    expect(first.events[0]!.envelope).to.include({ status: "processed", processedAt: "2026-01-01T00:00:00.000Z", turnId: "turn_1" });
+    expect(first.events[0]!.live).to.equal("1-1");
     expect(first.more).to.equal(true);
     // First in its page, it comes with its payload, alone.
     const second = await read(1, 3);
     expect(sequences(second)).to.deep.equal([2]);
-    expect(JSON.parse(second.events[0]!.payload!).text).to.have.length(850);
+    expect((second.events[0]!.envelope.payload as { text: string }).text).to.have.length(850);
     expect(second.more).to.equal(true);
     expect(sequences(await read(2, 3))).to.deep.equal([3]);
   });
 
-  it("an envelope that does not start with its id is read without an overlay", async () => {
-    await redis.xadd(keys.sessionLog(sessionId), "1-0", "type", "user.steer", "seq", "1", "env", '{"type":"user.steer","sequence":1}');
-    await redis.set(keys.sessionSeq(sessionId), "1");
-    const page = await read(0, 5);
-    expect(page.events).to.deep.equal([{ sequence: 1, env: '{"type":"user.steer","sequence":1}', live: null, status: null, turn: null, payload: null }]);
+  it("reads a replacement payload only for the type that has one", async () => {
+    await write([80]);
+    await redis.hset(keys.sessionOverlay(sessionId), "evt_1:payload", JSON.stringify("z".repeat(5_000)));
+    expect((await read(0, 3)).events[0]!.envelope).to.not.have.property("payload");
   });
 
   it("any mix of sizes: pages in order without gaps, every page of several events within the budget", async () => {
@@ -153,15 +147,20 @@ describe("read-log-4.lua: a page of the log cut by bytes before it is read", () 
     let state = 7;
     const next = () => (state = (state * 1_103_515_245 + 12_345) % 2 ** 31);
     const sizes = Array.from({ length: 120 }, () => [80, 95, 150, 400, 900, 2_500][next() % 6]!);
-    await write(sizes);
-    for (let i = 0; i < sizes.length; i += 7) await redis.hset(keys.sessionOverlay(sessionId), `evt_${i + 1}:payload`, JSON.stringify("p".repeat(next() % 700)));
+    await write(sizes, REPLACED);
+    const payloads = new Map<number, number>();
+    for (let i = 0; i < sizes.length; i += 7) {
+      const payload = JSON.stringify("p".repeat(next() % 700));
+      await redis.hset(keys.sessionOverlay(sessionId), `evt_${i + 1}:payload`, payload);
+      payloads.set(i + 1, payload.length);
+    }
     for (const count of [1, 4, 10, 50]) {
       const seen: number[] = [];
       for (let after = 0, more = true; more; ) {
         const page = await read(after, count);
         expect(page.events.length, `a page after ${after}`).to.be.within(1, count);
         if (page.events.length > 1) {
-          const bytes = page.events.reduce((sum, e) => sum + Buffer.byteLength(e.env) + (e.payload ? Buffer.byteLength(e.payload) : 0), 0);
+          const bytes = page.events.reduce((sum, e) => sum + sizes[e.sequence - 1]! + (payloads.get(e.sequence) ?? 0), 0);
           expect(bytes, `page after ${after} (count ${count})`).to.be.at.most(BUDGET);
         }
         seen.push(...sequences(page));

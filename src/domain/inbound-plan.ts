@@ -13,6 +13,9 @@ import {
   type ToolCall,
 } from "./session-state.js";
 
+/** The one event type whose payload a later event replaces: a long-running custom tool's `running` result, by its final one (below). */
+export const REPLACED_PAYLOAD_TYPE = "user.custom_tool_result";
+
 /** Plans an inbound batch (already schema-valid and obeying send rules 1 and 5). */
 export function planInbound(
   state: RuntimeState,

@@ -5,10 +5,11 @@
  * `event-appender.ts`'s.
  */
 import type { Envelope, EventStatus, Payload } from "../domain/events.js";
+import { REPLACED_PAYLOAD_TYPE } from "../domain/inbound-plan.js";
 import { INITIAL_STATE, type RuntimeState, type SessionStatus } from "../domain/session-state.js";
-import { runScript, type RedisClient } from "./client.js";
+import type { RedisClient } from "./client.js";
 import type { Keys } from "./keys.js";
-import { LARGE_EVENT_BYTES, PAGE_BYTES } from "./large-events.js";
+import { keptWithPayloads, PAGE_BOUNDS, pageEnd, type PageBounds } from "./large-events.js";
 
 /** A durable event as a page of the log holds it, with the id of its live-stream entry. */
 export interface LoggedEvent {
@@ -20,6 +21,12 @@ export interface LogPage {
   events: LoggedEvent[];
   /** The log holds events after the page (up to where it was asked to stop). */
   more: boolean;
+}
+
+/** A member of the index of large events: `<sequence>:<bytes>`. */
+function largeMember(member: string): [number, number] {
+  const at = member.indexOf(":");
+  return [Number(member.slice(0, at)), Number(member.slice(at + 1))];
 }
 
 /** Events a read of the log takes at a time when it reads on to an end (`events`). */
@@ -108,6 +115,7 @@ export class EventLog {
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: Keys,
+    private readonly bounds: PageBounds = PAGE_BOUNDS,
   ) {}
 
   async state(sessionId: string): Promise<RuntimeState> {
@@ -150,18 +158,32 @@ export class EventLog {
 
   /**
    * Durable events with `sequence > after`, up to `upTo`, with their current statuses merged in: at most
-   * `limit`, fewer when their bytes reach PAGE_BYTES (`read-log-4.lua`); `more` says whether the log
-   * holds events after the page (up to `upTo`).
+   * `limit`, fewer when their bytes would pass the page's budget, which is known before they are read
+   * (`large-events.ts`); `more` says whether the log holds events after the page (up to `upTo`).
+   * Plain commands in three round trips, not one script: a script's XRANGE costs Redis several times
+   * the plain command's time in converting the reply (docs/decisions.md, "Large events").
    */
   async page(sessionId: string, after: number, limit: number, upTo?: number): Promise<LogPage> {
-    const keys = [this.keys.sessionLog(sessionId), this.keys.sessionLarge(sessionId), this.keys.sessionOverlay(sessionId), this.keys.sessionSeq(sessionId)];
-    const reply = (await runScript(this.redis, "readLog", keys, [after, upTo ?? "", limit, PAGE_BYTES, LARGE_EVENT_BYTES])) as (string | number | null)[];
-    const events: LoggedEvent[] = [];
-    for (let i = 1; i + 4 < reply.length; i += 5) {
-      const [env, live, patch, turn, payload] = reply.slice(i, i + 5) as (string | null)[];
-      events.push({ envelope: overlaid(JSON.parse(env!) as Envelope, patch ?? null, turn ?? null, payload ?? null), liveId: live ?? "0-0" });
-    }
-    return { events, more: reply[0] === 1 };
+    const overlayKey = this.keys.sessionOverlay(sessionId);
+    // Issued together, so they travel as one round trip.
+    const [counter, named] = await Promise.all([
+      this.redis.get(this.keys.sessionSeq(sessionId)),
+      this.redis.zrangebyscore(this.keys.sessionLarge(sessionId), `(${after}`, after + limit),
+    ]);
+    const last = Math.min(Number(counter ?? 0), upTo ?? Number.MAX_SAFE_INTEGER);
+    const { end, spent } = pageEnd(after, last, limit, named.map(largeMember), this.bounds);
+    if (end <= after) return { events: [], more: false };
+    const entries = (await this.redis.xrange(this.keys.sessionLog(sessionId), `(${after}-0`, `${end}-0`)).map(([, fields]) => parseEntry(fields));
+    const envelopes = entries.map((f) => JSON.parse(f.env!) as Envelope);
+    const [overlay, payloadBytes] = await Promise.all([
+      envelopes.length ? this.redis.hmget(overlayKey, ...envelopes.flatMap((e) => [e.id, `${e.id}:turn`])) : [],
+      Promise.all(envelopes.map((e) => (e.type === REPLACED_PAYLOAD_TYPE ? this.redis.hstrlen(overlayKey, `${e.id}:payload`) : 0))),
+    ]);
+    const kept = envelopes.slice(0, keptWithPayloads(spent, payloadBytes, this.bounds));
+    const payloads = await Promise.all(kept.map((e, i) => (payloadBytes[i]! > 0 ? this.redis.hget(overlayKey, `${e.id}:payload`) : null)));
+    const events = kept.map((e, i) => ({ envelope: overlaid(e, overlay[2 * i] ?? null, overlay[2 * i + 1] ?? null, payloads[i] ?? null), liveId: entries[i]!.live ?? "0-0" }));
+    const read = events.at(-1)?.envelope.sequence ?? after;
+    return { events, more: events.length > 0 && read < last };
   }
 
   /** The envelopes of a page (`page`): at most `limit`, fewer when the page's bytes were cut. */

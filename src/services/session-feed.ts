@@ -140,9 +140,12 @@ export class SessionFeed<W> {
     try {
       for (let f = this.pending.shift(); f && !this.closed; f = this.pending.shift()) {
         if (f.sequence !== undefined && f.sequence <= this.seq) continue;
-        // A large event's stub: the event, and whatever the live stream no longer holds before it, from the log.
+        // A large event's stub: the event, and whatever the live stream no longer holds before it, from
+        // the log; with the stubs right behind it, in one read.
         if (f.envelope === null) {
-          await this.fill(f.sequence);
+          let upTo = f.sequence;
+          for (let next = this.pending[0]; next?.envelope === null; next = this.pending[0]) upTo = this.pending.shift()!.sequence!;
+          await this.fill(upTo);
           continue;
         }
         if (f.sequence !== undefined && f.sequence > this.seq + 1) await this.fill(f.sequence - 1);
