@@ -27,7 +27,7 @@ describe("large events", () => {
   before(async function () {
     this.timeout(120_000);
     // A queue bound far below one event: each must still reach a client that reads.
-    server = await startServer({ SSE_MAX_BUFFERED_BYTES: String(64 * 1024), SSE_KEEPALIVE_MS: "200" });
+    server = await startServer({ SSE_MAX_BUFFERED_BYTES: String(64 * 1024), SSE_KEEPALIVE_MS: "1000" });
     redis = testRedis();
     key = await server.newKey();
     api = client(server.url, key);
@@ -103,7 +103,11 @@ describe("large events", () => {
     for (let attempt = 0; attempt < 10; attempt++) {
       const resume: Record<string, string> = frames.length > 0 ? { "last-event-id": frames.at(-1)!.id! } : {};
       const sse = await openSse(`${server.url}/v1/sessions/${sessionId}/events/stream${frames.length > 0 ? "" : "?after=0"}`, key, resume);
-      const reached = sse.waitFor((f) => f.some((x) => x.data.sequence === last), 30_000).then(() => true);
+      // A stream that closes first leaves this wait to time out unheard.
+      const reached = sse.waitFor((f) => f.some((x) => x.data.sequence === last), 30_000).then(
+        () => true,
+        () => false,
+      );
       if (attempt === 0) await started;
       const done = await Promise.race([reached, sse.closed.then(() => false)]);
       sse.close();
@@ -136,7 +140,7 @@ describe("large events", () => {
     // A small steer first, so the stream has caught up and follows the live stream when the large one comes.
     const [small] = await sendOk(api, sessionId, [{ type: "user.steer", message: "small" }]);
     await sse.waitFor((f) => f.some((x) => x.data.id === small.id));
-    await new Promise((r) => setTimeout(r, 200));
+    await until(async () => server.services.streams.inStep(sessionId), (n) => n === 1);
     // 20,000 two-byte characters: over LARGE_EVENT_BYTES, and a steer starts no turn after it.
     const [large] = await sendOk(api, sessionId, [{ type: "user.steer", message: "é".repeat(20_000) }]);
     await sse.waitFor((f) => f.some((x) => x.data.id === large.id));
@@ -150,7 +154,7 @@ describe("large events", () => {
     const stalled = stalledStream(`${server.url}/v1/sessions/${sessionId}/events/stream?after=0`, key);
     stalled.on("error", () => undefined);
     await until(async () => streams.subscribers(sessionId), (n) => n === 1);
-    // Its queue does not shrink for a keep-alive interval (200 ms here): it is let go.
+    // Its queue does not shrink for a keep-alive interval (1 s here): it is let go.
     await until(async () => streams.subscribers(sessionId), (n) => n === 0);
     const closed = new Promise<void>((resolve) => stalled.on("close", () => resolve()));
     stalled.resume();

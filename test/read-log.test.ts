@@ -28,7 +28,7 @@ describe("a page of the log, cut by bytes before it is read", () => {
   before(() => {
     redis = testRedis();
     keys = testKeys();
-    log = new EventLog(redis, keys, { pageBytes: BUDGET, largeBytes: SMALL });
+    log = new EventLog(redis, keys, { pageBytes: BUDGET, largeBytes: SMALL, overlayBytes: 0 });
   });
   beforeEach(() => {
     sessionId = `ses_readlog_${randomUUID()}`;
@@ -95,17 +95,16 @@ describe("a page of the log, cut by bytes before it is read", () => {
 
   it("stops before the large event that would pass the budget, counting the others at the small bound", async () => {
     await write([80, 80, 600, 80, 600, 80]);
-    // 6 × 100 counted, then 600 in place of 100 would be 1,100: the page ends before sequence 3.
+    // 100 + 100 + 600 + 100 = 900 fits; the next 600 would make 1,500: the page ends before sequence 5.
     const first = await read(0, 6);
-    expect(sequences(first)).to.deep.equal([1, 2]);
+    expect(sequences(first)).to.deep.equal([1, 2, 3, 4]);
+    expect(JSON.stringify(first.events[2]!.envelope)).to.equal(envelope(3, 600));
     expect(first.more).to.equal(true);
-    // 3 × 100 + 600 = 900 fits; the next 600 would make 1,400.
-    const second = await read(2, 6);
-    expect(sequences(second)).to.deep.equal([3, 4]);
-    expect(JSON.stringify(second.events[0]!.envelope)).to.equal(envelope(3, 600));
-    const third = await read(4, 6);
-    expect(sequences(third)).to.deep.equal([5, 6]);
-    expect(third.more).to.equal(false);
+    const second = await read(4, 6);
+    expect(sequences(second)).to.deep.equal([5, 6]);
+    expect(second.more).to.equal(false);
+    // A large event that fits an empty page is not alone: 600 + 100 fits.
+    expect(sequences(await read(2, 2))).to.deep.equal([3, 4]);
   });
 
   it("an event larger than the budget comes alone, and the page after it goes on", async () => {
@@ -162,6 +161,13 @@ describe("a page of the log, cut by bytes before it is read", () => {
         if (page.events.length > 1) {
           const bytes = page.events.reduce((sum, e) => sum + sizes[e.sequence - 1]! + (payloads.get(e.sequence) ?? 0), 0);
           expect(bytes, `page after ${after} (count ${count})`).to.be.at.most(BUDGET);
+        }
+        // Cut no shorter than it must be: where no payload was involved, the next event would not have fit.
+        const next = page.events.at(-1)!.sequence + 1;
+        const involved = [...sequences(page), next].some((n) => payloads.has(n));
+        if (page.more && page.events.length < count && !involved) {
+          const cost = (n: number) => Math.max(sizes[n - 1]!, SMALL);
+          expect(page.events.reduce((sum, e) => sum + cost(e.sequence), 0) + cost(next), `page after ${after} (count ${count}) was cut short`).to.be.greaterThan(BUDGET);
         }
         seen.push(...sequences(page));
         more = page.more;

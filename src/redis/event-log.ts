@@ -160,12 +160,14 @@ export class EventLog {
    * Durable events with `sequence > after`, up to `upTo`, with their current statuses merged in: at most
    * `limit`, fewer when their bytes would pass the page's budget, which is known before they are read
    * (`large-events.ts`); `more` says whether the log holds events after the page (up to `upTo`).
-   * Plain commands in three round trips, not one script: a script's XRANGE costs Redis several times
-   * the plain command's time in converting the reply (docs/decisions.md, "Large events").
+   * Plain commands in three round trips (a fourth for a replacement payload), not one script: a
+   * script's XRANGE costs Redis several times the plain command's time in converting the reply
+   * (docs/decisions.md, "Large events").
    */
   async page(sessionId: string, after: number, limit: number, upTo?: number): Promise<LogPage> {
     const overlayKey = this.keys.sessionOverlay(sessionId);
-    // Issued together, so they travel as one round trip.
+    // Issued together, so they travel as one round trip; the counter first, so an event appended
+    // between the two is past the page's end rather than counted small.
     const [counter, named] = await Promise.all([
       this.redis.get(this.keys.sessionSeq(sessionId)),
       this.redis.zrangebyscore(this.keys.sessionLarge(sessionId), `(${after}`, after + limit),

@@ -13,13 +13,18 @@ export const LARGE_EVENT_BYTES = 16 * 1024;
 /** A page of the log stops before the event that would take it past this; a larger event comes alone. */
 export const PAGE_BYTES = 8 * 1024 * 1024;
 
-/** What a page may hold: `pageBytes` in all, counting each event the index does not name as `largeBytes`. */
+/**
+ * What a page may hold: `pageBytes` in all, counting each event the index does not name as
+ * `largeBytes`, and each event `overlayBytes` more for what the overlay merges in (a status with its
+ * time, a turn id).
+ */
 export interface PageBounds {
   pageBytes: number;
   largeBytes: number;
+  overlayBytes: number;
 }
 
-export const PAGE_BOUNDS: PageBounds = { pageBytes: PAGE_BYTES, largeBytes: LARGE_EVENT_BYTES };
+export const PAGE_BOUNDS: PageBounds = { pageBytes: PAGE_BYTES, largeBytes: LARGE_EVENT_BYTES, overlayBytes: 128 };
 
 /** Room for the sequence the commit splices into a template (Lua numbers print at most 16 digits whole). */
 const SEQUENCE_DIGITS = 16;
@@ -32,7 +37,7 @@ export function isLarge(parts: [string, string]): boolean {
   return Buffer.byteLength(parts[0]) + Buffer.byteLength(parts[1]) + SEQUENCE_DIGITS >= LARGE_EVENT_BYTES;
 }
 
-/** A page's planned end: the last sequence it reads, and the bytes it is counted at so far. */
+/** A page's planned end: the last sequence it reads, and the bytes its events are counted at. */
 export interface PageEnd {
   end: number;
   spent: number;
@@ -40,24 +45,40 @@ export interface PageEnd {
 
 /**
  * Where a page of the events after `after` ends, before reading it: at most `limit` events, none past
- * `last`, and no more than the budget has room for at the small bound. Every event is counted at
- * `largeBytes`, then each large one (`large`: sequence and bytes, in order) at its size instead; the
- * page ends before the first that would pass `pageBytes`. An event that does not fit an empty page
- * is the page alone, so a page is never empty while there are events.
+ * `last`, and as many as fit in `pageBytes`, counting each event the index does not name at
+ * `largeBytes` and each large one (`large`: sequence and bytes, in order) at its size, each with
+ * `overlayBytes` more. An event that does not fit an empty page is the page alone, so a page is never
+ * empty while there are events.
  */
 export function pageEnd(after: number, last: number, limit: number, large: [sequence: number, bytes: number][], bounds: PageBounds): PageEnd {
-  const { pageBytes, largeBytes } = bounds;
-  let end = Math.min(last, after + limit, after + Math.max(1, Math.floor(pageBytes / largeBytes)));
-  let spent = Math.max(0, end - after) * largeBytes;
-  for (const [sequence, bytes] of large) {
-    if (sequence <= after || sequence > end) continue;
-    if (spent - largeBytes + bytes > pageBytes) {
-      end = sequence > after + 1 ? sequence - 1 : sequence;
-      break;
+  const { pageBytes, largeBytes, overlayBytes } = bounds;
+  const cap = Math.min(last, after + limit);
+  if (cap <= after) return { end: after, spent: 0 };
+  const unnamed = largeBytes + overlayBytes;
+  let spent = 0;
+  let at = after;
+  /** The unnamed events from `at` up to `to` that fit; false when the page ends among them. */
+  const fitUnnamed = (to: number): boolean => {
+    const room = Math.floor((pageBytes - spent) / unnamed);
+    if (to - at <= room) {
+      spent += (to - at) * unnamed;
+      at = to;
+      return true;
     }
-    spent += bytes - largeBytes;
+    spent += Math.max(0, room) * unnamed;
+    at += Math.max(0, room);
+    return false;
+  };
+  for (const [sequence, bytes] of large) {
+    if (sequence <= after || sequence > cap) continue;
+    if (!fitUnnamed(sequence - 1)) return { end: Math.max(at, after + 1), spent: Math.max(spent, unnamed) };
+    const cost = bytes + overlayBytes;
+    if (spent + cost > pageBytes) return at > after ? { end: at, spent } : { end: sequence, spent: cost };
+    spent += cost;
+    at = sequence;
   }
-  return { end, spent };
+  fitUnnamed(cap);
+  return at > after ? { end: at, spent } : { end: after + 1, spent: unnamed };
 }
 
 /**
