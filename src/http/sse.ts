@@ -79,8 +79,7 @@ class SseClient implements FrameSink<Buffer> {
           queued = now;
           return;
         }
-        this.onDrop(now);
-        this.res.destroy();
+        this.drop(now);
         settle();
       }, this.stallMs);
       const settle = () => {
@@ -109,6 +108,11 @@ class SseClient implements FrameSink<Buffer> {
     this.checking = false;
     const queued = this.res.writableLength;
     if (this.ended || queued <= this.maxBufferedBytes + this.largest) return;
+    this.drop(queued);
+  }
+
+  /** Lets go of a client that leaves too much unread; it resumes with Last-Event-ID. */
+  private drop(queued: number): void {
     this.onDrop(queued);
     this.res.destroy();
   }
