@@ -49,7 +49,7 @@ export class SessionActor {
     const { log, intents, locks, shutdown } = this.deps;
     while (!shutdown.aborted) {
       const seenAt = Date.now();
-      const outcome = await locks.withSessionLock(sessionId, this.deps.lockTtlMs, (fence, lost) => this.drain(sessionId, fence, AbortSignal.any([lost, shutdown])));
+      const outcome = await locks.withSessionLock(sessionId, this.deps.lockTtlMs, shutdown, (fence, lost) => this.drain(sessionId, fence, lost));
       if (!outcome.acquired || shutdown.aborted) return;
       await intents.clearPending(sessionId, seenAt);
       // Another pass only when this one could act: a session without a record has nothing to run.
