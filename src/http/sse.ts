@@ -5,6 +5,7 @@
  * slow reader may leave queued.
  */
 import type { ServerResponse } from "node:http";
+import type { Config } from "../config.js";
 import type { Logger } from "../log.js";
 import type { OpenStreams } from "../redis/open-streams.js";
 import type { Cursor } from "../services/event-cursor.js";
@@ -23,6 +24,11 @@ export interface SseLimits {
   keepAliveMs: number;
   /** A client with more than this queued (unread by it), beyond the largest frame it is still reading, is disconnected. */
   maxBufferedBytes: number;
+}
+
+/** The limits the configuration sets for every event stream, sessions' and deployment threads' alike. */
+export function sseLimits(config: Pick<Config, "sseKeepAliveMs" | "sseMaxBufferedBytes">): SseLimits {
+  return { keepAliveMs: config.sseKeepAliveMs, maxBufferedBytes: config.sseMaxBufferedBytes };
 }
 
 /**

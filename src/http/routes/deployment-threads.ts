@@ -25,7 +25,7 @@ import type { DeploymentServices } from "../deployments/context.js";
 import { sentHeaders } from "../errors.js";
 import { presentEventPage } from "../present.js";
 import type { Routes } from "../route.js";
-import { SseTransport } from "../sse.js";
+import { SseTransport, sseLimits } from "../sse.js";
 
 function presentThread(deploymentId: string, { doc, status, usage }: SessionView) {
   return {
@@ -42,7 +42,7 @@ function presentThread(deploymentId: string, { doc, status, usage }: SessionView
 
 export function deploymentThreadRoutes(routes: Routes, { threads, deployments, streams, openStreams, config, log }: DeploymentServices): void {
   const tag = "Threads";
-  const sse = new SseTransport(streams, openStreams, { keepAliveMs: config.sseKeepAliveMs, maxBufferedBytes: config.sseMaxBufferedBytes }, log);
+  const sse = new SseTransport(streams, openStreams, sseLimits(config), log);
 
   routes.add(
     {

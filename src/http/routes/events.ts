@@ -10,11 +10,11 @@ import type { Services } from "../context.js";
 import { sentHeaders } from "../errors.js";
 import { presentEventPage } from "../present.js";
 import type { Routes } from "../route.js";
-import { SseTransport } from "../sse.js";
+import { SseTransport, sseLimits } from "../sse.js";
 
 export function eventRoutes(routes: Routes, { events, streams, openStreams, config, log }: Services): void {
   const tag = "Events";
-  const sse = new SseTransport(streams, openStreams, { keepAliveMs: config.sseKeepAliveMs, maxBufferedBytes: config.sseMaxBufferedBytes }, log);
+  const sse = new SseTransport(streams, openStreams, sseLimits(config), log);
 
   routes.add(
     {
