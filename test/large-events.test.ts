@@ -8,11 +8,13 @@ import { expect } from "chai";
 import type { RedisClient } from "../src/redis/client.js";
 import { parseEntry } from "../src/redis/event-log.js";
 import { LARGE_EVENT_BYTES, PAGE_BYTES } from "../src/redis/large-events.js";
+import { decodeCursor, encodeCursor, sessionTag } from "../src/services/event-cursor.js";
 import { createAgent, createSession, sendOk, waitForStatus } from "./support/api.js";
 import { testKeys, testRedis } from "./support/redis.js";
 import { until } from "./support/sessions.js";
 import { openSse, stalledStream } from "./support/sse.js";
 import { client, startServer, type Client, type TestServer } from "./support/server.js";
+import { allow, lookup, sessionSteps } from "./tools-cases.js";
 
 /** A prompt of about 4 MB: 100 blocks of 20,000 two-byte characters, the most the schema allows. */
 const bigPrompt = (mark: string) => ({ type: "user.message", content: Array.from({ length: 100 }, (_, i) => ({ type: "text", text: `${mark}${i} ${"é".repeat(19_990)}` })) });
@@ -44,10 +46,10 @@ describe("large events", () => {
   });
 
   /** Every page of the history at `limit`, as the API returns them. */
-  async function pages(limit: number): Promise<{ data: any[]; hasMore: boolean; bytes: number }[]> {
+  async function pages(limit: number, of = sessionId): Promise<{ data: any[]; hasMore: boolean; bytes: number }[]> {
     const out = [];
     for (let after = 0; ; ) {
-      const res = await api.get(`/v1/sessions/${sessionId}/events?after=${after}&limit=${limit}`);
+      const res = await api.get(`/v1/sessions/${of}/events?after=${after}&limit=${limit}`);
       expect(res.status).to.equal(200);
       out.push({ data: res.body.data, hasMore: res.body.pagination.hasMore, bytes: Buffer.byteLength(JSON.stringify(res.body.data)) });
       if (!res.body.pagination.hasMore) return out;
@@ -146,6 +148,53 @@ describe("large events", () => {
     await sse.waitFor((f) => f.some((x) => x.data.id === large.id));
     sse.close();
     expect(sse.frames.map((f) => f.data)).to.deep.equal([small, large]);
+  });
+
+  it("a large session.tool_updated is patched in the live stream, and reaches open and resuming streams whole", async function () {
+    this.timeout(60_000);
+    const { post, paused } = sessionSteps(() => api);
+    const agent = await createAgent(api, { tools: [lookup({ permissionPolicy: allow })] });
+    const toolSession = (await createSession(api, agent.id)).id;
+    await sendOk(api, toolSession, [{ type: "user.message", content: [{ type: "text", text: "/tool lookup {}" }] }]);
+    const use = (await paused(toolSession)).events.find((e: any) => e.type === "agent.custom_tool_use");
+    const running = await post(toolSession, { type: "user.custom_tool_result", tool_use_id: use.id, content: [{ type: "text", text: "job started" }], status: "running" });
+    const runningEvent = running.body.data[0];
+    await waitForStatus(api, toolSession, "idle");
+
+    const sse = await openSse(`${server.url}/v1/sessions/${toolSession}/events/stream?after=${runningEvent.sequence}`, key);
+    await until(async () => server.services.streams.inStep(toolSession), (n) => n === 1);
+    // A frame before it, whose cursor a client resumes from below.
+    const [steer] = await sendOk(api, toolSession, [{ type: "user.steer", message: "before" }]);
+    await sse.waitFor((f) => f.some((x) => x.data.id === steer.id));
+    // About 4 MB, far over the SSE bound of 64 KiB and LARGE_EVENT_BYTES.
+    const content = bigPrompt("result").content;
+    const final = await post(toolSession, { type: "user.custom_tool_result", tool_use_id: use.id, content, status: "completed" });
+    expect(final.status).to.equal(202);
+    await sse.waitFor((f) => f.some((x) => x.event === "session.tool_updated"));
+    const at = sse.frames.findIndex((f) => f.event === "session.tool_updated");
+    const updated = sse.frames[at]!.data;
+    expect(updated.sequence).to.equal(null);
+    expect(updated.payload).to.deep.include({ tool_use_id: use.id, event_id: runningEvent.id });
+    expect(updated.payload.payload).to.deep.equal({ type: "user.custom_tool_result", tool_use_id: use.id, content, status: "completed" });
+
+    // The live stream holds it without the payload, naming the event whose overlay field has it.
+    const keys = testKeys();
+    const entry = (await redis.xrange(keys.sessionLive(toolSession), "-", "+")).map(([, fields]) => parseEntry(fields)).find((f) => f.type === "session.tool_updated")!;
+    expect(entry.patch).to.equal(runningEvent.id);
+    expect(Buffer.byteLength(entry.env!)).to.be.below(LARGE_EVENT_BYTES);
+    expect(JSON.parse(entry.env!).payload.payload).to.equal(null);
+
+    // A client joining the running feed reads back the live-only frames after its live position (here
+    // one just before the frame, with every durable event delivered), and gets this one whole.
+    await waitForStatus(api, toolSession, "idle");
+    expect(sse.frames[at - 1]!.data.id).to.equal(steer.id);
+    const lastSequence = (await pages(100, toolSession)).flatMap((p) => p.data).length;
+    const cursor = encodeCursor(sessionTag(toolSession), lastSequence, decodeCursor(toolSession, sse.frames[at - 1]!.id!).liveId!);
+    const resumed = await openSse(`${server.url}/v1/sessions/${toolSession}/events/stream`, key, { "last-event-id": cursor });
+    await resumed.waitFor((f) => f.some((x) => x.event === "session.tool_updated"));
+    resumed.close();
+    sse.close();
+    expect(resumed.frames.find((f) => f.event === "session.tool_updated")!.data).to.deep.equal(updated);
   });
 
   it("a client that stops reading while its replay waits for it is disconnected, not waited for", async () => {

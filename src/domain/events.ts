@@ -48,8 +48,13 @@ export interface Envelope {
   createdAt: string;
 }
 
-/** An envelope before the log gives it its sequence; `liveOnly` frames go to the live stream only. */
-export type Draft = Omit<Envelope, "sequence"> & { liveOnly?: true };
+/**
+ * An envelope before the log gives it its sequence. `liveOnly`: a frame of the live stream, never in
+ * the log. `replacementOf`: a live-only frame whose `payload.payload` is the replacement payload the
+ * same plan writes to the overlay for that event (`session.tool_updated`); the live stream may then
+ * hold it without that payload.
+ */
+export type Draft = Omit<Envelope, "sequence"> & { liveOnly?: true; replacementOf?: string };
 
 export function draft(
   sessionId: string,

@@ -126,7 +126,11 @@ export function planInbound(
           const started = startTurnWith([earlier.eventId]);
           statuses.push({ eventId: earlier.eventId, status: "received", processedAt: null, payload: event });
           drafts.push(
-            { ...draft(sessionId, newId("evt"), { type: "session.tool_updated", tool_use_id: event.tool_use_id, event_id: earlier.eventId, payload: event }, { turnId: started.turn.id, now }), liveOnly: true },
+            {
+              ...draft(sessionId, newId("evt"), { type: "session.tool_updated", tool_use_id: event.tool_use_id, event_id: earlier.eventId, payload: event }, { turnId: started.turn.id, now }),
+              liveOnly: true,
+              replacementOf: earlier.eventId,
+            },
             started.running,
           );
         } else {

@@ -86,25 +86,47 @@ function overlayFields(changes: StatusChange[]): string[] {
 }
 
 /**
- * A draft as the script takes it: a durable one's envelope split around its sequence (and whether it is
- * large, `large-events.ts`), a live-only one's whole.
+ * A draft as the script takes it, with the script's mode for it (`large-events.ts`): a durable one's
+ * envelope split around its sequence, `large` when the live stream gets a stub of it; a live-only
+ * one's whole, `patched` when it is large and carries a replacement the same plan writes to the
+ * overlay: the live stream then holds it without that payload, and names the event to read it from.
  */
-type Encoded = { draft: Draft; json: [string, string] | string; large: boolean };
+type Encoded =
+  | { draft: Draft; mode: "log" | "large"; json: [string, string] }
+  | { draft: Draft; mode: "live"; json: string }
+  | { draft: Draft; mode: "patched"; json: string; replacementOf: string };
 
 function encodeDraft(d: Draft): Encoded {
-  if (d.liveOnly) return { draft: d, json: liveOnlyJson(d), large: false };
+  if (d.liveOnly) {
+    const json = liveOnlyJson(d);
+    if (d.replacementOf === undefined || !isLarge([json, ""])) return { draft: d, mode: "live", json };
+    return { draft: d, mode: "patched", json: liveOnlyJson({ ...d, payload: { ...d.payload, payload: null } }), replacementOf: d.replacementOf };
+  }
   const json = template(d);
-  return { draft: d, json, large: isLarge(json) };
+  return { draft: d, mode: isLarge(json) ? "large" : "log", json };
+}
+
+/** The script's five arguments for a draft (the contract of `append-events-11.lua`). */
+function draftArgs(e: Encoded): string[] {
+  switch (e.mode) {
+    case "live":
+      return [e.json, "", e.draft.type, "", e.mode];
+    case "patched":
+      return [e.json, e.replacementOf, e.draft.type, "", e.mode];
+    default:
+      return [...e.json, e.draft.type, e.draft.turnId ?? "", e.mode];
+  }
 }
 
 /** The live stream's entries the script wrote, as a read returns them (fields as the script's XADDs name them). */
 function liveEntries(drafts: Encoded[], liveIds: string[], firstSequence: number): StreamEntry[] {
   let seq = firstSequence;
   return drafts.map((d, i): StreamEntry => {
-    if (typeof d.json === "string") return [liveIds[i]!, ["type", d.draft.type, "env", d.json]];
+    if (d.mode === "live") return [liveIds[i]!, ["type", d.draft.type, "env", d.json]];
+    if (d.mode === "patched") return [liveIds[i]!, ["type", d.draft.type, "env", d.json, "patch", d.replacementOf]];
     const sequence = String(seq++);
     const env = d.json[0] + sequence + d.json[1];
-    return [liveIds[i]!, ["type", d.draft.type, "seq", sequence, ...(d.large ? ["bytes", String(Buffer.byteLength(env))] : ["env", env])]];
+    return [liveIds[i]!, ["type", d.draft.type, "seq", sequence, ...(d.mode === "large" ? ["bytes", String(Buffer.byteLength(env))] : ["env", env])]];
   });
 }
 
@@ -147,10 +169,7 @@ export class EventAppender {
     for (const [field, value] of commit.reads) args.push(field, value === null ? "" : `=${value}`);
     const drafts = plan.drafts.map(encodeDraft);
     args.push(drafts.length);
-    for (const e of drafts) {
-      if (typeof e.json === "string") args.push(e.json, "", e.draft.type, "", "live");
-      else args.push(...e.json, e.draft.type, e.draft.turnId ?? "", e.large ? "large" : "log");
-    }
+    for (const e of drafts) args.push(...draftArgs(e));
     const state = Object.entries(encodeState(plan.state));
     args.push(state.length, ...state.flat());
     const overlay = overlayFields(plan.statuses);

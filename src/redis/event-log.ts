@@ -46,7 +46,9 @@ function overlaid(envelope: Envelope, patch: string | null, turn: string | null,
 
 /**
  * A frame of the live stream, as SSE delivers it. A large durable event's frame is a stub, without its
- * envelope: readers take the event from the log (`large-events.ts`).
+ * envelope: readers take the event from the log (`large-events.ts`). A large live-only frame that
+ * carries a replacement payload comes without it (`payload.payload` is null) and names the event
+ * whose overlay holds it (`replacementOf`): readers complete it with `completed`.
  */
 export type LiveFrame =
   | {
@@ -54,7 +56,9 @@ export type LiveFrame =
       envelope: Envelope;
       /** The durable sequence, absent for live-only frames (whose envelope has `sequence: null`). */
       sequence?: number;
+      replacementOf?: undefined;
     }
+  | { liveId: string; envelope: Envelope; sequence?: undefined; replacementOf: string }
   | { liveId: string; envelope: null; sequence: number };
 
 export function parseState(hash: Record<string, string>): RuntimeState {
@@ -225,6 +229,17 @@ export class EventLog {
     });
   }
 
+  /**
+   * A live-only frame's envelope, whole: a patched one gets its replacement payload from the overlay
+   * (null when that is gone: the session was deleted).
+   */
+  async completed(sessionId: string, frame: { envelope: Envelope; replacementOf?: string }): Promise<Envelope | null> {
+    if (frame.replacementOf === undefined) return frame.envelope;
+    const payload = await this.redis.hget(this.keys.sessionOverlay(sessionId), `${frame.replacementOf}:payload`);
+    if (payload === null) return null;
+    return { ...frame.envelope, payload: { ...frame.envelope.payload, payload: JSON.parse(payload) as Payload } };
+  }
+
   /** The first durable event up to `upTo` that `match` accepts. */
   async first(sessionId: string, upTo: number, match: (env: Envelope) => boolean): Promise<Envelope | null> {
     for await (const { envelope } of this.events(sessionId, 0, upTo)) if (match(envelope)) return envelope;
@@ -273,6 +288,7 @@ export class EventLog {
 export function toLiveFrame(id: string, fields: string[]): LiveFrame {
   const f = parseEntry(fields);
   if (f.env === undefined) return { liveId: id, envelope: null, sequence: Number(f.seq) };
+  if (f.patch !== undefined) return { liveId: id, envelope: JSON.parse(f.env) as Envelope, replacementOf: f.patch };
   const frame: LiveFrame = { liveId: id, envelope: JSON.parse(f.env) as Envelope };
   if (f.seq !== undefined) frame.sequence = Number(f.seq);
   return frame;

@@ -13,7 +13,7 @@ export const LIVE_MAXLEN = 1_000;
 
 /** A live-only frame's envelope: it never gets a sequence. */
 export function liveOnlyJson(d: Draft): string {
-  const { liveOnly: _, id, type, sessionId, ...rest } = d;
+  const { liveOnly: _, replacementOf: __, id, type, sessionId, ...rest } = d;
   return JSON.stringify({ id, type, sessionId, sequence: null, ...rest });
 }
 

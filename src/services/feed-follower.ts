@@ -49,7 +49,12 @@ export class FeedFollower<W> implements Follower<W> {
       const page = await live.range(sessionId, after, end, LIVE_PAGE);
       for (const [id, fields] of page) {
         const f = toLiveFrame(id, fields);
-        if (f.envelope && f.sequence === undefined) this.take(f.envelope, undefined, f.liveId);
+        if (!f.envelope || f.sequence !== undefined) continue;
+        const reading = this.sink.drained();
+        if (reading) await reading;
+        const envelope = await log.completed(sessionId, f);
+        if (this.sink.closed) return;
+        if (envelope) this.take(envelope, undefined, f.liveId);
       }
       if (page.length < LIVE_PAGE) break;
       after = page[page.length - 1]![0];

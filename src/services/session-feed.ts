@@ -149,7 +149,9 @@ export class SessionFeed<W> {
           continue;
         }
         if (f.sequence !== undefined && f.sequence > this.seq + 1) await this.fill(f.sequence - 1);
-        this.pass(f.envelope, f.sequence, f.liveId);
+        // A patched live-only frame gets its payload from the overlay; gone with a deleted session.
+        const envelope = f.replacementOf === undefined ? f.envelope : await this.sources.log.completed(this.sessionId, f);
+        if (envelope && !this.closed) this.pass(envelope, f.sequence, f.liveId);
       }
     } catch (err) {
       this.fail(err);

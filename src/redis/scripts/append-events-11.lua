@@ -38,7 +38,9 @@
     then    number of drafts N, then N groups of five:
               envelope JSON before the sequence, envelope JSON after it, type, turn id,
               "log" (durable), "large" (durable, and LARGE_EVENT_BYTES or more: the live stream gets a
-              stub of it, `large-events.ts`) or "live" (live-only; its whole envelope is the first part)
+              stub of it, `large-events.ts`), "live" (live-only; its whole envelope is the first part)
+              or "patched" (live-only and large, its envelope without the replacement payload it
+              carries; the second part names the event whose overlay `<id>:payload` holds that payload)
     then    number of state field pairs M, then M x (field, value)
     then    number of overlay pairs K, then K x (field, value)
 
@@ -61,6 +63,7 @@
     KEYS[4] XADD *          type, seq, bytes              (large ones: a stub; the event is in the log)
     KEYS[11] ZADD <seq> "<seq>:<bytes>"                   (large ones)
     KEYS[4] XADD *          type, env                     (live-only drafts)
+    KEYS[4] XADD *          type, env, patch              (patched ones: `patch` is the event id)
     KEYS[2] INCRBY, KEYS[1] HSET + HINCRBY v, KEYS[6] HSET (+ the once-mark: ARGV[11] .. " " .. first sequence)
     KEYS[10] INCRBY (+ PEXPIRE when the window starts)
     KEYS[7] ZADD, KEYS[9] XADD session  (wake)
@@ -109,7 +112,8 @@ local n = tonumber(ARGV[i])
 i = i + 1
 local durable = 0
 for k = 0, n - 1 do
-  if ARGV[i + k * 5 + 4] ~= 'live' then durable = durable + 1 end
+  local mode = ARGV[i + k * 5 + 4]
+  if mode == 'log' or mode == 'large' then durable = durable + 1 end
 end
 local newest = n > 0 and redis.call('XREVRANGE', KEYS[4], '+', '-', 'COUNT', 1)[1] or nil
 local result = {0, 0, used, cost > 0 and redis.call('PTTL', KEYS[10]) or 0, newest and newest[1] or '0-0'}
@@ -123,6 +127,8 @@ for _ = 1, n do
   local liveId
   if mode == 'live' then
     liveId = redis.call('XADD', KEYS[4], 'MAXLEN', '~', maxlen, '*', 'type', etype, 'env', ARGV[i])
+  elseif mode == 'patched' then
+    liveId = redis.call('XADD', KEYS[4], 'MAXLEN', '~', maxlen, '*', 'type', etype, 'env', ARGV[i], 'patch', ARGV[i + 1])
   else
     seq = seq + 1
     local env = ARGV[i] .. seq .. ARGV[i + 1]
