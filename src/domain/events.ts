@@ -54,7 +54,7 @@ export interface Envelope {
  * same plan writes to the overlay for that event (`session.tool_updated`); the live stream may then
  * hold it without that payload.
  */
-export type Draft = Omit<Envelope, "sequence"> & { liveOnly?: true; replacementOf?: string };
+export type Draft = Omit<Envelope, "sequence"> & ({ liveOnly?: undefined; replacementOf?: undefined } | { liveOnly: true; replacementOf?: string });
 
 export function draft(
   sessionId: string,

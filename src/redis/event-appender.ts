@@ -4,7 +4,7 @@
  * script. Only the session transition function calls it (`src/services/session-transitions.ts`; the
  * layering check enforces it).
  */
-import type { Draft, Envelope } from "../domain/events.js";
+import type { Draft, Envelope, Payload } from "../domain/events.js";
 import type { Plan, StatusChange } from "../domain/session-state.js";
 import type { RateLimitStanding } from "../errors.js";
 import type { AllowanceScope } from "./allowances.js";
@@ -96,11 +96,14 @@ type Encoded =
   | { draft: Draft; mode: "live"; json: string }
   | { draft: Draft; mode: "patched"; json: string; replacementOf: string };
 
-function encodeDraft(d: Draft): Encoded {
+/** `replacements`: the replacement payloads the same commit writes to the overlay, by event id. */
+function encodeDraft(d: Draft, replacements: ReadonlyMap<string, Payload>): Encoded {
   if (d.liveOnly) {
     const json = liveOnlyJson(d);
-    if (d.replacementOf === undefined || !isLarge([json, ""])) return { draft: d, mode: "live", json };
-    return { draft: d, mode: "patched", json: liveOnlyJson({ ...d, payload: { ...d.payload, payload: null } }), replacementOf: d.replacementOf };
+    const of = d.replacementOf;
+    // Patched only when this very commit writes the payload the frame leaves out.
+    if (of === undefined || replacements.get(of) !== d.payload.payload || !isLarge([json, ""])) return { draft: d, mode: "live", json };
+    return { draft: d, mode: "patched", json: liveOnlyJson({ ...d, payload: { ...d.payload, payload: null } }), replacementOf: of };
   }
   const json = template(d);
   return { draft: d, mode: isLarge(json) ? "large" : "log", json };
@@ -167,7 +170,8 @@ export class EventAppender {
     args.push(once?.field ?? "", once ? `${once.fingerprint} ${once.answers.join(",")}` : "");
     args.push(commit.reads.length);
     for (const [field, value] of commit.reads) args.push(field, value === null ? "" : `=${value}`);
-    const drafts = plan.drafts.map(encodeDraft);
+    const replacements = new Map(plan.statuses.flatMap((s) => (s.payload ? [[s.eventId, s.payload] as const] : [])));
+    const drafts = plan.drafts.map((d) => encodeDraft(d, replacements));
     args.push(drafts.length);
     for (const e of drafts) args.push(...draftArgs(e));
     const state = Object.entries(encodeState(plan.state));
