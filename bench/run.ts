@@ -1,7 +1,8 @@
 /**
  * The send path, each figure beside a baseline measured in the same run:
  *   (a) latency from POST user.message to its first SSE frame, vs the raw XADD → blocked XREAD round trip,
- *       in alternating rounds (the client is raw TCP on a thread of its own, `first-frame-client.ts`);
+ *       in alternating rounds (the client is raw TCP on a thread of its own, `first-frame-client.ts`),
+ *       with the service process's garbage-collection pauses during its samples;
  *   (b) sends per second, one event a request, vs a trivial Koa route answering the same requests, in
  *       alternating rounds after a warm-up of each (the ratio is the median of the rounds' ratios, so a
  *       drift of the shared machine during the run weighs on both sides alike);
@@ -13,7 +14,7 @@
  * BENCH_SEND_ROUNDS (default 5) and BENCH_SEND_SECONDS (each round's, default 4).
  */
 import type { AddressInfo } from "node:net";
-import { performance } from "node:perf_hooks";
+import { constants, performance, PerformanceObserver, type PerformanceEntry } from "node:perf_hooks";
 import { Redis } from "ioredis";
 import Koa from "koa";
 import type { FirstFrameOptions } from "./first-frame-client.js";
@@ -129,24 +130,50 @@ const send = async (service: Service, sessionId: string, body: string) => {
   return res.status;
 };
 
+interface Collections {
+  young: number[];
+  full: number[];
+}
+
+/** Adds the pauses of this process's (the service's) garbage collections while `work` runs to `into`, in ms. */
+async function collecting<T>(into: Collections, work: () => Promise<T>): Promise<T> {
+  // A gc entry's `detail` says its kind; @types/node does not declare it.
+  const take = (entries: (PerformanceEntry & { detail?: { kind?: number } | null })[]) => {
+    for (const e of entries) {
+      const kind = e.detail?.kind;
+      if (kind === constants.NODE_PERFORMANCE_GC_MINOR) into.young.push(e.duration);
+      else if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) into.full.push(e.duration);
+    }
+  };
+  const observer = new PerformanceObserver((list) => take(list.getEntries()));
+  observer.observe({ entryTypes: ["gc"] });
+  try {
+    return await work();
+  } finally {
+    take(observer.takeRecords());
+    observer.disconnect();
+  }
+}
+
 /**
  * (a) POST user.message → its first SSE frame, one prompt at a time, each turn finished before the next;
  * and its baseline, the raw round trip. Both are taken in alternating rounds, so each is sampled across
  * the same stretch of the run (this machine's calm comes and goes).
  */
-async function firstFrames(service: Service, agentId: string): Promise<{ frames: number[]; raw: number[] }> {
+async function firstFrames(service: Service, agentId: string): Promise<{ frames: number[]; raw: number[]; collections: Collections }> {
   const session = String((await service.post("/v1/sessions", { agentId, subjectId: "latency" })).id);
   const body = JSON.stringify({ events: [{ type: "user.message", content: [{ type: "text", text: "sample #N#" }] }] });
   const path = `${service.base}/v1/sessions/${session}/events`;
   const frames: number[] = [];
   const raw: number[] = [];
+  const collections: Collections = { young: [], full: [] };
   const perRound = Math.ceil(SAMPLES / LATENCY_ROUNDS);
   for (let first = 0; first < SAMPLES; first += perRound) {
     const samples = Math.min(perRound, SAMPLES - first);
-    frames.push(...(await timedByClient({ postUrl: path, streamUrl: `${path}/stream`, key: service.key, samples, body, first })));
+    frames.push(...(await collecting(collections, () => timedByClient({ postUrl: path, streamUrl: `${path}/stream`, key: service.key, samples, body, first }))));
     raw.push(...(await baselineRoundTrip(samples)));
   }
-  return { frames, raw };
+  return { frames, raw, collections };
 }
 
 /** Sessions of distinct subjects, enough that the per-subject allowance (1,000 a minute) never binds over `seconds` at `perSecond`. */
@@ -165,7 +192,7 @@ async function main(): Promise<void> {
   const agent = await service.post("/v1/agents", { name: "bench", modelName: "mock/bench", systemPrompt: "", skills: [], tools: [], rateLimits: { conversationsPerMinute: 300, messagesPerMinute: 1000 } });
   const agentId = String(agent.id);
 
-  const { frames: latencies, raw: roundTrips } = await firstFrames(service, agentId);
+  const { frames: latencies, raw: roundTrips, collections } = await firstFrames(service, agentId);
 
   // (b) One steer a request (appended, no turn), over sessions of distinct subjects; (a)'s HTTP floor.
   const oneSteer = JSON.stringify({ events: [{ type: "user.steer", message: `steer ${"x".repeat(100)}` }] });
@@ -219,6 +246,8 @@ async function main(): Promise<void> {
   console.log(`    raw Redis      p50 ${fixed(b.p50)} ms   p99 ${fixed(b.p99)} ms   (XADD → blocked XREAD)`);
   console.log(`    ratio          p50 ${fixed(a.p50 / b.p50, 8, 1)}x   p99 ${fixed(a.p99 / b.p99, 8, 1)}x   (target: p99 ≤ 3x)`);
   console.log(`    trivial Koa    p50 ${fixed(k.p50)} ms   p99 ${fixed(k.p99)} ms   (one POST answered, same client: HTTP alone)`);
+  const pauses = (ms: number[]) => `${ms.length} (${ms.reduce((s, d) => s + d, 0).toFixed(0)} ms in all, longest ${Math.max(0, ...ms).toFixed(1)} ms)`;
+  console.log(`    collections    young ${pauses(collections.young)}, full ${pauses(collections.full)}   (the service's process, during its samples)`);
   const perRound = (rates: number[]) => rates.map((r) => r.toFixed(0)).join(" ");
   console.log(`(b) sends per second, one event a request, ${SEND_CONCURRENCY} connections, ${SEND_ROUNDS} rounds of ${SEND_SECONDS} s after ${WARM_UP_SECONDS} s of warm-up each`);
   console.log(`    service        ${fixed(summary(sends.service).p50, 8, 0)} requests/s median   (rounds: ${perRound(sends.service)}; ${show(sends.statuses)})`);
