@@ -3,8 +3,10 @@
  * (no HTTP parser, no text decoding, no JSON) it sends one POST at a time on a kept-alive connection and
  * times it until its marker arrives on an open SSE stream of the session, then waits for the turn to end
  * (`session.status_idle`) before the next. Without a stream it times each POST until its answer: the
- * baseline of HTTP alone, measured the same way. Times are `process.hrtime`.
+ * baseline of HTTP alone, measured the same way. Times are `process.hrtime`, one clock for every thread of
+ * the process, so a sample can be set beside the service's collections (`run.ts`).
  */
+import { readFileSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { serveInThread } from "./threads.js";
 
@@ -21,9 +23,24 @@ export interface FirstFrameOptions {
   startsTurn?: boolean;
   /** The first sample's number (default 0), so rounds on one session never reuse a marker. */
   first?: number;
+  /**
+   * Whether to note how long the process's main thread (the service's, when it runs in this process)
+   * waited for a core during each sample: Linux's `schedstat`, read before and after the sample.
+   */
+  mainThreadWaits?: boolean;
+}
+
+/** One sample: when its POST was written (`process.hrtime`, ms) and how long until its frame (or answer), ms. */
+export interface Sample {
+  start: number;
+  ms: number;
+  /** With `mainThreadWaits`: ms the main thread was ready to run but not running, during the sample. */
+  waited?: number;
 }
 
 const nowMs = (): number => Number(process.hrtime.bigint()) / 1e6;
+/** The main thread's time spent waiting on a run queue so far, ms (the second field, in ns). */
+const mainThreadWaited = (): number => Number(readFileSync(`/proc/${process.pid}/task/${process.pid}/schedstat`, "utf8").split(" ")[1]) / 1e6;
 const IDLE = Buffer.from("event: session.status_idle");
 const HEADER_END = Buffer.from("\r\n\r\n");
 
@@ -44,7 +61,7 @@ function open(url: URL): Promise<Socket> {
   });
 }
 
-async function main(options: FirstFrameOptions): Promise<number[]> {
+async function main(options: FirstFrameOptions): Promise<Sample[]> {
   const post = new URL(options.postUrl);
   const posts = await open(post);
   // One answer at a time: its headers, then Content-Length bytes of body.
@@ -93,7 +110,7 @@ async function main(options: FirstFrameOptions): Promise<number[]> {
     });
   }
 
-  const latencies: number[] = [];
+  const samples: Sample[] = [];
   for (let n = options.first ?? 0, i = 0; i < options.samples; i++, n++) {
     const body = Buffer.from(options.body.replace("#N#", `#${n}#`));
     const request = Buffer.concat([
@@ -104,14 +121,17 @@ async function main(options: FirstFrameOptions): Promise<number[]> {
     const answer = new Promise<void>((resolve) => (answered = resolve));
     const frame = options.streamUrl ? new Promise<void>((resolve) => (onMarker = resolve)) : answer;
     const idle = options.streamUrl && options.startsTurn !== false ? new Promise<void>((resolve) => (onIdle = resolve)) : answer;
+    const waitedBefore = options.mainThreadWaits ? mainThreadWaited() : 0;
     const t0 = nowMs();
     posts.write(request);
     await frame;
-    latencies.push(nowMs() - t0);
+    const sample: Sample = { start: t0, ms: nowMs() - t0 };
+    if (options.mainThreadWaits) sample.waited = mainThreadWaited() - waitedBefore;
+    samples.push(sample);
     await Promise.all([answer, idle]);
   }
   posts.destroy();
-  return latencies;
+  return samples;
 }
 
 serveInThread(main);

@@ -2,7 +2,8 @@
  * The send path, each figure beside a baseline measured in the same run:
  *   (a) latency from POST user.message to its first SSE frame, vs the raw XADD → blocked XREAD round trip,
  *       in alternating rounds (the client is raw TCP on a thread of its own, `first-frame-client.ts`),
- *       with the service process's garbage-collection pauses during its samples;
+ *       with the service process's garbage-collection pauses during its samples, and which of its slowest
+ *       samples a pause overlapped and how long the service's thread waited for a core in each;
  *   (b) sends per second, one event a request, vs a trivial Koa route answering the same requests, in
  *       alternating rounds after a warm-up of each (the ratio is the median of the rounds' ratios, so a
  *       drift of the shared machine during the run weighs on both sides alike);
@@ -17,7 +18,7 @@ import type { AddressInfo } from "node:net";
 import { constants, performance, PerformanceObserver, type PerformanceEntry } from "node:perf_hooks";
 import { Redis } from "ioredis";
 import Koa from "koa";
-import type { FirstFrameOptions } from "./first-frame-client.js";
+import type { FirstFrameOptions, Sample } from "./first-frame-client.js";
 import { loadFromThread } from "./load-client.js";
 import { conditions, fixed, rate, redisUrl, startService, summary, type Service } from "./support.js";
 import { inThread } from "./threads.js";
@@ -69,8 +70,8 @@ async function baselineAppendRate(): Promise<number> {
   return requests * BATCH;
 }
 
-/** Runs the raw-TCP client of `first-frame-client.ts` on a thread of its own; its latencies, in ms. */
-const timedByClient = (options: FirstFrameOptions): Promise<number[]> => inThread(new URL("./first-frame-client.js", import.meta.url), options);
+/** Runs the raw-TCP client of `first-frame-client.ts` on a thread of its own; its samples. */
+const timedByClient = (options: FirstFrameOptions): Promise<Sample[]> => inThread(new URL("./first-frame-client.js", import.meta.url), options);
 
 /** A Koa app with one route that answers 202 with a small JSON body: the floor of any HTTP send. */
 async function trivialKoa(): Promise<{ url: string; close(): void }> {
@@ -124,25 +125,32 @@ async function sendRounds(urls: string[], koaUrl: string, headers: Record<string
   return rounds;
 }
 
+/** Whether two spans of the client's clock overlap. */
+const overlap = (a: Sample, b: Sample) => a.start < b.start + b.ms && b.start < a.start + a.ms;
+
 const send = async (service: Service, sessionId: string, body: string) => {
   const res = await fetch(`${service.base}/v1/sessions/${sessionId}/events`, { method: "POST", headers: { "x-api-key": service.key, "content-type": "application/json" }, body });
   await res.arrayBuffer();
   return res.status;
 };
 
+/** The service process's garbage collections, each as a `Sample` on the client's clock. */
 interface Collections {
-  young: number[];
-  full: number[];
+  young: Sample[];
+  full: Sample[];
 }
 
-/** Adds the pauses of this process's (the service's) garbage collections while `work` runs to `into`, in ms. */
+/** Adds this process's (the service's) garbage collections while `work` runs to `into`. */
 async function collecting<T>(into: Collections, work: () => Promise<T>): Promise<T> {
+  // Entries are timed from this thread's origin; the client's samples by `process.hrtime`.
+  const origin = Number(process.hrtime.bigint()) / 1e6 - performance.now();
   // A gc entry's `detail` says its kind; @types/node does not declare it.
   const take = (entries: (PerformanceEntry & { detail?: { kind?: number } | null })[]) => {
     for (const e of entries) {
       const kind = e.detail?.kind;
-      if (kind === constants.NODE_PERFORMANCE_GC_MINOR) into.young.push(e.duration);
-      else if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) into.full.push(e.duration);
+      const pause = { start: origin + e.startTime, ms: e.duration };
+      if (kind === constants.NODE_PERFORMANCE_GC_MINOR) into.young.push(pause);
+      else if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) into.full.push(pause);
     }
   };
   const observer = new PerformanceObserver((list) => take(list.getEntries()));
@@ -160,17 +168,17 @@ async function collecting<T>(into: Collections, work: () => Promise<T>): Promise
  * and its baseline, the raw round trip. Both are taken in alternating rounds, so each is sampled across
  * the same stretch of the run (this machine's calm comes and goes).
  */
-async function firstFrames(service: Service, agentId: string): Promise<{ frames: number[]; raw: number[]; collections: Collections }> {
+async function firstFrames(service: Service, agentId: string): Promise<{ frames: Sample[]; raw: number[]; collections: Collections }> {
   const session = String((await service.post("/v1/sessions", { agentId, subjectId: "latency" })).id);
   const body = JSON.stringify({ events: [{ type: "user.message", content: [{ type: "text", text: "sample #N#" }] }] });
   const path = `${service.base}/v1/sessions/${session}/events`;
-  const frames: number[] = [];
+  const frames: Sample[] = [];
   const raw: number[] = [];
   const collections: Collections = { young: [], full: [] };
   const perRound = Math.ceil(SAMPLES / LATENCY_ROUNDS);
   for (let first = 0; first < SAMPLES; first += perRound) {
     const samples = Math.min(perRound, SAMPLES - first);
-    frames.push(...(await collecting(collections, () => timedByClient({ postUrl: path, streamUrl: `${path}/stream`, key: service.key, samples, body, first }))));
+    frames.push(...(await collecting(collections, () => timedByClient({ postUrl: path, streamUrl: `${path}/stream`, key: service.key, samples, body, first, mainThreadWaits: true }))));
     raw.push(...(await baselineRoundTrip(samples)));
   }
   return { frames, raw, collections };
@@ -192,7 +200,7 @@ async function main(): Promise<void> {
   const agent = await service.post("/v1/agents", { name: "bench", modelName: "mock/bench", systemPrompt: "", skills: [], tools: [], rateLimits: { conversationsPerMinute: 300, messagesPerMinute: 1000 } });
   const agentId = String(agent.id);
 
-  const { frames: latencies, raw: roundTrips, collections } = await firstFrames(service, agentId);
+  const { frames, raw: roundTrips, collections } = await firstFrames(service, agentId);
 
   // (b) One steer a request (appended, no turn), over sessions of distinct subjects; (a)'s HTTP floor.
   const oneSteer = JSON.stringify({ events: [{ type: "user.steer", message: `steer ${"x".repeat(100)}` }] });
@@ -205,7 +213,7 @@ async function main(): Promise<void> {
     { "x-api-key": service.key, "content-type": "application/json" },
     oneSteer,
   );
-  const koaLatencies = await timedByClient({ postUrl: koa.url, key: "none", samples: SAMPLES, body: oneSteer });
+  const koaLatencies = (await timedByClient({ postUrl: koa.url, key: "none", samples: SAMPLES, body: oneSteer })).map((s) => s.ms);
   koa.close();
 
   // (c) Batches of steers.
@@ -236,7 +244,7 @@ async function main(): Promise<void> {
   const writersMs = performance.now() - writersStarted;
   await service.close();
 
-  const a = summary(latencies);
+  const a = summary(frames.map((s) => s.ms));
   const b = summary(roundTrips);
   const k = summary(koaLatencies);
   const show = (m: Map<number, number>) => [...m].map(([s, n]) => `${n} × ${s}`).join(", ");
@@ -246,8 +254,13 @@ async function main(): Promise<void> {
   console.log(`    raw Redis      p50 ${fixed(b.p50)} ms   p99 ${fixed(b.p99)} ms   (XADD → blocked XREAD)`);
   console.log(`    ratio          p50 ${fixed(a.p50 / b.p50, 8, 1)}x   p99 ${fixed(a.p99 / b.p99, 8, 1)}x   (target: p99 ≤ 3x)`);
   console.log(`    trivial Koa    p50 ${fixed(k.p50)} ms   p99 ${fixed(k.p99)} ms   (one POST answered, same client: HTTP alone)`);
-  const pauses = (ms: number[]) => `${ms.length} (${ms.reduce((s, d) => s + d, 0).toFixed(0)} ms in all, longest ${Math.max(0, ...ms).toFixed(1)} ms)`;
+  const pauses = (all: Sample[]) => `${all.length} (${all.reduce((s, p) => s + p.ms, 0).toFixed(0)} ms in all, longest ${Math.max(0, ...all.map((p) => p.ms)).toFixed(1)} ms)`;
   console.log(`    collections    young ${pauses(collections.young)}, full ${pauses(collections.full)}   (the service's process, during its samples)`);
+  const tail = frames.filter((s) => s.ms >= a.p99).sort((x, y) => y.ms - x.ms);
+  const paused = tail.filter((s) => [...collections.young, ...collections.full].some((p) => overlap(s, p)));
+  const tailSample = (s: Sample) => `${s.ms.toFixed(1)} ms (${s.waited!.toFixed(1)} waiting for a core)`;
+  console.log(`    tail           ${paused.length} of the ${tail.length} samples at or above p99 overlapped a collection: ${tail.map(tailSample).join(", ")}`);
+  console.log(`                   the service's thread waited for a core: p50 ${fixed(summary(frames.map((s) => s.waited!)).p50, 0)} ms per sample`);
   const perRound = (rates: number[]) => rates.map((r) => r.toFixed(0)).join(" ");
   console.log(`(b) sends per second, one event a request, ${SEND_CONCURRENCY} connections, ${SEND_ROUNDS} rounds of ${SEND_SECONDS} s after ${WARM_UP_SECONDS} s of warm-up each`);
   console.log(`    service        ${fixed(summary(sends.service).p50, 8, 0)} requests/s median   (rounds: ${perRound(sends.service)}; ${show(sends.statuses)})`);
