@@ -48,13 +48,13 @@ describe("automations: the API", function () {
       [{ prompt: "p", schedule: "every 2h", skills: Array.from({ length: 65 }, (_, i) => `s${i}`) }, /skills/],
       [{ prompt: "p", schedule: "every 2h", repeat: 0 }, /repeat/],
       [{ prompt: "p", schedule: "every 2h", enabled: "yes" }, /enabled/],
-      [{ prompt: "p", schedule: "every 2h", skills: ["nope"] }, 'skills: "nope" is not a skill of the agent\'s latest version'],
-      [{ prompt: "p", schedule: "every 30s" }, "schedule: the interval 30s is below the minimum of 1m"],
-      [{ prompt: "p", schedule: "2026-11-22T10:00:00Z" }, "schedule: the time 2026-11-22T10:00:00.000Z is in the past"],
-      [{ prompt: "p", schedule: "61 * * * *" }, /^schedule: invalid cron expression/],
+      [{ prompt: "p", schedule: "every 2h", skills: ["nope"] }, "skills[0]: must be a skill of the agent's latest version"],
+      [{ prompt: "p", schedule: "every 30s" }, "schedule: the interval must be at least 1m"],
+      [{ prompt: "p", schedule: "2026-11-22T10:00:00Z" }, "schedule: the time must be in the future"],
+      [{ prompt: "p", schedule: "61 * * * *" }, /^schedule: the cron expression's minute field must be/],
       [{ prompt: "p", schedule: "tomorrow" }, /^schedule: must be an ISO timestamp/],
       [{ prompt: "p", schedule: "every 2h", timezone: "Europe/Paris" }, /^timezone: applies to cron expressions only/],
-      [{ prompt: "p", schedule: "0 9 * * *", timezone: "Mars/Olympus" }, /^timezone: "Mars\/Olympus" is not an IANA time zone name/],
+      [{ prompt: "p", schedule: "0 9 * * *", timezone: "Mars/Olympus" }, "timezone: must be an IANA time zone name (e.g. Europe/Paris)"],
     ];
     for (const [body, message] of bad) {
       const res = await api.post(path, body);

@@ -29,7 +29,8 @@ const FORMS = "an ISO timestamp (2026-12-01T09:00:00Z), a duration (30m, 2h, 1d)
 export class ScheduleError extends Error {}
 
 const DURATION = /^(?:\d{1,6}[wdhms]\s*)+$/;
-const ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?(Z|[+-]\d{2}:\d{2})?$/;
+// Up to nanoseconds, as many writers give them (Python's `isoformat()` gives microseconds); kept to the ms.
+const ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:\d{2})?$/;
 
 /** `1h30m` → 5,400,000; units may repeat or come in any order; null when the text is not a duration. */
 function durationMs(text: string): number | null {
@@ -65,7 +66,7 @@ function isoMs(text: string): number | null {
   const m = ISO.exec(text);
   if (!m) return null;
   const [, y, mo, d, h, mi, s = "0", frac = "0", zone = "Z"] = m;
-  const local = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s), Number(frac.padEnd(3, "0")));
+  const local = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s), Number(frac.slice(0, 3).padEnd(3, "0")));
   const back = new Date(local);
   const fieldsHold = back.getUTCFullYear() === Number(y) && back.getUTCMonth() === Number(mo) - 1 && back.getUTCDate() === Number(d) && back.getUTCHours() === Number(h) && back.getUTCMinutes() === Number(mi) && back.getUTCSeconds() === Number(s);
   if (!fieldsHold) return null;
@@ -78,21 +79,44 @@ function isoMs(text: string): number | null {
 
 /** The IANA zone's canonical name (`europe/paris` → `Europe/Paris`); throws when there is no such zone. */
 export function canonicalTimezone(name: string): string {
-  if (!/^[A-Za-z][A-Za-z0-9_+\-]*(\/[A-Za-z0-9_+\-]+)*$/.test(name)) throw new ScheduleError(`timezone: ${JSON.stringify(name.slice(0, 64))} is not an IANA time zone name (e.g. Europe/Paris)`);
+  const problem = "timezone: must be an IANA time zone name (e.g. Europe/Paris)";
+  if (!/^[A-Za-z][A-Za-z0-9_+\-]*(\/[A-Za-z0-9_+\-]+)*$/.test(name)) throw new ScheduleError(problem);
   try {
     return new Intl.DateTimeFormat("en-US", { timeZone: name }).resolvedOptions().timeZone;
   } catch {
-    throw new ScheduleError(`timezone: ${JSON.stringify(name)} is not an IANA time zone name (e.g. Europe/Paris)`);
+    throw new ScheduleError(problem);
   }
 }
 
-function cronSchedule(expression: string, timezone: string): Schedule {
+/** A cron expression's fields, in order, with what each takes. */
+const CRON_FIELDS = [
+  ["minute", "0-59"],
+  ["hour", "0-23"],
+  ["day-of-month", "1-31"],
+  ["month", "1-12 or JAN-DEC"],
+  ["day-of-week", "0-7 or SUN-SAT"],
+] as const;
+
+const cronFires = (expression: string, timezone: string): boolean => {
   try {
     CronExpressionParser.parse(expression, { tz: timezone, currentDate: new Date(0) }).next();
-  } catch (err) {
-    throw new ScheduleError(`schedule: invalid cron expression: ${(err as Error).message}`);
+    return true;
+  } catch {
+    return false;
   }
-  return { kind: "cron", expression, timezone };
+};
+
+/**
+ * Refused with the field at fault, found by reading each field alone, since cron-parser's own messages
+ * quote the value, which a validation message must not echo.
+ */
+function cronSchedule(expression: string, timezone: string): Schedule {
+  if (cronFires(expression, timezone)) return { kind: "cron", expression, timezone };
+  const fields = expression.split(" ");
+  const at = fields.findIndex((field, i) => !cronFires(fields.map((_, j) => (j === i ? field : "*")).join(" "), timezone));
+  if (at < 0) throw new ScheduleError("schedule: the cron expression matches no date (such as the 30th of February)");
+  const [name, values] = CRON_FIELDS[at]!;
+  throw new ScheduleError(`schedule: the cron expression's ${name} field must be *, values in ${values}, ranges (a-b), steps (*/n, a-b/n) or a list of them`);
 }
 
 /** Whether the text is written as a cron expression (five fields), the one form a time zone applies to. */
@@ -113,8 +137,8 @@ export function parseSchedule(written: string, timezone: string | null, now: num
   const lower = text.toLowerCase();
   if (lower.startsWith("every ")) {
     const every = durationMs(lower.slice(6).replace(/ /g, ""));
-    if (every === null) throw new ScheduleError(`schedule: an interval is "every" and a duration such as 2h or 1h30m; ${JSON.stringify(text.slice(0, 100))} is not one`);
-    if (every < MIN_INTERVAL_MS) throw new ScheduleError(`schedule: the interval ${formatDuration(every) || "0m"} is below the minimum of ${formatDuration(MIN_INTERVAL_MS)}`);
+    if (every === null) throw new ScheduleError(`schedule: an interval must be "every" and a duration such as 2h or 1h30m`);
+    if (every < MIN_INTERVAL_MS) throw new ScheduleError(`schedule: the interval must be at least ${formatDuration(MIN_INTERVAL_MS)}`);
     if (every > MAX_INTERVAL_MS) throw new ScheduleError(`schedule: the interval is longer than the maximum of ${formatDuration(MAX_INTERVAL_MS)}`);
     return { kind: "interval", everyMs: every, anchor: now };
   }
@@ -126,7 +150,7 @@ export function parseSchedule(written: string, timezone: string | null, now: num
   }
   const at = isoMs(text.toUpperCase());
   if (at === null) throw new ScheduleError(`schedule: must be ${FORMS}`);
-  if (at <= now) throw new ScheduleError(`schedule: the time ${new Date(at).toISOString()} is in the past`);
+  if (at <= now) throw new ScheduleError("schedule: the time must be in the future");
   if (at - now > MAX_AHEAD_MS) throw new ScheduleError("schedule: the time is more than 10 years ahead");
   return { kind: "once", at };
 }

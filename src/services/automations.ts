@@ -65,7 +65,7 @@ export class AutomationService {
     if (skills.length === 0) return;
     const agent = read ?? (await this.agents.get(orgId, agentId));
     if (!agent) throw notFound("agent");
-    const problems = skills.filter((name) => !agent.current.skills.some((s) => s.name === name)).map((name) => `skills: ${JSON.stringify(name)} is not a skill of the agent's latest version`);
+    const problems = skills.flatMap((name, i) => (agent.current.skills.some((s) => s.name === name) ? [] : [`skills[${i}]: must be a skill of the agent's latest version`]));
     if (problems.length > 0) throw validationError(problems);
   }
 
