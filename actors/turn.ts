@@ -7,7 +7,7 @@
  * interrupts, queued prompts) are never overwritten, as every step is a compare-and-set.
  */
 import { spentUsd } from "../src/domain/budgets.js";
-import { draft, type Draft } from "../src/domain/events.js";
+import { draft, textBlocks, type Draft } from "../src/domain/events.js";
 import type { ToolUse } from "../src/domain/model-types.js";
 import { blockingEventIds, WAITING, type RuntimeState, type Spent } from "../src/domain/session-state.js";
 import { decideCalls, messageDraft, streamingUseDraft, type TurnContext } from "../src/domain/tool-calls.js";
@@ -164,10 +164,10 @@ export class TurnRunner {
             {
               onTextDelta: async (text) => {
                 streamed += text;
-                await deltas.send(draft(session._id, newId("evt"), { type: "agent.message", content: [{ type: "text", text }], delta: true }, { turnId, now: at().now }));
+                await deltas.send(draft(session._id, newId("evt"), { type: "agent.message", content: textBlocks(text), delta: true }, { turnId, now: at().now }));
               },
               onThinkingDelta: async (text) => {
-                await deltas.send(draft(session._id, newId("evt"), { type: "agent.thinking", content: [{ type: "text", text }], delta: true }, { turnId, now: at().now }));
+                await deltas.send(draft(session._id, newId("evt"), { type: "agent.thinking", content: textBlocks(text), delta: true }, { turnId, now: at().now }));
               },
               onToolUseStreaming: async (use) => {
                 const frame = streamingUseDraft(at(), governing, use);
@@ -176,7 +176,7 @@ export class TurnRunner {
               onThinking: async (text, signature) => {
                 await deltas.flush();
                 // The signature lets the model's reasoning go back to it within the turn's tool loop.
-                const payload = { type: "agent.thinking", content: [{ type: "text", text }], delta: false, ...(signature ? { signature } : {}) };
+                const payload = { type: "agent.thinking", content: textBlocks(text), delta: false, ...(signature ? { signature } : {}) };
                 const thinking = draft(session._id, newId("evt"), payload, { turnId, status: "complete", now: at().now });
                 await transitions.run(session._id, () => change({ drafts: [thinking], state: {}, statuses: [], wake: false }, null), { fence });
               },

@@ -151,6 +151,18 @@ describe("tools: permissions, approvals, custom tools and clarify", () => {
       for (const secret of ["MONGO_URL", "REDIS_URL", "ANTHROPIC", "REDIS_KEY_PREFIX"]) expect(text).to.not.include(secret);
     });
 
+    it("an output longer than a text block is cut into blocks of at most 20,000 characters, and reaches the model whole", async () => {
+      const { sessionId } = await createSession(api, open);
+      await sendText(api, sessionId, `/tool terminal {"command":"head -c 30000 /dev/zero | tr '\\\\0' a"}`);
+      const events = await settle(api, sessionId, 1);
+      const result = events.find((e) => e.type === "agent.tool_result");
+      expect(result.payload.content.map((b: { text: string }) => b.text.length)).to.deep.equal([20_000, 10_000]);
+      const message = events.find((e) => e.type === "agent.message" && e.payload.delta === false);
+      expect(message.payload.content.map((b: { text: string }) => b.text.length)).to.deep.equal([20_000, 10_022]);
+      // The model's reply quotes the result it was given: one text, no separator where it was cut.
+      expect(agentTexts(events)).to.deep.equal([`tool terminal result: ${"a".repeat(30_000)}`]);
+    });
+
     it("memory persists for the agent and subject across sessions", async () => {
       const { agentId, sessionId, subjectId } = await createSession(api, open);
       await sendText(api, sessionId, '/tool memory {"action":"add","content":"prefers tea"}');

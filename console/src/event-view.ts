@@ -9,12 +9,13 @@ export interface RequestState {
   respond: Respond;
 }
 
-export function textOf(content: unknown): string {
+/** A message's text blocks, one per line; an agent's (`joined: ""`) are one text the service cut at 20,000 characters. */
+export function textOf(content: unknown, joined = "\n"): string {
   if (!Array.isArray(content)) return "";
   return content
     .filter((b): b is { type: "text"; text: string } => !!b && typeof b === "object" && (b as { type?: unknown }).type === "text")
     .map((b) => b.text)
-    .join("\n");
+    .join(joined);
 }
 
 const str = (v: unknown) => (typeof v === "string" ? v : v === undefined || v === null ? "" : JSON.stringify(v));
@@ -43,15 +44,15 @@ function shape(e: EventEnvelope, form: () => HTMLElement | null): Shape {
       return { label: "You", kind: "user", body: [text(textOf(p.content)), attachments ? h("p", { class: "note" }, `${attachments} attachment(s)`) : null] };
     }
     case "agent.message":
-      return { label: "Agent", kind: "agent", body: [text(textOf(p.content))] };
+      return { label: "Agent", kind: "agent", body: [text(textOf(p.content, ""))] };
     case "agent.thinking":
-      return { label: "Thinking", kind: "thinking", body: [text(textOf(p.content))] };
+      return { label: "Thinking", kind: "thinking", body: [text(textOf(p.content, ""))] };
     case "agent.tool_use":
     case "agent.mcp_tool_use":
       return { label: `Tool call: ${str(p.tool)}`, kind: "tool", body: [json(p.input)] };
     case "agent.tool_result":
     case "agent.mcp_tool_result":
-      return { label: `Tool result: ${str(p.tool)} (${str(p.status)})`, kind: p.is_error ? "tool error" : "tool", body: [text(textOf(p.content))] };
+      return { label: `Tool result: ${str(p.tool)} (${str(p.status)})`, kind: p.is_error ? "tool error" : "tool", body: [text(textOf(p.content, ""))] };
     case "agent.approval_request":
       return { label: `Approval requested: ${str(p.tool)} (${str(p.tool_type)})`, kind: "request", body: [json(p.input), form()] };
     case "agent.custom_tool_use":

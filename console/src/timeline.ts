@@ -85,7 +85,7 @@ export class Timeline {
       this.el.append(draft.line);
       this.drafts.set(key, draft);
     }
-    draft.text += textOf(e.payload.content);
+    draft.text += textOf(e.payload.content, "");
     const line = renderEvent({ ...draft.event, payload: { ...e.payload, content: [{ type: "text", text: draft.text }] } }, null);
     line.classList.add("draft");
     draft.line.replaceWith(line);

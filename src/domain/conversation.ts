@@ -10,7 +10,7 @@
  */
 import type { ModelBlock } from "./model-types.js";
 import type { Attachment, Envelope, TextBlock } from "./events.js";
-import { textOf } from "./events.js";
+import { textOf, writtenText } from "./events.js";
 import { attachmentRef } from "./attachments.js";
 
 export function payloadOf<T>(e: Envelope): T {
@@ -38,7 +38,9 @@ export function resultText(e: Envelope): { id: string; text: string; isError: bo
     case "agent.mcp_tool_result":
     case "user.custom_tool_result": {
       const p = payloadOf<{ tool_use_id: string; content: TextBlock[]; is_error?: boolean; status?: string }>(e);
-      return { id: p.tool_use_id, text: textOf(p.content), isError: p.is_error === true || p.status === "failed" };
+      // A tool's output the service split into blocks is one text; a client's blocks are its own.
+      const text = e.type === "user.custom_tool_result" ? textOf(p.content) : writtenText(p.content);
+      return { id: p.tool_use_id, text, isError: p.is_error === true || p.status === "failed" };
     }
     case "user.clarify_result": {
       const p = payloadOf<{ request_id: string; answer: string }>(e);

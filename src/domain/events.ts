@@ -2,7 +2,7 @@
 import type { FromSchemas } from "../../schemas/index.js";
 import type { attachmentSchema } from "../../schemas/attachment.js";
 import type { inboundEventSchema } from "../../schemas/inbound-event.js";
-import type { textBlockSchema } from "../../schemas/text-block.js";
+import { textBlockSchema } from "../../schemas/text-block.js";
 
 export type EventStatus = "queued" | "received" | "processed" | "complete" | "running" | "streaming";
 
@@ -79,4 +79,29 @@ export function draft(
 /** The text of a message's blocks, joined as the model sees it. */
 export function textOf(blocks: TextBlock[]): string {
   return blocks.map((b) => b.text).join("\n");
+}
+
+/** The most characters a text block holds: the spec's bound on every `text`, the service's own included. */
+export const TEXT_BLOCK_MAX_CHARS = textBlockSchema.properties.text.maxLength;
+
+/**
+ * Text the service writes (a model's message or reasoning, a tool's result) as text blocks: one block,
+ * or as many as a longer text needs, none cut inside a surrogate pair (so none over the bound in code
+ * points either). No text, no block. `writtenText` reads them back.
+ */
+export function textBlocks(text: string): TextBlock[] {
+  const blocks: TextBlock[] = [];
+  for (let at = 0; at < text.length; ) {
+    let end = Math.min(at + TEXT_BLOCK_MAX_CHARS, text.length);
+    const last = text.charCodeAt(end - 1);
+    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end -= 1;
+    blocks.push({ type: "text", text: text.slice(at, end) });
+    at = end;
+  }
+  return blocks;
+}
+
+/** The text of blocks the service wrote (`textBlocks`): exactly the text it split, a signed reasoning's too. */
+export function writtenText(blocks: TextBlock[]): string {
+  return blocks.map((b) => b.text).join("");
 }

@@ -5,7 +5,7 @@
 import { newId } from "../ids.js";
 import type { ToolConfig } from "./agent-config.js";
 import { DENIED_PREFIX } from "./conversation.js";
-import { draft, type Draft } from "./events.js";
+import { draft, textBlocks, type Draft } from "./events.js";
 import type { ToolUse } from "./model-types.js";
 import type { ToolCall } from "./session-state.js";
 import { decide, looksLikeMcpTool, resolveTool, type Grants } from "./tool-permissions.js";
@@ -19,7 +19,7 @@ export interface TurnContext {
 
 /** A complete (durable) `agent.message`. */
 export function messageDraft(ctx: TurnContext, text: string): Draft {
-  return draft(ctx.sessionId, newId("evt"), { type: "agent.message", content: [{ type: "text", text }], delta: false }, { turnId: ctx.turnId, status: "complete", now: ctx.now });
+  return draft(ctx.sessionId, newId("evt"), { type: "agent.message", content: textBlocks(text), delta: false }, { turnId: ctx.turnId, status: "complete", now: ctx.now });
 }
 
 /**
@@ -30,7 +30,7 @@ export function messageDraft(ctx: TurnContext, text: string): Draft {
 export function resultDraft(ctx: TurnContext, call: ToolCall, ok: boolean, text: string, deniedInCall?: string): Draft {
   const type = call.kind === "mcp" ? "agent.mcp_tool_result" : "agent.tool_result";
   const unannounced = deniedInCall ? { input: call.input, model_call_id: deniedInCall } : {};
-  const payload = { type, tool_use_id: call.id, tool: call.name, status: ok ? "completed" : "failed", content: [{ type: "text", text: text || "(no output)" }], is_error: !ok, ...unannounced };
+  const payload = { type, tool_use_id: call.id, tool: call.name, status: ok ? "completed" : "failed", content: textBlocks(text || "(no output)"), is_error: !ok, ...unannounced };
   return draft(ctx.sessionId, newId("evt"), payload, { turnId: ctx.turnId, status: "complete", now: ctx.now });
 }
 

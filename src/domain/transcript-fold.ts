@@ -22,7 +22,7 @@
  * later calls start from the summary while the log stays whole.
  */
 import type { ModelBlock, ModelMessage } from "./model-types.js";
-import { textOf, type Envelope, type TextBlock } from "./events.js";
+import { writtenText, type Envelope, type TextBlock } from "./events.js";
 import { FINAL_RESULT_ARRIVED, NO_RESULT, payloadOf, promptBlocks, resultText, toolUse } from "./conversation.js";
 import { summaryMessage } from "./compaction.js";
 import { messageBytes } from "./transcript-size.js";
@@ -165,12 +165,12 @@ export function fold(state: TranscriptFold, events: readonly Envelope[]): Transc
       const p = payloadOf<{ delta: boolean; signature?: string; content: TextBlock[] }>(e);
       if (p.delta !== false || !p.signature) continue;
       if (results.length > 0) flush();
-      assistant.push({ type: "thinking", thinking: textOf(p.content), signature: p.signature });
+      assistant.push({ type: "thinking", thinking: writtenText(p.content), signature: p.signature });
       continue;
     }
     if (e.type === "agent.message" && payloadOf<{ delta: boolean }>(e).delta === false) {
       if (results.length > 0) flush();
-      assistant.push({ type: "text", text: textOf(payloadOf<{ content: TextBlock[] }>(e).content) });
+      assistant.push({ type: "text", text: writtenText(payloadOf<{ content: TextBlock[] }>(e).content) });
       continue;
     }
     const use = toolUse(e);

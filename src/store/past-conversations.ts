@@ -3,7 +3,7 @@
  * first, as the texts of their prompts and complete agent messages. Session records come from MongoDB;
  * their events from the session logs, through the reader the caller provides.
  */
-import type { Envelope } from "../domain/events.js";
+import { textOf, writtenText, type Envelope, type TextBlock } from "../domain/events.js";
 import type { SessionStore } from "./sessions.js";
 
 /** Reads a session's durable events in order (the event log's history). */
@@ -29,9 +29,10 @@ export interface ConversationScope {
 const SESSIONS = 20;
 const EVENTS_PER_SESSION = 500;
 
-function textOf(e: Envelope): string | null {
+function searchedText(e: Envelope): string | null {
   if (e.type !== "user.message" && !(e.type === "agent.message" && e.payload.delta === false)) return null;
-  return (e.payload.content as { text: string }[]).map((b) => b.text).join("\n");
+  const blocks = e.payload.content as TextBlock[];
+  return e.type === "agent.message" ? writtenText(blocks) : textOf(blocks);
 }
 
 export class PastConversations {
@@ -45,7 +46,7 @@ export class PastConversations {
     const out: PastConversation[] = [];
     for (const other of page.items.filter((s) => s._id !== scope.exceptSessionId)) {
       const events = await this.log.history(other._id, 0, EVENTS_PER_SESSION);
-      out.push({ sessionId: other._id, title: other.title, texts: events.map(textOf).filter((t): t is string => t !== null) });
+      out.push({ sessionId: other._id, title: other.title, texts: events.map(searchedText).filter((t): t is string => t !== null) });
     }
     return out;
   }

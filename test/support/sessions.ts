@@ -47,5 +47,5 @@ export async function settle(api: Client, sessionId: string, turns: number, time
 }
 
 export function agentTexts(events: any[]): string[] {
-  return events.filter((e) => e.type === "agent.message" && e.payload.delta === false).map((e) => e.payload.content[0].text);
+  return events.filter((e) => e.type === "agent.message" && e.payload.delta === false).map((e) => e.payload.content.map((b: { text: string }) => b.text).join(""));
 }

@@ -4,7 +4,7 @@
  * every log the service writes, folding must give what this full rebuild gave.
  */
 import { FINAL_RESULT_ARRIVED, NO_RESULT, payloadOf, promptBlocks, resultText, toolUse } from "../../src/domain/conversation.js";
-import { textOf, type Envelope, type TextBlock } from "../../src/domain/events.js";
+import { writtenText, type Envelope, type TextBlock } from "../../src/domain/events.js";
 import type { ModelBlock, ModelMessage } from "../../src/domain/model-types.js";
 
 export function oracleConversation(log: Envelope[]): ModelMessage[] {
@@ -50,7 +50,8 @@ export function oracleConversation(log: Envelope[]): ModelMessage[] {
     }
     if (e.type === "agent.message" && payloadOf<{ delta: boolean }>(e).delta === false) {
       if (results.length > 0) flush();
-      assistant.push({ type: "text", text: textOf(payloadOf<{ content: TextBlock[] }>(e).content) });
+      // Since then: a message the service cut into blocks is one text (`textBlocks`).
+      assistant.push({ type: "text", text: writtenText(payloadOf<{ content: TextBlock[] }>(e).content) });
       continue;
     }
     const use = toolUse(e);
