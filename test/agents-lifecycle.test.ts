@@ -48,16 +48,26 @@ describe("agents: create, read, replace, delete, archive, rate limits, versions"
       expect(res.body.metadata).to.deep.equal({});
     });
 
-    it("keeps the rate limits when the body omits them", async () => {
+    it("a body without rate limits sets them to their defaults, at once", async () => {
       const a = await create(api, { rateLimits: { conversationsPerMinute: 11, messagesPerMinute: 22 } });
       const res = await api.post(`/v1/agents/${a.id}`, agentBody());
-      expect(res.body.rateLimits).to.deep.equal({ conversationsPerMinute: 11, messagesPerMinute: 22 });
+      expect(res.body.rateLimits).to.deep.equal({ conversationsPerMinute: 5, messagesPerMinute: 100 });
+      expect((await api.get(`/v1/agents/${a.id}`)).body.rateLimits).to.deep.equal({ conversationsPerMinute: 5, messagesPerMinute: 100 });
     });
 
-    it("sets the rate limits when given; a field left out keeps its current value", async () => {
+    it("sets the rate limits as given; a field left out takes its default, whatever it was", async () => {
       const a = await create(api, { rateLimits: { conversationsPerMinute: 11, messagesPerMinute: 22 } });
       const res = await api.post(`/v1/agents/${a.id}`, agentBody({ rateLimits: { messagesPerMinute: 33 } }));
-      expect(res.body.rateLimits).to.deep.equal({ conversationsPerMinute: 11, messagesPerMinute: 33 });
+      expect(res.body.rateLimits).to.deep.equal({ conversationsPerMinute: 5, messagesPerMinute: 33 });
+    });
+
+    it("rate limits set by a full replace hold for the next send", async () => {
+      const a = await create(api, { rateLimits: { conversationsPerMinute: 300, messagesPerMinute: 1000 } });
+      const session = await api.post("/v1/sessions", { agentId: a.id, subjectId: `replace-limits-${Date.now()}` });
+      const steer = { events: [{ type: "user.steer", message: "hi" }] };
+      expect((await api.post(`/v1/sessions/${session.body.id}/events`, steer)).headers.get("ratelimit-limit")).to.equal("1000");
+      await api.post(`/v1/agents/${a.id}`, agentBody({ rateLimits: { messagesPerMinute: 7 } }));
+      expect((await api.post(`/v1/sessions/${session.body.id}/events`, steer)).headers.get("ratelimit-limit")).to.equal("7");
     });
 
     it("an unknown agent is 404 not_found", async () => {

@@ -64,14 +64,16 @@ export class AgentService {
     return agent;
   }
 
-  /** Full replace: always a new version. `rateLimits`, when sent, are set too (they are not versioned). */
+  /**
+   * Full replace: always a new version. `rateLimits` are set too (they are not versioned), as the body
+   * gives them: like every field of the body, one it leaves out takes its default.
+   */
   async replace(orgId: string, id: string, body: AgentCreateBody): Promise<AgentDoc> {
     refuseFullBody(body);
     const agent = await this.get(orgId, id);
     refuseManaged(agent);
-    const rateLimits = body.rateLimits ? rateLimitsFrom(body.rateLimits, agent.rateLimits) : undefined;
-    const result = this.settle(agent, await this.store.publish(agent, configFromCreateBody(body), rateLimits));
-    if (rateLimits) await this.limitsCache.invalidate(id);
+    const result = this.settle(agent, await this.store.publish(agent, configFromCreateBody(body), rateLimitsFrom(body.rateLimits)));
+    await this.limitsCache.invalidate(id);
     return result;
   }
 
