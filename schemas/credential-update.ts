@@ -1,8 +1,10 @@
 /**
  * CredentialUpdate: display fields, and secrets to rotate. `auth.type` must be the credential's own
- * (it is immutable); `static_bearer` takes a new `token`, `mcp_oauth` any of `accessToken`, `expiresAt`
- * and `refresh.refreshToken`. The server address and the OAuth client are not changed here: a
- * credential for another server or client is a new credential.
+ * (it is immutable); `static_bearer` takes a new `token`, `mcp_oauth` any of `accessToken`, `expiresAt`,
+ * `refresh.refreshToken` and `refresh.tokenEndpointAuth.clientSecret` (every secret value is accepted
+ * on rotation; the method, `tokenEndpointAuth.type`, stays the credential's own). The server address
+ * and the OAuth client are not changed here: a credential for another server or client is a new
+ * credential.
  */
 export const credentialUpdateSchema = {
   $id: "credential-update",
@@ -35,7 +37,20 @@ export const credentialUpdateSchema = {
             type: { const: "mcp_oauth" },
             accessToken: { $ref: "secret-value" },
             expiresAt: { type: "string", format: "date-time" },
-            refresh: { type: "object", required: ["refreshToken"], additionalProperties: false, properties: { refreshToken: { $ref: "secret-value" } } },
+            refresh: {
+              type: "object",
+              minProperties: 1,
+              additionalProperties: false,
+              properties: {
+                refreshToken: { $ref: "secret-value" },
+                tokenEndpointAuth: {
+                  type: "object",
+                  required: ["clientSecret"],
+                  additionalProperties: false,
+                  properties: { type: { enum: ["client_secret_basic", "client_secret_post"] }, clientSecret: { $ref: "secret-value" } },
+                },
+              },
+            },
           },
         },
       ],

@@ -139,6 +139,23 @@ describe("vault credentials", () => {
     const refreshToken = secret();
     await api.patch(`${base()}/${o.id}`, { auth: { type: "mcp_oauth", refresh: { refreshToken } } });
     expect(await secretsOf(o)).to.deep.equal({ type: "mcp_oauth", accessToken, refreshToken, clientSecret: s.clientSecret });
+    const clientSecret = secret();
+    const newClientSecret = await api.patch(`${base()}/${o.id}`, { auth: { type: "mcp_oauth", refresh: { tokenEndpointAuth: { clientSecret } } } });
+    expect(newClientSecret.status).to.equal(200);
+    expect(JSON.stringify(newClientSecret.body)).not.to.include(clientSecret);
+    expect(newClientSecret.body.auth.refresh.tokenEndpointAuth).to.deep.equal({ type: "client_secret_post" });
+    expect(await secretsOf(o)).to.deep.equal({ type: "mcp_oauth", accessToken, refreshToken, clientSecret });
+    const otherMethod = await api.patch(`${base()}/${o.id}`, { auth: { type: "mcp_oauth", refresh: { tokenEndpointAuth: { type: "client_secret_basic", clientSecret: secret() } } } });
+    expect(otherMethod.status).to.equal(400);
+    expect(otherMethod.body.message).to.equal("auth.refresh.tokenEndpointAuth.type: is immutable; this credential's is client_secret_post");
+    for (const refresh of [{}, { tokenEndpointAuth: {} }, { tokenEndpointAuth: { type: "none", clientSecret: secret() } }]) {
+      expect((await api.patch(`${base()}/${o.id}`, { auth: { type: "mcp_oauth", refresh } })).status, JSON.stringify(refresh)).to.equal(400);
+    }
+    const publicClient = await create(oauth("none").body);
+    const noSecret = await api.patch(`${base()}/${publicClient.id}`, { auth: { type: "mcp_oauth", refresh: { tokenEndpointAuth: { clientSecret: secret() } } } });
+    expect(noSecret.status).to.equal(400);
+    expect(noSecret.body.message).to.match(/^auth.refresh.tokenEndpointAuth: the credential's token endpoint authentication is none/);
+    expect(await secretsOf(o)).to.deep.equal({ type: "mcp_oauth", accessToken, refreshToken, clientSecret });
     expect((await api.patch(`${base()}/${o.id}`, { auth: { type: "mcp_oauth" } })).status).to.equal(400);
 
     const first = (await api.post(`${base()}/${o.id}/archive`)).body;

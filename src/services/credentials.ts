@@ -114,11 +114,23 @@ export class CredentialService {
     if (auth.type !== credential.auth.type) throw validationError(`auth.type: is immutable; this credential's is ${credential.auth.type}`);
     if (auth.type === "static_bearer") return { type: auth.type, token: auth.token };
     if (credential.auth.type !== "mcp_oauth") throw validationError("auth.type: is immutable");
-    if (auth.refresh && !credential.auth.refresh) throw validationError("auth.refresh: the credential has no refresh configuration; create a new credential with one");
+    const refresh = credential.auth.refresh;
+    if (auth.refresh && !refresh) throw validationError("auth.refresh: the credential has no refresh configuration; create a new credential with one");
+    const clientAuth = auth.refresh?.tokenEndpointAuth;
+    if (clientAuth && refresh) {
+      const method = refresh.tokenEndpointAuth.type;
+      if (method === "none") throw validationError("auth.refresh.tokenEndpointAuth: the credential's token endpoint authentication is none, which takes no client secret");
+      if (clientAuth.type !== undefined && clientAuth.type !== method) throw validationError(`auth.refresh.tokenEndpointAuth.type: is immutable; this credential's is ${method}`);
+    }
     if (auth.expiresAt !== undefined) change.expiresAt = new Date(auth.expiresAt);
     const current = await this.credentials.secretsOf(credential);
     if (current.type !== "mcp_oauth") throw validationError("auth.type: is immutable");
-    return { ...current, ...(auth.accessToken ? { accessToken: auth.accessToken } : {}), ...(auth.refresh ? { refreshToken: auth.refresh.refreshToken } : {}) };
+    return {
+      ...current,
+      ...(auth.accessToken ? { accessToken: auth.accessToken } : {}),
+      ...(auth.refresh?.refreshToken ? { refreshToken: auth.refresh.refreshToken } : {}),
+      ...(clientAuth ? { clientSecret: clientAuth.clientSecret } : {}),
+    };
   }
 
   async archive(orgId: string, vaultId: string, id: string): Promise<CredentialDoc> {

@@ -1067,7 +1067,12 @@ export interface components {
                 /** Format: date-time */
                 expiresAt?: string;
                 refresh?: {
-                    refreshToken: components["schemas"]["secret-value"];
+                    refreshToken?: components["schemas"]["secret-value"];
+                    tokenEndpointAuth?: {
+                        /** @enum {unknown} */
+                        type?: "client_secret_basic" | "client_secret_post";
+                        clientSecret: components["schemas"]["secret-value"];
+                    };
                 };
             });
         };
