@@ -33,7 +33,8 @@ export const attachmentSchema = {
       additionalProperties: false,
       properties: {
         type: { const: "data_url" },
-        dataUrl: { type: "string", minLength: 1, maxLength: 70000000, pattern: "^data:[a-z0-9.+/-]+;base64," },
+        // Parameters may follow the type (RFC 2397: `data:text/plain;charset=utf-8;base64,…`).
+        dataUrl: { type: "string", minLength: 1, maxLength: 70000000, pattern: "^data:[a-z0-9.+/-]+(;[A-Za-z0-9._-]+=[A-Za-z0-9._-]+)*;base64," },
       },
     },
     analysisMode: { enum: ["default", "visual"] },

@@ -92,4 +92,15 @@ describe("document attachments reach the model as text", () => {
     const { reply } = await received(file("notes.md", "text/markdown", Buffer.from("# Notes\nCafé")), file("old.bmp", "image/bmp", Buffer.from("BM")));
     expect(reply).to.include("# Notes\nCafé").and.include("The attachment old.bmp (image/bmp) cannot be read by this model.");
   });
+
+  it("a data URL's charset is how its text is read; a charset that names no encoding is a 400", async () => {
+    const latin1 = Buffer.from("Café crème", "latin1");
+    const withCharset = (charset: string, bytes: Buffer) => ({ ...file("menu.txt", "text/plain", bytes), source: { type: "data_url", dataUrl: `data:text/plain;charset=${charset};base64,${bytes.toString("base64")}` } });
+    const { reply } = await received(withCharset("ISO-8859-1", latin1), withCharset("utf-8", Buffer.from("Thé vert")));
+    expect(reply).to.include("Café crème").and.include("Thé vert");
+    const { sessionId } = await createSession(api);
+    const refused = await api.post(`/v1/sessions/${sessionId}/events`, { events: [messageWith("hi", withCharset("klingon-8", latin1))] });
+    expect(refused.status).to.equal(400);
+    expect(refused.body.message).to.equal("events[0].attachments[0].source.dataUrl: charset must name a text encoding (e.g. utf-8)");
+  });
 });

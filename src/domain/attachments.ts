@@ -15,15 +15,30 @@ function decodedSize(base64: string): number {
   return Math.floor((base64.length * 3) / 4) - padding;
 }
 
+/** A base64 data URL (as the schema admits it): its media type, its `charset` if it names one, its payload. */
+export function dataUrlParts(url: string): { mime: string; charset: string | null; data: string } {
+  const comma = url.indexOf(",");
+  const [mime = "", ...params] = url.slice(5, comma).split(";");
+  const charset = params.find((p) => p.toLowerCase().startsWith("charset="));
+  return { mime, charset: charset ? charset.slice(8) : null, data: url.slice(comma + 1) };
+}
+
+/** Whether `label` names an encoding text can be read in (WHATWG labels: utf-8, iso-8859-1, utf-16le, …). */
+function isEncoding(label: string): boolean {
+  try {
+    new TextDecoder(label);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Problems as `path: constraint` entries; `base` is the attachment's path. */
 export function attachmentProblems(a: Attachment, base: string): string[] {
   const problems: string[] = [];
-  const url = a.source.dataUrl;
-  const comma = url.indexOf(",");
-  const header = url.slice(5, comma);
-  const mime = header.slice(0, header.indexOf(";"));
-  const data = url.slice(comma + 1);
+  const { mime, charset, data } = dataUrlParts(a.source.dataUrl);
   if (mime !== a.mediaType) problems.push(`${base}.source.dataUrl: media type must equal mediaType`);
+  if (charset !== null && !isEncoding(charset)) problems.push(`${base}.source.dataUrl: charset must name a text encoding (e.g. utf-8)`);
   if (data.length === 0) problems.push(`${base}.source.dataUrl: must not be empty`);
   else if (data.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(data)) problems.push(`${base}.source.dataUrl: must be valid base64`);
   const limit = a.mediaType === "application/pdf" ? MAX_PDF_BYTES : MAX_ATTACHMENT_BYTES;
