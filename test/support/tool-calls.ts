@@ -17,7 +17,8 @@ export function toolCaller(api: () => Client) {
     turns.set(sessionId, n);
     const events = await settle(api(), sessionId, n, timeoutMs);
     const result = events.filter((e) => e.type === "agent.tool_result").at(-1).payload;
-    return { ok: !result.is_error, text: result.content[0].text as string };
+    // An output past 20,000 characters comes in several blocks: one text.
+    return { ok: !result.is_error, text: result.content.map((b: { text: string }) => b.text).join("") };
   };
 }
 
