@@ -217,14 +217,19 @@ async function main(): Promise<void> {
   koa.close();
 
   // (c) Batches of steers.
-  const batched = await sessionsFor(service, agentId, "batch", SECONDS, 3_000);
+  // Sized for 20,000 events a second, above what this machine appends, so no subject reaches its allowance.
+  const batched = await sessionsFor(service, agentId, "batch", SECONDS, 20_000);
   const batch = JSON.stringify({ events: Array.from({ length: BATCH }, (_, i) => ({ type: "user.steer", message: `steer ${i} ${"x".repeat(100)}` })) });
   let limited = 0;
+  let served = 0;
   const batchRequests = await rate(CONCURRENCY, SECONDS, async (client, n) => {
     const status = await send(service, batched[(client + CONCURRENCY * n) % batched.length]!, batch);
     if (status === 429) limited++;
-    else if (status !== 202) throw new Error(`append → ${status}`);
+    else if (status === 202) served++;
+    else throw new Error(`append → ${status}`);
   });
+  // `rate` counts every request; the events appended are those of the ones served.
+  const appended = (batchRequests * served * BATCH) / (served + limited);
   const rawRate = await baselineAppendRate();
 
   // (d) Writers to one session at once: steers and queued prompts beside a running turn.
@@ -267,9 +272,9 @@ async function main(): Promise<void> {
   console.log(`    trivial Koa    ${fixed(summary(sends.koa).p50, 8, 0)} requests/s median   (rounds: ${perRound(sends.koa)}; one route answering 202, same client)`);
   console.log(`    ratio          ${fixed(summary(sends.ratios).p50, 8, 3)} median   (rounds: ${sends.ratios.map((r) => r.toFixed(2)).join(" ")}; target ≥ 0.5)`);
   console.log(`(c) inbound events appended per second, ${CONCURRENCY} connections, ${BATCH} events a request, ${SECONDS} s`);
-  console.log(`    service        ${fixed((batchRequests - limited) * BATCH, 8, 0)} events/s${limited ? `   (${limited} requests hit the allowance)` : ""}`);
+  console.log(`    service        ${fixed(appended, 8, 0)} events/s${limited ? `   (${limited} requests hit the allowance)` : ""}`);
   console.log(`    raw Redis      ${fixed(rawRate, 8, 0)} events/s   (pipelined XADD, same concurrency and batch)`);
-  console.log(`    ratio          ${fixed(((batchRequests - limited) * BATCH) / rawRate, 8, 3)}`);
+  console.log(`    ratio          ${fixed(appended / rawRate, 8, 3)}`);
   console.log(`(d) ${WRITERS} concurrent writers to one running session, 25 sends each (steers and when_idle prompts)`);
   console.log(`    answers        ${show(contended)} in ${writersMs.toFixed(0)} ms   (target: no 503)`);
 }
