@@ -164,9 +164,12 @@ export class TurnRunner {
             {
               onTextDelta: async (text) => {
                 streamed += text;
+                // An empty delta (a provider may send one) says nothing, and a content array holds a block at least.
+                if (text === "") return;
                 await deltas.send(draft(session._id, newId("evt"), { type: "agent.message", content: textBlocks(text), delta: true }, { turnId, now: at().now }));
               },
               onThinkingDelta: async (text) => {
+                if (text === "") return;
                 await deltas.send(draft(session._id, newId("evt"), { type: "agent.thinking", content: textBlocks(text), delta: true }, { turnId, now: at().now }));
               },
               onToolUseStreaming: async (use) => {

@@ -102,5 +102,7 @@ describe("document attachments reach the model as text", () => {
     const refused = await api.post(`/v1/sessions/${sessionId}/events`, { events: [messageWith("hi", withCharset("klingon-8", latin1))] });
     expect(refused.status).to.equal(400);
     expect(refused.body.message).to.equal("events[0].attachments[0].source.dataUrl: charset must name a text encoding (e.g. utf-8)");
+    const binary = { ...file("dot.png", "image/png", DOT_PNG), source: { type: "data_url", dataUrl: `data:image/png;charset=binary;base64,${DOT_PNG.toString("base64")}` } };
+    expect((await api.post(`/v1/sessions/${sessionId}/events`, { events: [messageWith("hi", binary)] })).status).to.equal(202);
   });
 });

@@ -15,6 +15,9 @@ function decodedSize(base64: string): number {
   return Math.floor((base64.length * 3) / 4) - padding;
 }
 
+/** The media types read as plain text, in the data URL's `charset` (UTF-8 without one). */
+export const TEXT_MEDIA_TYPES: ReadonlySet<string> = new Set(["text/plain", "text/markdown", "text/x-markdown", "text/csv", "application/csv"]);
+
 /** A base64 data URL (as the schema admits it): its media type, its `charset` if it names one, its payload. */
 export function dataUrlParts(url: string): { mime: string; charset: string | null; data: string } {
   const comma = url.indexOf(",");
@@ -38,7 +41,8 @@ export function attachmentProblems(a: Attachment, base: string): string[] {
   const problems: string[] = [];
   const { mime, charset, data } = dataUrlParts(a.source.dataUrl);
   if (mime !== a.mediaType) problems.push(`${base}.source.dataUrl: media type must equal mediaType`);
-  if (charset !== null && !isEncoding(charset)) problems.push(`${base}.source.dataUrl: charset must name a text encoding (e.g. utf-8)`);
+  // Only a text's charset says how it is read (`file --mime` writes `charset=binary` for an image).
+  if (charset !== null && TEXT_MEDIA_TYPES.has(a.mediaType) && !isEncoding(charset)) problems.push(`${base}.source.dataUrl: charset must name a text encoding (e.g. utf-8)`);
   if (data.length === 0) problems.push(`${base}.source.dataUrl: must not be empty`);
   else if (data.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(data)) problems.push(`${base}.source.dataUrl: must be valid base64`);
   const limit = a.mediaType === "application/pdf" ? MAX_PDF_BYTES : MAX_ATTACHMENT_BYTES;

@@ -3,6 +3,7 @@ import type { FromSchemas } from "../../schemas/index.js";
 import type { attachmentSchema } from "../../schemas/attachment.js";
 import type { inboundEventSchema } from "../../schemas/inbound-event.js";
 import { textBlockSchema } from "../../schemas/text-block.js";
+import { textContentSchema } from "../../schemas/text-content.js";
 
 export type EventStatus = "queued" | "received" | "processed" | "complete" | "running" | "streaming";
 
@@ -83,18 +84,31 @@ export function textOf(blocks: TextBlock[]): string {
 
 /** The most characters a text block holds: the spec's bound on every `text`, the service's own included. */
 export const TEXT_BLOCK_MAX_CHARS = textBlockSchema.properties.text.maxLength;
+/** The most blocks an array of them holds; with the bound above, the most text one event carries. */
+export const TEXT_BLOCKS_MAX = textContentSchema.maxItems;
+const TEXT_MAX_CHARS = TEXT_BLOCKS_MAX * TEXT_BLOCK_MAX_CHARS;
+
+/** Where `text` may be cut at or before `at` without splitting a surrogate pair. */
+function cutAt(text: string, at: number): number {
+  if (at >= text.length) return text.length;
+  const last = text.charCodeAt(at - 1);
+  return last >= 0xd800 && last <= 0xdbff ? at - 1 : at;
+}
 
 /**
  * Text the service writes (a model's message or reasoning, a tool's result) as text blocks: one block,
- * or as many as a longer text needs, none cut inside a surrogate pair (so none over the bound in code
- * points either). No text, no block. `writtenText` reads them back.
+ * or as many as a longer text needs up to the bound on blocks, none cut inside a surrogate pair (so none
+ * over the bound in code points either). A text past 100 blocks (an MCP server's result can be) is cut
+ * there, saying so. Callers give text: no text, no block. `writtenText` reads them back.
  */
 export function textBlocks(text: string): TextBlock[] {
+  if (text.length > TEXT_MAX_CHARS) {
+    const note = `\n[cut here: the text has ${text.length} characters, more than one event holds]`;
+    text = text.slice(0, cutAt(text, TEXT_MAX_CHARS - note.length)) + note;
+  }
   const blocks: TextBlock[] = [];
   for (let at = 0; at < text.length; ) {
-    let end = Math.min(at + TEXT_BLOCK_MAX_CHARS, text.length);
-    const last = text.charCodeAt(end - 1);
-    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end -= 1;
+    const end = cutAt(text, at + TEXT_BLOCK_MAX_CHARS);
     blocks.push({ type: "text", text: text.slice(at, end) });
     at = end;
   }

@@ -4,7 +4,7 @@
  * support) as the text read from them. Reading a document happens once per attachment object: the
  * worker keeps a session's transcript, and with it the same attachment objects, between model calls.
  */
-import { dataUrlParts } from "../domain/attachments.js";
+import { dataUrlParts, TEXT_MEDIA_TYPES } from "../domain/attachments.js";
 import type { Attachment } from "../domain/events.js";
 import type { ModelMessage } from "../domain/model-types.js";
 import { documentText } from "./document-text.js";
@@ -19,7 +19,6 @@ export type AttachmentContent =
   /** A sentence telling the model why it cannot see the attachment. */
   | { kind: "unreadable"; text: string };
 
-const TEXT_TYPES = new Set(["text/plain", "text/markdown", "text/x-markdown", "text/csv", "application/csv"]);
 const PDF = "application/pdf";
 export const PDF_AS_TEXT_NOTE = "the text of the PDF's pages: this model does not read PDF pages as images";
 
@@ -53,7 +52,7 @@ export async function attachmentContent(a: Attachment, reads: ModelInputs): Prom
   if (data !== undefined) {
     if (reads.images.has(mediaType)) return { kind: "image", mediaType, data };
     if (mediaType === PDF) return reads.pdf ? { kind: "pdf", data } : extracted(a, mediaType, data, PDF_AS_TEXT_NOTE);
-    if (TEXT_TYPES.has(mediaType)) return { kind: "text", text: new TextDecoder(dataUrlParts(a.source.dataUrl).charset ?? "utf-8").decode(Buffer.from(data, "base64")) };
+    if (TEXT_MEDIA_TYPES.has(mediaType)) return { kind: "text", text: new TextDecoder(dataUrlParts(a.source.dataUrl).charset ?? "utf-8").decode(Buffer.from(data, "base64")) };
     if (mediaType === DOCX || mediaType === XLSX) return extracted(a, mediaType, data);
   }
   return { kind: "unreadable", text: `The attachment ${a.filename} (${a.mediaType}) cannot be read by this model.` };

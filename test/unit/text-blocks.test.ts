@@ -14,6 +14,18 @@ describe("text blocks the service writes", () => {
     expect(textBlocks("a".repeat(45_000)).map((b) => b.text.length)).to.deep.equal([20_000, 20_000, 5_000]);
   });
 
+  it("stop at 100 blocks: a longer text is cut there, saying so", () => {
+    const text = "😀".repeat(1_000_001);
+    const blocks = textBlocks(text);
+    expect(blocks).to.have.length(100);
+    expect(blocks.every((b) => b.text.length >= 1 && b.text.length <= 20_000)).to.equal(true);
+    const read = writtenText(blocks);
+    expect(read.length).to.be.at.most(2_000_000);
+    expect(read).to.match(/^(😀)+\n\[cut here: the text has 2000002 characters, more than one event holds\]$/);
+    expect(textBlocks("x".repeat(2_000_000))).to.have.length(100);
+    expect(writtenText(textBlocks("x".repeat(2_000_000)))).to.equal("x".repeat(2_000_000));
+  });
+
   it("never cut a surrogate pair, and read back to exactly the text written", () => {
     const split = textBlocks(`${"a".repeat(19_999)}😀b`);
     expect(split.map((b) => b.text)).to.deep.equal(["a".repeat(19_999), "😀b"]);
