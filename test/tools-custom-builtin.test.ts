@@ -163,6 +163,21 @@ describe("tools: permissions, approvals, custom tools and clarify", () => {
       expect(agentTexts(events)).to.deep.equal([`tool terminal result: ${"a".repeat(30_000)}`]);
     });
 
+    it("session_search reads a long agent message as one text, across the cut between its blocks", async () => {
+      const { agentId, sessionId, subjectId } = await createSession(api, open);
+      // The echo is "echo: " and this text: its cut at 20,000 characters falls inside the needle.
+      const spoken = `${"x".repeat(19_980)}needle-in-two-halves`;
+      await sendText(api, sessionId, spoken);
+      const [echo] = (await settle(api, sessionId, 1)).filter((e) => e.type === "agent.message" && e.payload.delta === false);
+      expect(echo.payload.content.map((b: { text: string }) => b.text.slice(-7))).to.deep.equal(["in-two-", "halves"]);
+      const next = await api.post("/v1/sessions", { agentId, subjectId });
+      await sendText(api, next.body.id, '/tool session_search {"query":"in-two-halves"}');
+      const [reply] = agentTexts(await settle(api, next.body.id, 1));
+      // Both hold it: the user's message, and the echo once its blocks are joined with nothing between.
+      const hits = reply.replace(/^tool session_search result: /, "").split("\n");
+      expect(hits.map((hit) => hit.slice(hit.indexOf("] ") + 2, hit.indexOf("] ") + 8))).to.deep.equal(["xxxxxx", "echo: "]);
+    });
+
     it("memory persists for the agent and subject across sessions", async () => {
       const { agentId, sessionId, subjectId } = await createSession(api, open);
       await sendText(api, sessionId, '/tool memory {"action":"add","content":"prefers tea"}');
