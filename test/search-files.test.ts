@@ -2,6 +2,7 @@
 import { expect } from "chai";
 import { client, startServer, type Client, type TestServer } from "./support/server.js";
 import { createSession, sendText, settle } from "./support/sessions.js";
+import { outputText } from "./support/tool-calls.js";
 import { allow, toolset } from "./tools-cases.js";
 
 describe("search_files", () => {
@@ -30,7 +31,7 @@ describe("search_files", () => {
     await sendText(api, sessionId, `/tool search_files ${JSON.stringify(input)}`);
     const events = await settle(api, sessionId, ++turns);
     const result = events.filter((e) => e.type === "agent.tool_result").at(-1).payload;
-    return { ok: !result.is_error, text: result.content[0].text as string };
+    return { ok: !result.is_error, text: outputText(result) };
   }
 
   it("finds lines by extended regex, as path:line:text, sorted; file_glob narrows the files", async () => {

@@ -7,6 +7,7 @@ import { expect } from "chai";
 import { newSubject } from "./support/api.js";
 import { agentBody, client, startServer, type Client, type TestServer } from "./support/server.js";
 import { sendText, settle } from "./support/sessions.js";
+import { outputText } from "./support/tool-calls.js";
 import { allow, toolset } from "./tools-cases.js";
 
 const REFUNDS = { name: "refunds", content: "# Refund policy\nWithin 30 days, no questions." };
@@ -43,7 +44,7 @@ describe("skills: skills_list, skill_view and skill_manage", () => {
     const events = await settle(s.c, s.id, n);
     const results = events.filter((e) => e.type === "agent.tool_result").slice(-lines.length);
     expect(results).to.have.length(lines.length);
-    return results.map((e) => ({ ok: !e.payload.is_error, text: e.payload.content[0].text as string }));
+    return results.map((e) => ({ ok: !e.payload.is_error, text: outputText(e.payload) }));
   }
   const call = async (s: { c: Client; id: string }, tool: string, input: unknown) => (await calls(s, [tool, input]))[0]!;
   const manage = (s: { c: Client; id: string }, input: Record<string, unknown>) => call(s, "skill_manage", input);

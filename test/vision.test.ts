@@ -11,6 +11,7 @@ import type { AddressInfo } from "node:net";
 import { DOT_PNG, file, messageWith, onePagePdf } from "./support/documents.js";
 import { client, startServer, type Client, type TestServer } from "./support/server.js";
 import { agentTexts, createSession, history, sendText, settle, until } from "./support/sessions.js";
+import { outputText } from "./support/tool-calls.js";
 import { allow, toolset } from "./tools-cases.js";
 
 const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
@@ -57,7 +58,7 @@ describe("vision_analyze", () => {
     await sendText(api, sessionId, `/tool vision_analyze ${JSON.stringify(input)}`);
     const events = await settle(api, sessionId, turns);
     const result = events.filter((e) => e.type === "agent.tool_result").at(-1).payload;
-    return { isError: result.is_error, text: result.content[0].text, events };
+    return { isError: result.is_error, text: outputText(result), events };
   }
 
   it("answers about an attachment named by its reference or by its filename, with the session's model", async () => {

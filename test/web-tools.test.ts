@@ -8,6 +8,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { client, otherDeployment, startServer, type Client, type TestServer } from "./support/server.js";
 import { agentTexts, createSession, sendText, settle } from "./support/sessions.js";
+import { outputText } from "./support/tool-calls.js";
 import { allow, toolset } from "./tools-cases.js";
 
 const PAGE = `<!doctype html><html><head><title>Refunds</title><style>body{color:red}</style><script>var secretScript = 1;</script></head>
@@ -58,30 +59,29 @@ describe("web tools", () => {
     const done = await settle(api_, sessionId, 1);
     return done.find((e) => e.type === "agent.tool_result").payload;
   };
-  const text = (payload: { content: { text: string }[] }) => payload.content[0]!.text;
 
   it("web_search: the backend's results, as many as asked, each with title, URL and snippet", async () => {
     const result = await run('/tool web_search {"query":"refund policy","limit":3}');
     expect(result.is_error).to.equal(false);
-    expect(text(result)).to.equal(
+    expect(outputText(result)).to.equal(
       [0, 1, 2].map((i) => `${i + 1}. Result ${i} for refund policy\n   https://example.com/${i}\n   snippet ${i}`).join("\n"),
     );
     expect(searches.at(-1)!.get("format")).to.equal("json");
   });
 
   it("bad input is a tool error naming the problem", async () => {
-    expect(text(await run('/tool web_search {"limit":3}'))).to.equal("invalid input: query: is required");
-    expect(text(await run('/tool web_search {"query":"x","limit":50}'))).to.equal("invalid input: limit: must be <= 20");
+    expect(outputText(await run('/tool web_search {"limit":3}'))).to.equal("invalid input: query: is required");
+    expect(outputText(await run('/tool web_search {"query":"x","limit":50}'))).to.equal("invalid input: limit: must be <= 20");
     const six = JSON.stringify({ urls: Array.from({ length: 6 }, (_, i) => `${pages.origin}/${i}`) });
-    expect(text(await run(`/tool web_extract ${six}`))).to.equal("invalid input: urls: must have at most 5 items");
-    expect(text(await run('/tool web_extract {"url":"x"}'))).to.equal("invalid input: urls: is required; url: is not allowed");
+    expect(outputText(await run(`/tool web_extract ${six}`))).to.equal("invalid input: urls: must have at most 5 items");
+    expect(outputText(await run('/tool web_extract {"url":"x"}'))).to.equal("invalid input: urls: is required; url: is not allowed");
   });
 
   it("web_extract: HTML as readable text (no script or style), plain text as is, failures per page", async () => {
     const urls = [`${pages.origin}/page.html`, `${pages.origin}/notes.txt`, `${pages.origin}/missing`, `${pages.origin}/image.png`, "not a url"];
     const result = await run(`/tool web_extract ${JSON.stringify({ urls })}`);
     expect(result.is_error).to.equal(false);
-    const body = text(result);
+    const body = outputText(result);
     expect(body).to.include(`## ${pages.origin}/page.html\nRefund policy\n\nRefunds within 30 days, see the terms.`);
     expect(body).to.not.match(/secretScript|color:red|x\.png/);
     expect(body).to.include(`## ${pages.origin}/notes.txt\nplain notes`);
@@ -91,7 +91,7 @@ describe("web tools", () => {
   });
 
   it("web_extract is bounded: a large page is cut", async () => {
-    const body = text(await run(`/tool web_extract ${JSON.stringify({ urls: [`${pages.origin}/big.txt`] })}`));
+    const body = outputText(await run(`/tool web_extract ${JSON.stringify({ urls: [`${pages.origin}/big.txt`] })}`));
     expect(body.length).to.be.below(25_000);
     expect(body).to.match(/\[cut: /);
   });
@@ -100,7 +100,7 @@ describe("web tools", () => {
     const urls = [`${pages.origin}/to-other-host`, "http://169.254.169.254/latest/meta-data/"];
     const result = await run(`/tool web_extract ${JSON.stringify({ urls })}`);
     expect(result.is_error).to.equal(true);
-    expect(text(result)).to.equal(
+    expect(outputText(result)).to.equal(
       `## ${pages.origin}/to-other-host\n[refused: 127.0.0.2 is a loopback address]\n\n## http://169.254.169.254/latest/meta-data/\n[refused: 169.254.169.254 is a link-local address (cloud metadata service)]`,
     );
   });
@@ -111,7 +111,7 @@ describe("web tools", () => {
       const tenant = client(strict.url, await strict.newKey());
       const port = (pages.server.address() as AddressInfo).port;
       const result = await run(`/tool web_extract ${JSON.stringify({ urls: [`${pages.origin}/page.html`, `http://localhost:${port}/page.html`] })}`, tenant);
-      expect(text(result)).to.equal(
+      expect(outputText(result)).to.equal(
         `## ${pages.origin}/page.html\n[refused: 127.0.0.1 is a loopback address]\n\n## http://localhost:${port}/page.html\n[refused: localhost resolves to a loopback address]`,
       );
     } finally {

@@ -8,6 +8,9 @@ export interface ToolResult {
   text: string;
 }
 
+/** A tool result's output: past 20,000 characters it comes in several blocks, one text (`textBlocks`). */
+export const outputText = (payload: { content: { text: string }[] }): string => payload.content.map((b) => b.text).join("");
+
 /** A caller of built-in tools on sessions of `api()`: each call is a turn of the mock model (`/tool name input`). */
 export function toolCaller(api: () => Client) {
   const turns = new Map<string, number>();
@@ -17,8 +20,7 @@ export function toolCaller(api: () => Client) {
     turns.set(sessionId, n);
     const events = await settle(api(), sessionId, n, timeoutMs);
     const result = events.filter((e) => e.type === "agent.tool_result").at(-1).payload;
-    // An output past 20,000 characters comes in several blocks: one text.
-    return { ok: !result.is_error, text: result.content.map((b: { text: string }) => b.text).join("") };
+    return { ok: !result.is_error, text: outputText(result) };
   };
 }
 
