@@ -34,13 +34,19 @@ export interface FirstFrameOptions {
 export interface Sample {
   start: number;
   ms: number;
-  /** With `mainThreadWaits`: ms the main thread was ready to run but not running, during the sample. */
+  /** With `mainThreadWaits`: ms the main thread was ready to run but not running, during the sample (NaN off Linux). */
   waited?: number;
 }
 
 const nowMs = (): number => Number(process.hrtime.bigint()) / 1e6;
-/** The main thread's time spent waiting on a run queue so far, ms (the second field, in ns). */
-const mainThreadWaited = (): number => Number(readFileSync(`/proc/${process.pid}/task/${process.pid}/schedstat`, "utf8").split(" ")[1]) / 1e6;
+/** The main thread's time spent waiting on a run queue so far, ms (the second field, in ns); NaN where Linux's `schedstat` is not. */
+function mainThreadWaited(): number {
+  try {
+    return Number(readFileSync(`/proc/${process.pid}/task/${process.pid}/schedstat`, "utf8").split(" ")[1]) / 1e6;
+  } catch {
+    return Number.NaN;
+  }
+}
 const IDLE = Buffer.from("event: session.status_idle");
 const HEADER_END = Buffer.from("\r\n\r\n");
 

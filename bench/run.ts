@@ -263,9 +263,11 @@ async function main(): Promise<void> {
   console.log(`    collections    young ${pauses(collections.young)}, full ${pauses(collections.full)}   (the service's process, during its samples)`);
   const tail = frames.filter((s) => s.ms >= a.p99).sort((x, y) => y.ms - x.ms);
   const paused = tail.filter((s) => [...collections.young, ...collections.full].some((p) => overlap(s, p)));
-  const tailSample = (s: Sample) => `${s.ms.toFixed(1)} ms (${s.waited!.toFixed(1)} waiting for a core)`;
+  const waits = !frames.some((s) => Number.isNaN(s.waited));
+  const tailSample = (s: Sample) => `${s.ms.toFixed(1)} ms${waits ? ` (${s.waited!.toFixed(1)} waiting for a core)` : ""}`;
   console.log(`    tail           ${paused.length} of the ${tail.length} samples at or above p99 overlapped a collection: ${tail.map(tailSample).join(", ")}`);
-  console.log(`                   the service's thread waited for a core: p50 ${fixed(summary(frames.map((s) => s.waited!)).p50, 0)} ms per sample`);
+  if (waits) console.log(`                   the service's thread waited for a core: p50 ${fixed(summary(frames.map((s) => s.waited!)).p50, 0)} ms per sample`);
+  else console.log("                   (waits for a core not measured: Linux's schedstat is not here)");
   const perRound = (rates: number[]) => rates.map((r) => r.toFixed(0)).join(" ");
   console.log(`(b) sends per second, one event a request, ${SEND_CONCURRENCY} connections, ${SEND_ROUNDS} rounds of ${SEND_SECONDS} s after ${WARM_UP_SECONDS} s of warm-up each`);
   console.log(`    service        ${fixed(summary(sends.service).p50, 8, 0)} requests/s median   (rounds: ${perRound(sends.service)}; ${show(sends.statuses)})`);
