@@ -3,6 +3,8 @@
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+# patch-package applies patches/ after the install (see docs/decisions.md, "ioredis's pipelines").
+COPY patches ./patches
 # The TypeScript client is a workspace of the repository: npm ci reads its manifest, the build compiles it.
 COPY clients/typescript/package.json ./clients/typescript/
 RUN npm ci --no-audit --no-fund

@@ -74,6 +74,27 @@ export interface RouteRequest<P, Q, B> {
 }
 
 /**
+ * A handler's request. `orgId` is read lazily (an open route has no caller), by a getter on the class:
+ * a getter in an object literal gives each request a hidden class of its own, allocated in the old
+ * generation, whose pointer to the request kept every request's objects alive through the young
+ * generation's collections (they promoted, and the collections' pauses grew with them).
+ */
+export class HandlerRequest<P, Q, B> implements RouteRequest<P, Q, B> {
+  constructor(
+    readonly params: Typed<P>,
+    readonly query: Typed<Q>,
+    readonly body: Typed<B>,
+    readonly ceiling: Promise<void>,
+    readonly once: Once | undefined,
+    readonly ctx: Context & { state: AppState },
+  ) {}
+
+  get orgId(): string {
+    return principalOf(this.ctx).orgId;
+  }
+}
+
+/**
  * What a handler answers; `undefined` when it wrote the response itself (a stream). `kept`: what an
  * Idempotency-Key keeps to replay instead of `body`, when the body shows a secret once.
  */
@@ -144,17 +165,7 @@ export class Routes {
       // A replayed answer runs no handler to await the count with: it is awaited here.
       if (!spec.ceilingWithFirstRead || keyed) await ceiling;
       const run = (once?: Once) =>
-        handler({
-          params: params as Typed<P>,
-          query: query as Typed<Q>,
-          body: body as Typed<B>,
-          get orgId() {
-            return principalOf(ctx).orgId;
-          },
-          ceiling,
-          once,
-          ctx,
-        });
+        handler(new HandlerRequest<P, Q, B>(params as Typed<P>, query as Typed<Q>, body as Typed<B>, ceiling, once, ctx));
       const reply = keyed ? await idempotent(ctx, principalOf(ctx).orgId, idempotency!(), spec.success.status, run) : await run();
       if (!reply) return;
       if (reply.headers) ctx.set(reply.headers);
