@@ -24,8 +24,9 @@ export interface FirstFrameOptions {
   /** The first sample's number (default 0), so rounds on one session never reuse a marker. */
   first?: number;
   /**
-   * Whether to note how long the process's main thread (the service's, when it runs in this process)
-   * waited for a core during each sample: Linux's `schedstat`, read before and after the sample.
+   * Whether to note, for each sample, how long the process's main thread (the service's, when it runs
+   * in this process) ran and waited for a core, and how long this client's own thread waited for one:
+   * Linux's `schedstat`, read before and after the sample.
    */
   mainThreadWaits?: boolean;
 }
@@ -36,17 +37,30 @@ export interface Sample {
   ms: number;
   /** With `mainThreadWaits`: ms the main thread was ready to run but not running, during the sample (NaN off Linux). */
   waited?: number;
+  /** With `mainThreadWaits`: ms the main thread ran on a core during the sample (NaN off Linux). */
+  ran?: number;
+  /** With `mainThreadWaits`: ms this client's thread was ready to run but not running, during the sample (NaN off Linux). */
+  clientWaited?: number;
 }
 
 const nowMs = (): number => Number(process.hrtime.bigint()) / 1e6;
-/** The main thread's time spent waiting on a run queue so far, ms (the second field, in ns); NaN where Linux's `schedstat` is not. */
-function mainThreadWaited(): number {
+
+interface ThreadTimes {
+  ran: number;
+  waited: number;
+}
+
+/** A thread's time on a core and waiting on a run queue so far, ms (`schedstat`'s first two fields, in ns); NaN where Linux's `schedstat` is not. */
+function threadTimes(path: string): ThreadTimes {
   try {
-    return Number(readFileSync(`/proc/${process.pid}/task/${process.pid}/schedstat`, "utf8").split(" ")[1]) / 1e6;
+    const [ran, waited] = readFileSync(path, "utf8").split(" ").map(Number);
+    return { ran: ran! / 1e6, waited: waited! / 1e6 };
   } catch {
-    return Number.NaN;
+    return { ran: Number.NaN, waited: Number.NaN };
   }
 }
+const mainThreadTimes = () => threadTimes(`/proc/${process.pid}/task/${process.pid}/schedstat`);
+const clientThreadTimes = () => threadTimes("/proc/thread-self/schedstat");
 const IDLE = Buffer.from("event: session.status_idle");
 const HEADER_END = Buffer.from("\r\n\r\n");
 
@@ -127,12 +141,18 @@ async function main(options: FirstFrameOptions): Promise<Sample[]> {
     const answer = new Promise<void>((resolve) => (answered = resolve));
     const frame = options.streamUrl ? new Promise<void>((resolve) => (onMarker = resolve)) : answer;
     const idle = options.streamUrl && options.startsTurn !== false ? new Promise<void>((resolve) => (onIdle = resolve)) : answer;
-    const waitedBefore = options.mainThreadWaits ? mainThreadWaited() : 0;
+    const mainBefore = options.mainThreadWaits ? mainThreadTimes() : undefined;
+    const clientBefore = options.mainThreadWaits ? clientThreadTimes() : undefined;
     const t0 = nowMs();
     posts.write(request);
     await frame;
     const sample: Sample = { start: t0, ms: nowMs() - t0 };
-    if (options.mainThreadWaits) sample.waited = mainThreadWaited() - waitedBefore;
+    if (mainBefore && clientBefore) {
+      const main = mainThreadTimes();
+      sample.waited = main.waited - mainBefore.waited;
+      sample.ran = main.ran - mainBefore.ran;
+      sample.clientWaited = clientThreadTimes().waited - clientBefore.waited;
+    }
     samples.push(sample);
     await Promise.all([answer, idle]);
   }

@@ -3,7 +3,8 @@
  *   (a) latency from POST user.message to its first SSE frame, vs the raw XADD → blocked XREAD round trip,
  *       in alternating rounds (the client is raw TCP on a thread of its own, `first-frame-client.ts`),
  *       with the service process's garbage-collection pauses during its samples, and which of its slowest
- *       samples a pause overlapped and how long the service's thread waited for a core in each;
+ *       samples a pause overlapped, how long the service's thread ran and waited for a core in each, and
+ *       how long the client's own thread waited for one;
  *   (b) sends per second, one event a request, vs a trivial Koa route answering the same requests, in
  *       alternating rounds after a warm-up of each (the ratio is the median of the rounds' ratios, so a
  *       drift of the shared machine during the run weighs on both sides alike);
@@ -264,9 +265,11 @@ async function main(): Promise<void> {
   const tail = frames.filter((s) => s.ms >= a.p99).sort((x, y) => y.ms - x.ms);
   const paused = tail.filter((s) => [...collections.young, ...collections.full].some((p) => overlap(s, p)));
   const waits = !frames.some((s) => Number.isNaN(s.waited));
-  const tailSample = (s: Sample) => `${s.ms.toFixed(1)} ms${waits ? ` (${s.waited!.toFixed(1)} waiting for a core)` : ""}`;
+  const tailSample = (s: Sample) =>
+    `${s.ms.toFixed(1)} ms${waits ? ` (service ran ${s.ran!.toFixed(1)}, waited ${s.waited!.toFixed(1)} for a core; client waited ${s.clientWaited!.toFixed(1)})` : ""}`;
   console.log(`    tail           ${paused.length} of the ${tail.length} samples at or above p99 overlapped a collection: ${tail.map(tailSample).join(", ")}`);
-  if (waits) console.log(`                   the service's thread waited for a core: p50 ${fixed(summary(frames.map((s) => s.waited!)).p50, 0)} ms per sample`);
+  const median = (of: (s: Sample) => number) => fixed(summary(frames.map(of)).p50, 0);
+  if (waits) console.log(`                   a sample's p50: the service's thread ran ${median((s) => s.ran!)} ms, waited ${median((s) => s.waited!)} ms for a core; the client's waited ${median((s) => s.clientWaited!)} ms`);
   else console.log("                   (waits for a core not measured: Linux's schedstat is not here)");
   const perRound = (rates: number[]) => rates.map((r) => r.toFixed(0)).join(" ");
   console.log(`(b) sends per second, one event a request, ${SEND_CONCURRENCY} connections, ${SEND_ROUNDS} rounds of ${SEND_SECONDS} s after ${WARM_UP_SECONDS} s of warm-up each`);
