@@ -8,6 +8,7 @@ import type { Logger } from "./log.js";
 import type { EventLog } from "./redis/event-log.js";
 import type { Intents } from "./redis/intents.js";
 import type { Locks } from "./redis/locks.js";
+import type { OrgEpochs } from "./redis/org-epochs.js";
 import { NotifyingProjection } from "./services/session-webhooks.js";
 import { StatusProjector } from "./services/status-projector.js";
 import { WebhookEndpoints } from "./services/webhook-endpoints.js";
@@ -21,11 +22,11 @@ import { WebhookEndpointStore } from "./store/webhook-endpoints.js";
 
 export type WebhookParts = ReturnType<typeof buildWebhooks>;
 
-function buildWebhooks(db: Db, box: SecretBox | undefined, locks: Locks) {
-  const endpoints = new WebhookEndpointStore(db, box);
+function buildWebhooks(db: Db, box: SecretBox | undefined, locks: Locks, epochs: OrgEpochs) {
+  const endpoints = new WebhookEndpointStore(db, box, epochs);
   // One claim at a time across processes: FerretDB's filtered update is not atomic, and a claim is quick.
   const deliveries = new WebhookDeliveryStore(db, (claim) => locks.withRecord("webhook_deliveries", "claims", claim));
-  const notices = new WebhookNotices(endpoints, deliveries);
+  const notices = new WebhookNotices(endpoints, deliveries, epochs);
   const service = new WebhookEndpoints(endpoints, deliveries, (orgId, work) => locks.withRecord("webhook_endpoints", orgId, work));
   return { endpoints, deliveries, notices, service };
 }
@@ -38,11 +39,13 @@ export interface ProjectionParts {
   eventLog: EventLog;
   intents: Intents;
   log: Logger;
+  /** Bumped on each change to an organization's webhook endpoints. */
+  webhookEpochs: OrgEpochs;
 }
 
 /** The webhooks, and the session status projection (its writer and its records) that queues the session notices. */
 export function buildProjection(p: ProjectionParts) {
-  const webhooks = buildWebhooks(p.db, p.box, p.locks);
+  const webhooks = buildWebhooks(p.db, p.box, p.locks, p.webhookEpochs);
   const records = new NotifyingProjection(p.sessionStore, p.eventLog, webhooks.notices);
   return { webhooks, records, projector: new StatusProjector(records, p.intents, p.log) };
 }

@@ -6,6 +6,8 @@ import { secret } from "./support/secrets.js";
 import { createSession, sendText, settle, until } from "./support/sessions.js";
 import { agentBody, client, startServer, type Client, type TestServer } from "./support/server.js";
 import { webhookReceiver } from "./support/webhook-receiver.js";
+import { OrgEpochs } from "../src/redis/org-epochs.js";
+import { WebhookNotices } from "../src/services/webhook-notices.js";
 import { sessionSteps } from "./tools-cases.js";
 
 describe("webhooks: signed deliveries of session changes, retried, logged", () => {
@@ -153,6 +155,59 @@ describe("webhooks: signed deliveries of session changes, retried, logged", () =
     expect(logged.body.data).to.have.length(1);
     expect(logged.body.data[0].payload).to.deep.equal({ type: "deployment.status_changed", timestamp: at.toISOString(), data: { deployment_id: "dep_x", status: "ready" } });
   });
+  it("a change to an organization's endpoints reaches every process's next notice; unchanged endpoints are read once per change", async () => {
+    const other = await startServer({ ROLE: "api" });
+    const parts = server.services.webhookParts;
+    const store = parts.endpoints;
+    const enabled = store.enabled.bind(store);
+    try {
+      const org = `org-webhooks-targets-${process.pid}-${Date.now()}`;
+      const orgId = await server.services.organizations.ensureOrganization(org);
+      const there = client(other.url, await other.newKey(org));
+      // This process's reads of the organization's endpoints (MongoDB), counted on the real store.
+      let reads = 0;
+      store.enabled = async (o) => {
+        if (o === orgId) reads++;
+        return enabled(o);
+      };
+      let n = 0;
+      const notify = (type: "deployment.status_changed" | "automation_run.finished" = "deployment.status_changed") => parts.notices.notify(orgId, type, `k${++n}`, {}, new Date());
+
+      expect([await notify(), await notify(), reads]).to.deep.equal([0, 0, 1]);
+      // Each change is made by the other process; this one's very next notice sees it.
+      const created = await there.post("/v1/webhooks", { url: receiver.url("/targets") });
+      expect(created.status).to.equal(201);
+      const id = created.body.id as string;
+      expect([await notify(), await notify(), reads]).to.deep.equal([1, 1, 2]);
+      expect((await there.patch(`/v1/webhooks/${id}`, { enabled: false })).status).to.equal(200);
+      expect(await notify()).to.equal(0);
+      expect((await there.patch(`/v1/webhooks/${id}`, { enabled: true, eventTypes: ["automation_run.finished"] })).status).to.equal(200);
+      expect([await notify(), await notify("automation_run.finished")]).to.deep.equal([0, 1]);
+      // A rotation changes no target: nothing is read again.
+      const before = reads;
+      expect((await there.post(`/v1/webhooks/${id}/rotate-secret`, {})).status).to.equal(200);
+      expect([await notify("automation_run.finished"), reads]).to.deep.equal([1, before]);
+      expect((await there.delete(`/v1/webhooks/${id}`)).status).to.equal(200);
+      expect(await notify("automation_run.finished")).to.equal(0);
+
+      // Kept targets are read again after a minute even with no change (a writer may have died before its bump).
+      let now = 0;
+      const { redis, keys } = server.services;
+      const notices = new WebhookNotices(store, parts.deliveries, new OrgEpochs(redis, (o) => keys.webhookEpoch(o)), () => now);
+      const counted = reads;
+      await notices.notify(orgId, "deployment.status_changed", "aged-1", {}, new Date());
+      now = 59_999;
+      await notices.notify(orgId, "deployment.status_changed", "aged-2", {}, new Date());
+      expect(reads).to.equal(counted + 1);
+      now = 60_000;
+      await notices.notify(orgId, "deployment.status_changed", "aged-3", {}, new Date());
+      expect(reads).to.equal(counted + 2);
+    } finally {
+      store.enabled = enabled;
+      await other.close();
+    }
+  });
+
   it("signs with both secrets for a day after a rotation, so a receiver still holding the old one keeps verifying", async () => {
     const org = `org-webhooks-rotate-${process.pid}-${Date.now()}`;
     const orgId = await server.services.organizations.ensureOrganization(org);

@@ -105,9 +105,13 @@ export class Keys {
   idempotency(orgId: string, keyHash: string): string {
     return `${this.prefix}:idem:{${orgId}}:${keyHash}`;
   }
-  /** Bumped on each change to the organization's vaults, credentials or attachments (`vault-epochs.ts`). */
+  /** Bumped on each change to the organization's vaults, credentials or attachments (`org-epochs.ts`). */
   vaultEpoch(orgId: string): string {
     return `${this.prefix}:vaults:{${orgId}}:epoch`;
+  }
+  /** Bumped on each change to the organization's webhook endpoints (`webhook-notices.ts`). */
+  webhookEpoch(orgId: string): string {
+    return `${this.prefix}:webhooks:{${orgId}}:epoch`;
   }
   /** Replaced by a fresh value on each change to a subject's own skills (`skill-epochs.ts`). */
   skillEpoch(orgId: string, agentId: string, subjectId: string): string {

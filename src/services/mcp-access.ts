@@ -27,7 +27,7 @@ export interface McpOwner {
   agentId: string;
 }
 
-/** Where the organization's vault epoch is read (`vault-epochs.ts`): a cached resolution is good while it is current. */
+/** Where the organization's vault epoch is read (`org-epochs.ts`): a cached resolution is good while it is current. */
 export interface VaultEpochReader {
   current(orgId: string): Promise<string>;
 }

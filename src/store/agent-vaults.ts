@@ -7,7 +7,7 @@
  */
 import type { Collection, Db } from "mongodb";
 import { isDuplicateKey } from "./mongo.js";
-import type { VaultChanges } from "./vault-changes.js";
+import type { OrgChanges } from "./org-changes.js";
 
 interface AgentVaults {
   _id: string;
@@ -28,7 +28,7 @@ export class AgentVaultStore {
 
   constructor(
     db: Db,
-    private readonly changes: VaultChanges,
+    private readonly changes: OrgChanges,
   ) {
     this.agents = db.collection<AgentVaults>("agents");
     this.claims = db.collection("agent_vault_claims");

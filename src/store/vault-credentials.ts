@@ -12,7 +12,7 @@ import { newId } from "../ids.js";
 import type { Page } from "./agents.js";
 import { decode, encode } from "./caller-json.js";
 import type { Sealed, SecretBox } from "./secret-box.js";
-import type { VaultChanges } from "./vault-changes.js";
+import type { OrgChanges } from "./org-changes.js";
 
 export type TokenEndpointAuthType = "none" | "client_secret_basic" | "client_secret_post";
 
@@ -76,7 +76,7 @@ export class CredentialStore {
   constructor(
     db: Db,
     private readonly box: SecretBox | undefined,
-    private readonly changes: VaultChanges,
+    private readonly changes: OrgChanges,
   ) {
     this.credentials = db.collection<StoredCredential>("vault_credentials");
   }

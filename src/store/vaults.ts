@@ -9,7 +9,7 @@ import type { Metadata } from "../domain/agent-config.js";
 import { newId } from "../ids.js";
 import type { Page } from "./agents.js";
 import { decode, encode } from "./caller-json.js";
-import type { VaultChanges } from "./vault-changes.js";
+import type { OrgChanges } from "./org-changes.js";
 
 export interface VaultDoc {
   _id: string;
@@ -30,7 +30,7 @@ export class VaultStore {
 
   constructor(
     db: Db,
-    private readonly changes: VaultChanges,
+    private readonly changes: OrgChanges,
   ) {
     this.vaults = db.collection<VaultDoc>("vaults");
   }

@@ -7,6 +7,7 @@
  */
 import type { Collection, Db } from "mongodb";
 import type { Page } from "./agents.js";
+import type { OrgChanges } from "./org-changes.js";
 import type { SecretBox, Sealed } from "./secret-box.js";
 
 interface EndpointDoc {
@@ -38,9 +39,11 @@ function view(doc: EndpointDoc): WebhookEndpointRecord {
 export class WebhookEndpointStore {
   private readonly endpoints: Collection<EndpointDoc>;
 
+  /** `changes` is told after every write that changes which endpoints take notices (not a rotation). */
   constructor(
     db: Db,
     private readonly box: SecretBox | undefined,
+    private readonly changes: OrgChanges,
   ) {
     this.endpoints = db.collection<EndpointDoc>("webhook_endpoints");
   }
@@ -58,6 +61,7 @@ export class WebhookEndpointStore {
     const now = new Date();
     const doc: EndpointDoc = { ...endpoint, secret: this.box.seal(secret, secretContext(endpoint._id)), createdAt: now, updatedAt: now };
     await this.endpoints.insertOne(doc);
+    await this.changes.changed(endpoint.orgId);
     return view(doc);
   }
 
@@ -78,6 +82,7 @@ export class WebhookEndpointStore {
   async update(orgId: string, id: string, changes: EndpointChanges): Promise<WebhookEndpointRecord | null> {
     // No projection: FerretDB refuses one on findAndModify.
     const doc = await this.endpoints.findOneAndUpdate({ _id: id, orgId }, { $set: { ...changes, updatedAt: new Date() } }, { returnDocument: "after" });
+    if (doc) await this.changes.changed(orgId);
     return doc && view(doc);
   }
 
@@ -94,7 +99,9 @@ export class WebhookEndpointStore {
   }
 
   async remove(orgId: string, id: string): Promise<boolean> {
-    return (await this.endpoints.deleteOne({ _id: id, orgId })).deletedCount === 1;
+    const removed = (await this.endpoints.deleteOne({ _id: id, orgId })).deletedCount === 1;
+    if (removed) await this.changes.changed(orgId);
+    return removed;
   }
 
   /**
