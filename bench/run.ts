@@ -1,7 +1,8 @@
 /**
  * The send path, each figure beside a baseline measured in the same run:
- *   (a) latency from POST user.message to its first SSE frame, vs the raw XADD → blocked XREAD round trip,
- *       in alternating rounds (the client is raw TCP on a thread of its own, `first-frame-client.ts`),
+ *   (a) latency from POST user.message to its first SSE frame, vs the raw XADD → blocked XREAD round trip
+ *       and vs a minimal relay (the least any HTTP service over Redis Streams does: `baselines.ts`), in
+ *       alternating rounds (the client is raw TCP on a thread of its own, `first-frame-client.ts`),
  *       with the service process's garbage-collection pauses during its samples, and which of its slowest
  *       samples a pause overlapped, how long the service's thread ran and waited for a core in each, and
  *       how long the client's own thread waited for one;
@@ -15,13 +16,11 @@
  * BENCH_CONCURRENCY (default 16), BENCH_SEND_CONCURRENCY (default 32), BENCH_BATCH (default 10),
  * BENCH_SEND_ROUNDS (default 5) and BENCH_SEND_SECONDS (each round's, default 4).
  */
-import type { AddressInfo } from "node:net";
 import { constants, performance, PerformanceObserver, type PerformanceEntry } from "node:perf_hooks";
-import { Redis } from "ioredis";
-import Koa from "koa";
+import { baselineAppendRate, baselineRoundTrip, relayFloor, trivialKoa } from "./baselines.js";
 import type { FirstFrameOptions, Sample } from "./first-frame-client.js";
 import { loadFromThread } from "./load-client.js";
-import { conditions, fixed, rate, redisUrl, startService, summary, type Service } from "./support.js";
+import { conditions, fixed, rate, startService, summary, type Service } from "./support.js";
 import { inThread } from "./threads.js";
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 300);
@@ -34,63 +33,10 @@ const SEND_SECONDS = Number(process.env.BENCH_SEND_SECONDS ?? 4);
 const WARM_UP_SECONDS = 2;
 const LATENCY_ROUNDS = 5;
 const WRITERS = 32;
-const run = `bench-raw-${Date.now().toString(36)}`;
-
-async function baselineRoundTrip(samples: number): Promise<number[]> {
-  const writer = new Redis(redisUrl);
-  const reader = new Redis(redisUrl);
-  const key = `${run}:rtt`;
-  const out: number[] = [];
-  // Read after a known entry, never "$": a read not yet blocked when the XADD lands would miss it with "$".
-  let last = (await writer.xadd(key, "*", "n", "seed"))!;
-  for (let i = 0; i < samples; i++) {
-    const read = reader.xread("BLOCK", 5000, "STREAMS", key, last);
-    await new Promise((r) => setImmediate(r));
-    const t0 = performance.now();
-    await writer.xadd(key, "*", "n", String(i));
-    const reply = (await read) as [string, [string, string[]][]][] | null;
-    out.push(performance.now() - t0);
-    last = reply?.[0]?.[1].at(-1)?.[0] ?? last;
-  }
-  await writer.del(key);
-  writer.disconnect();
-  reader.disconnect();
-  return out;
-}
-
-async function baselineAppendRate(): Promise<number> {
-  const redis = new Redis(redisUrl);
-  const key = `${run}:rate`;
-  const requests = await rate(CONCURRENCY, SECONDS, async () => {
-    const pipeline = redis.pipeline();
-    for (let i = 0; i < BATCH; i++) pipeline.xadd(key, "*", "env", "x".repeat(200));
-    await pipeline.exec();
-  });
-  await redis.del(key);
-  redis.disconnect();
-  return requests * BATCH;
-}
 
 /** Runs the raw-TCP client of `first-frame-client.ts` on a thread of its own; its samples. */
 const timedByClient = (options: FirstFrameOptions): Promise<Sample[]> => inThread(new URL("./first-frame-client.js", import.meta.url), options);
 
-/** A Koa app with one route that answers 202 with a small JSON body: the floor of any HTTP send. */
-async function trivialKoa(): Promise<{ url: string; close(): void }> {
-  const app = new Koa();
-  app.use((ctx) => {
-    ctx.status = 202;
-    ctx.body = { object: "list", data: [] };
-  });
-  const server = app.listen(0, "127.0.0.1");
-  await new Promise((r) => server.once("listening", r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/sessions/x/events`,
-    close: () => {
-      server.closeAllConnections();
-      server.close();
-    },
-  };
-}
 
 interface SendRounds {
   service: number[];
@@ -166,23 +112,28 @@ async function collecting<T>(into: Collections, work: () => Promise<T>): Promise
 
 /**
  * (a) POST user.message → its first SSE frame, one prompt at a time, each turn finished before the next;
- * and its baseline, the raw round trip. Both are taken in alternating rounds, so each is sampled across
- * the same stretch of the run (this machine's calm comes and goes).
+ * and its baselines, the raw round trip and the minimal relay. All are taken in alternating rounds, so
+ * each is sampled across the same stretch of the run (this machine's calm comes and goes).
  */
-async function firstFrames(service: Service, agentId: string): Promise<{ frames: Sample[]; raw: number[]; collections: Collections }> {
+async function firstFrames(service: Service, agentId: string): Promise<{ frames: Sample[]; raw: number[]; relayed: number[]; collections: Collections }> {
   const session = String((await service.post("/v1/sessions", { agentId, subjectId: "latency" })).id);
   const body = JSON.stringify({ events: [{ type: "user.message", content: [{ type: "text", text: "sample #N#" }] }] });
   const path = `${service.base}/v1/sessions/${session}/events`;
+  const relay = await relayFloor();
   const frames: Sample[] = [];
   const raw: number[] = [];
+  const relayed: number[] = [];
   const collections: Collections = { young: [], full: [] };
   const perRound = Math.ceil(SAMPLES / LATENCY_ROUNDS);
   for (let first = 0; first < SAMPLES; first += perRound) {
     const samples = Math.min(perRound, SAMPLES - first);
     frames.push(...(await collecting(collections, () => timedByClient({ postUrl: path, streamUrl: `${path}/stream`, key: service.key, samples, body, first, mainThreadWaits: true }))));
     raw.push(...(await baselineRoundTrip(samples)));
+    const floor = await timedByClient({ postUrl: relay.postUrl, streamUrl: relay.streamUrl, key: "none", samples, body, first, startsTurn: false });
+    relayed.push(...floor.map((s) => s.ms));
   }
-  return { frames, raw, collections };
+  await relay.close();
+  return { frames, raw, relayed, collections };
 }
 
 /** Sessions of distinct subjects, enough that the per-subject allowance (1,000 a minute) never binds over `seconds` at `perSecond`. */
@@ -201,7 +152,7 @@ async function main(): Promise<void> {
   const agent = await service.post("/v1/agents", { name: "bench", modelName: "mock/bench", systemPrompt: "", skills: [], tools: [], rateLimits: { conversationsPerMinute: 300, messagesPerMinute: 1000 } });
   const agentId = String(agent.id);
 
-  const { frames, raw: roundTrips, collections } = await firstFrames(service, agentId);
+  const { frames, raw: roundTrips, relayed, collections } = await firstFrames(service, agentId);
 
   // (b) One steer a request (appended, no turn), over sessions of distinct subjects; (a)'s HTTP floor.
   const oneSteer = JSON.stringify({ events: [{ type: "user.steer", message: `steer ${"x".repeat(100)}` }] });
@@ -231,7 +182,7 @@ async function main(): Promise<void> {
   });
   // `rate` counts every request; the events appended are those of the ones served.
   const appended = (batchRequests * served * BATCH) / (served + limited);
-  const rawRate = await baselineAppendRate();
+  const rawRate = await baselineAppendRate(CONCURRENCY, SECONDS, BATCH);
 
   // (d) Writers to one session at once: steers and queued prompts beside a running turn.
   const shared = String((await service.post("/v1/sessions", { agentId, subjectId: "shared" })).id);
@@ -255,10 +206,13 @@ async function main(): Promise<void> {
   const k = summary(koaLatencies);
   const show = (m: Map<number, number>) => [...m].map(([s, n]) => `${n} × ${s}`).join(", ");
   console.log(await conditions());
-  console.log(`(a) POST user.message → first SSE frame, ${SAMPLES} samples, in ${LATENCY_ROUNDS} rounds alternating with the raw round trip's`);
+  console.log(`(a) POST user.message → first SSE frame, ${SAMPLES} samples, in ${LATENCY_ROUNDS} rounds alternating with the raw round trip's and the minimal relay's`);
   console.log(`    service        p50 ${fixed(a.p50)} ms   p99 ${fixed(a.p99)} ms`);
   console.log(`    raw Redis      p50 ${fixed(b.p50)} ms   p99 ${fixed(b.p99)} ms   (XADD → blocked XREAD)`);
   console.log(`    ratio          p50 ${fixed(a.p50 / b.p50, 8, 1)}x   p99 ${fixed(a.p99 / b.p99, 8, 1)}x   (target: p99 ≤ 3x)`);
+  const f = summary(relayed);
+  console.log(`    minimal relay  p50 ${fixed(f.p50)} ms   p99 ${fixed(f.p99)} ms   (POST → XADD, SSE ← blocked XREAD, same Koa, client and rounds)`);
+  console.log(`                   relay / raw p99 ${fixed(f.p99 / b.p99, 0, 1)}x; service / relay p50 ${fixed(a.p50 / f.p50, 0, 1)}x, p99 ${fixed(a.p99 / f.p99, 0, 1)}x`);
   console.log(`    trivial Koa    p50 ${fixed(k.p50)} ms   p99 ${fixed(k.p99)} ms   (one POST answered, same client: HTTP alone)`);
   const pauses = (all: Sample[]) => `${all.length} (${all.reduce((s, p) => s + p.ms, 0).toFixed(0)} ms in all, longest ${Math.max(0, ...all.map((p) => p.ms)).toFixed(1)} ms)`;
   console.log(`    collections    young ${pauses(collections.young)}, full ${pauses(collections.full)}   (the service's process, during its samples)`);
