@@ -46,6 +46,7 @@ export async function baselineAppendRate(concurrency: number, seconds: number, b
   redis.disconnect();
   return requests * batch;
 }
+
 /**
  * The least any HTTP service over Redis Streams does between a POST and its SSE frame, on the same Koa,
  * the same Redis client and the same machine: a POST's body is XADDed as it came (no key, no JSON, no
@@ -75,7 +76,8 @@ export async function relayFloor(): Promise<{ postUrl: string; streamUrl: string
       readers.delete(reader);
       reader.disconnect();
     });
-    let last = "$";
+    // After an entry of its own, never "$": a POST landing before the first read blocks is still sent.
+    let last = (await writer.xadd(key, "*", "body", ""))!;
     for (;;) {
       const reply = (await reader.xread("BLOCK", 0, "STREAMS", key, last).catch(() => null)) as [string, [string, string[]][]][] | null;
       if (!reply) return;

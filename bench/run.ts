@@ -37,7 +37,6 @@ const WRITERS = 32;
 /** Runs the raw-TCP client of `first-frame-client.ts` on a thread of its own; its samples. */
 const timedByClient = (options: FirstFrameOptions): Promise<Sample[]> => inThread(new URL("./first-frame-client.js", import.meta.url), options);
 
-
 interface SendRounds {
   service: number[];
   koa: number[];
