@@ -1,13 +1,14 @@
 /**
  * Where a session's tools run: the one place that decides it, for the tool settler, the preparation
  * and the reaper.
- *   - An ordinary session: its own workspace `<root>/<ses_id>` and its own user; the reaper removes the
- *     workspace when the session is deleted.
+ *   - An ordinary session: its own workspace `<root>/<ses_id>` and /tmp, its own user, in namespaces of
+ *     its own when the worker can make them (`src/tools/isolation.ts`); the reaper removes the workspace
+ *     when the session is deleted.
  *   - A deployment's thread (`deploymentId`): the deployment's workspace `<root>/<dep_id>`, shared by all
  *     its threads and never removed when one ends (the deployment's teardown does); without a persistent
- *     filesystem, a workspace of the thread's own, copied from the deployment's files; its user, isolated
- *     when its sandbox is enabled, in containers (`src/tools/docker.ts`) when it asks for `docker` and an
- *     engine answers, else in namespaces when the machine can (`src/tools/isolation.ts`); its secrets as
+ *     filesystem, a workspace of the thread's own, copied from the deployment's files; its user, in
+ *     containers (`src/tools/docker.ts`) when its sandbox asks for `docker` and an engine answers, else in
+ *     namespaces like an ordinary session's; its secrets as
  *     variables of the processes that run the agent's commands, read when each starts: a rotated secret
  *     or a changed map applies from the next one on. Decrypted values live only for that start.
  * A deployment's sandbox setting never changes, so it is cached; its secrets map is read each time.
@@ -20,7 +21,8 @@ import type { DeploymentSecretRefs } from "../src/store/deployment-secret-refs.j
 import { deploymentIsolation, prepareDeploymentWorkspace, prepareThreadWorkspace, sandboxBackend, type SandboxBackend } from "../src/tools/deployment-workspace.js";
 import { DockerEngine } from "../src/tools/docker.js";
 import { deploymentWorkspaceOf } from "../src/tools/deployment-files.js";
-import { prepareWorkspace, sandboxUser, workspaceOf, type ToolEnvironment, type ToolPlace } from "../src/tools/sandbox.js";
+import { prepareSessionWorkspace, sandboxUser, sessionTmpOf, workspaceOf, type ToolEnvironment, type ToolPlace } from "../src/tools/sandbox.js";
+import type { ToolIsolation } from "../src/tools/tool-isolation.js";
 import type { SessionFacts } from "./session-records.js";
 
 /** Bytes of variables (names, values, separators) a process gets at most: half of what `execve` takes on Linux, leaving room for the command. */
@@ -36,6 +38,8 @@ export interface PlacementDeps {
   workspaceRoot: string;
   /** The `docker` backend's engine, when one answered. */
   docker: DockerEngine | null;
+  /** What this worker gives tool processes: namespaces and the egress proxy, or why not. */
+  isolation: Pick<ToolIsolation, "egress" | "unisolated">;
   deployments: DeploymentSecretRefs;
   secrets: SecretResolver;
   logger: Logger;
@@ -53,10 +57,12 @@ export class Placements {
   /** Where the session's tools run; null for a deployment's thread whose deployment is gone (or being deleted). */
   async of(session: Pick<SessionFacts, "_id" | "orgId" | "deploymentId">): Promise<ToolPlace | null> {
     const root = this.deps.workspaceRoot;
+    const { egress, unisolated } = this.deps.isolation;
     if (!session.deploymentId) {
       const workspace = this.ownWorkspace(session._id)!;
       const user = sandboxUser(session._id);
-      return { workspace, user, isolation: null, soleUser: true, prepare: () => prepareWorkspace(workspace, user), environment: async () => NO_VARIABLES };
+      const isolation = egress && user ? { tmp: sessionTmpOf(workspace), hide: root, egress } : null;
+      return { workspace, user, isolation, unisolated, soleUser: true, prepare: () => prepareSessionWorkspace(workspace, user), environment: async () => NO_VARIABLES };
     }
     const deploymentId = session.deploymentId;
     const workspace = deploymentWorkspaceOf(root, deploymentId);
@@ -66,7 +72,8 @@ export class Placements {
     this.tell(backend, sandbox);
     const shared = {
       user: sandboxUser(deploymentId),
-      isolation: deploymentIsolation(root, deploymentId, backend, this.deps.docker),
+      isolation: deploymentIsolation(root, deploymentId, backend, this.deps.docker, egress),
+      unisolated: backend === "none" ? unisolated : null,
       soleUser: false,
       environment: () => this.environment(session.orgId, deploymentId, backend),
     };
@@ -81,7 +88,7 @@ export class Placements {
   async prepare(session: { id: string; deploymentId?: string | undefined }): Promise<void> {
     if (session.deploymentId) return prepareDeploymentWorkspace(this.deps.workspaceRoot, session.deploymentId);
     const workspace = this.ownWorkspace(session.id);
-    if (workspace) await prepareWorkspace(workspace, sandboxUser(session.id));
+    if (workspace) await prepareSessionWorkspace(workspace, sandboxUser(session.id));
   }
 
   /**
@@ -126,7 +133,6 @@ export class Placements {
     if (this.told.has(backend)) return;
     this.told.add(backend);
     if (backend === "docker") this.deps.logger.info("deployment threads run on the docker sandbox backend, a container per command", { image: this.deps.docker?.settings.image });
-    else if (backend === "namespaces") this.deps.logger.info("deployment threads run on the local sandbox backend, isolated with namespaces", { requestedType: sandbox.type });
-    else if (sandbox.enabled) this.deps.logger.warn("deployment threads run without isolation: the worker is not root or cannot unshare; each deployment still has a user of its own (when root) and its limits");
+    else if (backend === "namespaces") this.deps.logger.info("deployment threads run on the local sandbox backend, isolated with namespaces", { requestedType: sandbox.type, enabled: sandbox.enabled });
   }
 }

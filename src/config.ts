@@ -78,6 +78,11 @@ export interface Config {
   /** How long a background process of `terminal` may run before it is killed. */
   sandboxBackgroundTimeoutMs: number;
   /**
+   * Whether the agent's commands may run without isolation on a worker that cannot make namespaces
+   * (`SANDBOX_UNISOLATED=allow`); refused otherwise. Never used where isolation works.
+   */
+  sandboxUnisolatedAllowed: boolean;
+  /**
    * Keys of vault credentials' encryption: `current` seals, every key opens (older ones stay listed
    * while a rotation re-encrypts). Absent: credentials can be neither stored nor used.
    */
@@ -235,6 +240,7 @@ export function loadConfig(env: Env = process.env): Config {
     sandboxMemoryMb: integer(env, "SANDBOX_MEMORY_MB", 1024, 64, 1_048_576),
     sandboxFileSizeMb: integer(env, "SANDBOX_FILE_SIZE_MB", 1024, 1, 1_048_576),
     sandboxBackgroundTimeoutMs: integer(env, "SANDBOX_BACKGROUND_TIMEOUT_MS", 3_600_000, 1_000, 604_800_000),
+    sandboxUnisolatedAllowed: oneOf(env, "SANDBOX_UNISOLATED", ["refuse", "allow"] as const, "refuse") === "allow",
     vaultKeys: vaultKeys(env),
     mcpTimeoutMs: integer(env, "MCP_TIMEOUT_MS", 30_000, 100, 600_000),
     customToolKickoffMs: integer(env, "CUSTOM_TOOL_KICKOFF_MS", 300_000, 100, 86_400_000),

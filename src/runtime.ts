@@ -90,6 +90,7 @@ import { SkillTools } from "./tools/skills.js";
 import { guardedFetch, OutboundPolicy } from "./tools/outbound.js";
 import { VisionTool } from "./tools/vision.js";
 import { TerminalTools } from "./tools/terminal.js";
+import { startToolIsolation } from "./tools/tool-isolation.js";
 import { WebTools } from "./tools/web.js";
 import { buildProjection } from "./webhooks-runtime.js";
 
@@ -142,7 +143,8 @@ async function buildComponents(config: Config, log: Logger, mongoOptions: MongoO
   const docker = await detectSandboxEngine(config, log);
   const agentVaultStore = new AgentVaultStore(mongo.db, vaultEpochs);
   // Every request to a URL a caller configured (MCP servers, token endpoints) goes through the outbound guard.
-  const outbound = guardedFetch(new OutboundPolicy(config.outboundAllowedNetworks));
+  const outboundPolicy = new OutboundPolicy(config.outboundAllowedNetworks);
+  const outbound = guardedFetch(outboundPolicy);
   const mcpPool = new McpConnections({ timeoutMs: config.mcpTimeoutMs, fetch: outbound });
   const preparations = new Preparations(redis, keys);
   const agentVaults = new AgentVaultService(agentStore, agentVaultStore, vaultStore, credentialStore);
@@ -158,7 +160,7 @@ async function buildComponents(config: Config, log: Logger, mongoOptions: MongoO
 
   return {
     config, log, docker, validator, mongo, redis, keys, readers, organizations, agentStore, sessionStore, eventLog, appender, live, intents, wakeups, endings,
-    transitions, projector, vaultStore, credentialStore, agentVaultStore, locks, outbound, mcpPool, mcp, preparations, secrets, secretRefs,
+    transitions, projector, vaultStore, credentialStore, agentVaultStore, locks, outboundPolicy, outbound, mcpPool, mcp, preparations, secrets, secretRefs,
     access: new AccessService(organizations, allowances),
     health: new HealthService(mongo, redis),
     agents: new AgentService(agentStore, sessionStore, limitsCache, budgets),
@@ -210,12 +212,14 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
       const subjectSkills = new SubjectSkillCache(skillStore, skillEpochs);
       const tools = new BuiltinTools(new MemoryStore(mongo.db), new TodoStore(mongo.db), new WebTools(outbound, config.webSearch), new SkillTools(skillStore), new VisionTool(outbound, providers), terminal);
       const kickoff = new KickoffTimer(new Kickoffs(redis, components.keys), transitions, config.customToolKickoffMs, log);
-      const placements = new Placements({ workspaceRoot: config.workspaceRoot, docker: components.docker, deployments: components.secretRefs, secrets: components.secrets, logger: log });
+      const isolation = await startToolIsolation(components.outboundPolicy, config.sandboxUnisolatedAllowed, log);
+      const placements = new Placements({ workspaceRoot: config.workspaceRoot, docker: components.docker, isolation, deployments: components.secretRefs, secrets: components.secrets, logger: log });
       const reaper = new SessionReaper({ endings: components.endings, terminal, placements, logger: log });
       reaper.start();
       stopTools = async () => {
         await reaper.stop();
         await terminal.close();
+        await isolation.close();
       };
       const debits = new TurnDebits(components.credits, new OwedDebits(redis, components.keys), eventLog, log);
       const ending = new TurnEnding({ log: eventLog, transitions, sessions: sessionStore, records, versions, debits, budgets: components.budgets });

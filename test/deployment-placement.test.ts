@@ -186,13 +186,13 @@ describe("deployment threads: placement, secrets and the local sandbox", () => {
       expect(await call(t2, "terminal", { command: `cat /tmp/kept; ls ${root} 2>&1 | head -1` })).to.deep.equal({ ok: true, text: `tmp\nls: cannot access '${root}': No such file or directory\n` });
     });
 
-    it("a deployment with its sandbox disabled runs in its workspace here, as its own user, without namespaces", async () => {
+    it("a deployment with its sandbox disabled asks for no container, and still gets the namespaces every session has", async () => {
       const ref = await newSecret(`plain-${Date.now()}`);
       const d = await insertDeployment(server, orgId, { sandbox: { enabled: false }, secrets: { PLAIN: ref } });
       const t = await thread(d);
       const value = (await server.services.secrets.resolve(orgId, { PLAIN: ref })).PLAIN!;
-      const { text } = await call(t, "terminal", { command: `pwd; hostname; ${matches("PLAIN", value)}` });
-      expect(text).to.equal(`${join(root, d.doc._id)}\n${readFileSync("/proc/sys/kernel/hostname", "utf8").trim()}\nmatch\n`);
+      const { text } = await call(t, "terminal", { command: `pwd; hostname; ls /sys/class/net; ${matches("PLAIN", value)}` });
+      expect(text).to.equal("/workspace\nsandbox\nlo\nmatch\n");
     });
   });
 });

@@ -40,7 +40,7 @@ describe("Outbound fetch guard", () => {
   const opened: GuardedFetch[] = [];
   /** A guarded fetch closed after the test. */
   const fetchWith = (allowed: string[], resolve?: (host: string) => Promise<ResolvedAddress[]>): GuardedFetch => {
-    const f = guardedFetch(new OutboundPolicy(allowed, resolve));
+    const f = guardedFetch(new OutboundPolicy(allowed, { resolve }));
     opened.push(f);
     return f;
   };

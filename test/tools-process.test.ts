@@ -131,7 +131,8 @@ describe("process", () => {
     async function running(sessionId: string) {
       const uid = Number((await call(sessionId, "terminal", { command: "id -u" })).text);
       const started = await start(sessionId, "(setsid sleep 600 &); sleep 600");
-      expect(processesOf(uid)).to.have.length.of.at.least(2);
+      // A background start answers at once; the processes follow.
+      await until(async () => processesOf(uid), (pids) => pids.length >= 2, 15_000, "the session's processes to start");
       return { uid, started };
     }
 

@@ -2,6 +2,7 @@
 import { expect } from "chai";
 import { client, startServer, type Client, type TestServer } from "./support/server.js";
 import { join } from "node:path";
+import { isolationAvailable } from "../src/tools/isolation.js";
 import { killGroup, runsBackground, spawnLimited } from "../src/tools/sandbox.js";
 import { createSession, until } from "./support/sessions.js";
 import { answer, processesOf, toolCaller } from "./support/tool-calls.js";
@@ -23,7 +24,8 @@ describe("terminal", () => {
 
   it("runs a shell command in the session's workspace and returns its output; a failing one is an error with its exit code", async () => {
     const sessionId = await newSession();
-    expect(await call(sessionId, "terminal", { command: "echo hi; pwd" })).to.deep.equal({ ok: true, text: `hi\n${root}/${sessionId}\n` });
+    const seen = isolationAvailable() ? "/workspace" : `${root}/${sessionId}`;
+    expect(await call(sessionId, "terminal", { command: "echo hi; pwd" })).to.deep.equal({ ok: true, text: `hi\n${seen}\n` });
     expect(await call(sessionId, "terminal", { command: "echo oops >&2; exit 3" })).to.deep.equal({ ok: false, text: "oops\n\n[exit code 3]" });
   });
 
@@ -88,7 +90,9 @@ describe("terminal", () => {
 
   it("escape: a command's environment holds nothing of the service's, in the foreground or the background", async () => {
     const sessionId = await newSession();
-    const names = "HOME\nLANG\nPATH\nPWD\nTMPDIR\n";
+    // Isolated, the variables that send HTTP clients through the sandbox's egress proxy too.
+    const proxies = ["HTTPS_PROXY", "HTTP_PROXY", "NODE_USE_ENV_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy"];
+    const names = `${["HOME", "LANG", "PATH", "PWD", "TMPDIR", ...(isolationAvailable() ? proxies : [])].sort().join("\n")}\n`;
     expect((await call(sessionId, "terminal", { command: "env | cut -d= -f1 | sort" })).text).to.equal(names);
     const { id } = answer(await call(sessionId, "terminal", { command: "env | cut -d= -f1 | sort", background: true }));
     const waited = answer(await call(sessionId, "process", { action: "wait", id }));

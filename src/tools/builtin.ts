@@ -9,6 +9,7 @@ import type { MemoryStore } from "../store/memories.js";
 import type { PastConversation } from "../store/past-conversations.js";
 import type { TodoStore } from "../store/todos.js";
 import { patchWorkspaceFile, readLines, workspacePath, writeWorkspaceFile } from "./files.js";
+import { unisolatedNote, unisolatedRefusal } from "./isolation.js";
 import type { ToolPlace } from "./sandbox.js";
 import { searchFiles } from "./search-files.js";
 import type { SkillManageInput, SkillTools } from "./skills.js";
@@ -50,6 +51,8 @@ const str = (input: Input, key: string): string | undefined => (typeof input[key
 const fail = (text: string): ToolOutcome => ({ ok: false, text });
 const ok = (text: string): ToolOutcome => ({ ok: true, text });
 
+/** The tools that run the agent's own commands: refused, or said to be, when the worker cannot isolate them. */
+const COMMAND_TOOLS = new Set(["terminal", "process", "execute_code"]);
 
 export class BuiltinTools {
   constructor(
@@ -64,6 +67,13 @@ export class BuiltinTools {
   async run(name: string, rawInput: unknown, ctx: ToolContext): Promise<ToolOutcome> {
     const problem = inputProblem(name, rawInput ?? {});
     if (problem) return fail(problem);
+    const unisolated = COMMAND_TOOLS.has(name) ? ctx.unisolated : null;
+    if (unisolated && !unisolated.allowed) return fail(unisolatedRefusal(unisolated));
+    const outcome = await this.dispatch(name, rawInput, ctx);
+    return unisolated ? { ...outcome, text: `${outcome.text}\n${unisolatedNote(unisolated)}` } : outcome;
+  }
+
+  private async dispatch(name: string, rawInput: unknown, ctx: ToolContext): Promise<ToolOutcome> {
     const input: Input = rawInput && typeof rawInput === "object" && !Array.isArray(rawInput) ? (rawInput as Input) : {};
     await ctx.prepare();
     switch (name) {

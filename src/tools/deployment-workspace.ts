@@ -29,21 +29,22 @@ export type SandboxBackend = "docker" | "namespaces" | "none";
 
 /**
  * The backend a deployment with this sandbox setting gets on this machine: `docker` when it asks for it
- * and an engine answers, else the local namespaces when the machine can (`isolation.ts`); both need a
- * worker that runs as root (the deployment's uid owns its files and runs its processes).
+ * (enabled, type docker), an engine answers and the worker runs as root (the deployment's uid owns its
+ * files and runs its processes); else the namespaces every session gets when the machine can make them
+ * (`isolation.ts`), whatever the setting: `enabled: false` asks for no container, it does not take
+ * the operator's isolation away. "none" only where the machine cannot isolate at all.
  */
 export function sandboxBackend(sandbox: { enabled: boolean; type?: string }, docker: DockerEngine | null): SandboxBackend {
-  if (!sandbox.enabled || typeof process.getuid !== "function" || process.getuid() !== 0) return "none";
-  if (sandbox.type === "docker" && docker) return "docker";
+  const root = typeof process.getuid === "function" && process.getuid() === 0;
+  if (root && sandbox.enabled && sandbox.type === "docker" && docker) return "docker";
   return isolationAvailable() ? "namespaces" : "none";
 }
 
-/** The isolation of the deployment's processes on `backend`; null for none. */
-export function deploymentIsolation(root: string, deploymentId: string, backend: SandboxBackend, docker: DockerEngine | null): Isolation | null {
-  if (backend === "none") return null;
-  const isolation: Isolation = { tmp: tmpDir(root, deploymentId), hide: root };
-  if (backend === "docker" && docker) isolation.container = { engine: docker, deploymentId };
-  return isolation;
+/** The isolation of the deployment's processes on `backend`, whose way out is `egress`; null for none. */
+export function deploymentIsolation(root: string, deploymentId: string, backend: SandboxBackend, docker: DockerEngine | null, egress: string | null): Isolation | null {
+  const place = { tmp: tmpDir(root, deploymentId), hide: root };
+  if (backend === "docker" && docker) return { ...place, egress: null, container: { engine: docker, deploymentId } };
+  return backend === "namespaces" && egress ? { ...place, egress } : null;
 }
 
 /** `filesystem.workspace_path`: where the deployment's tools see its workspace. */

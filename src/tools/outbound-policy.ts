@@ -1,10 +1,14 @@
 /**
  * Which destinations the service may reach on behalf of users (MCP servers, OAuth token endpoints, web
- * pages): public unicast addresses only, plus the operator's allow-list. The addresses are classified
- * by ipaddr.js; `guardedFetch` (outbound.ts) applies this policy to every hop of every request.
+ * pages) and tool processes may reach through the sandbox's egress proxy: public unicast addresses
+ * only, never this machine's own, plus the operator's allow-list. The addresses are classified by
+ * ipaddr.js; `guardedFetch` (outbound.ts) applies this policy to every hop of every request, and the
+ * egress proxy (egress-proxy.ts) to every connection, in its sandbox form (`forSandbox`), where the
+ * allow-list never opens the machine itself.
  */
 import { lookup as dnsLookup } from "node:dns/promises";
 import { isIP } from "node:net";
+import { networkInterfaces } from "node:os";
 import ipaddr from "ipaddr.js";
 
 type Address = ipaddr.IPv4 | ipaddr.IPv6;
@@ -88,14 +92,57 @@ function nat64Embedded(address: ipaddr.IPv6): ipaddr.IPv4 {
 
 const systemResolve: Resolve = (hostname) => dnsLookup(hostname, { all: true });
 
+/** The addresses of this machine's interfaces (a public one may be among them). */
+export type MachineAddresses = () => readonly string[];
+
+/** How long the interfaces' addresses are remembered: they change rarely, and a check runs per connection. */
+const MACHINE_ADDRESSES_MS = 5_000;
+
+function cachedMachineAddresses(): MachineAddresses {
+  let read = 0;
+  let addresses: string[] = [];
+  return () => {
+    if (Date.now() - read > MACHINE_ADDRESSES_MS) {
+      addresses = Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address));
+      read = Date.now();
+    }
+    return addresses;
+  };
+}
+
+const systemMachineAddresses = cachedMachineAddresses();
+
+export interface PolicyOptions {
+  resolve?: Resolve;
+  machineAddresses?: MachineAddresses;
+  /**
+   * False for tool processes: loopback and this machine's own addresses are refused even when the
+   * allow-list names them (the stores and the service listen there; the allow-list exists to open
+   * private networks, and loopback for the service's own fetches in development).
+   */
+  machineReachable?: boolean;
+}
+
 export class OutboundPolicy {
   private readonly allowed: Network[];
   readonly resolve: Resolve;
+  private readonly machineAddresses: MachineAddresses;
+  private readonly machineReachable: boolean;
 
   /** `allowedNetworks`: CIDRs or single addresses reachable even though not public (config). */
-  constructor(allowedNetworks: readonly string[] = [], resolve: Resolve = systemResolve) {
+  constructor(
+    private readonly allowedNetworks: readonly string[] = [],
+    options: PolicyOptions = {},
+  ) {
     this.allowed = allowedNetworks.map(parseNetwork);
-    this.resolve = resolve;
+    this.resolve = options.resolve ?? systemResolve;
+    this.machineAddresses = options.machineAddresses ?? systemMachineAddresses;
+    this.machineReachable = options.machineReachable ?? true;
+  }
+
+  /** The same policy for tool processes: the allow-list opens no address of this machine, loopback included. */
+  forSandbox(): OutboundPolicy {
+    return new OutboundPolicy(this.allowedNetworks, { resolve: this.resolve, machineAddresses: this.machineAddresses, machineReachable: false });
   }
 
   /** Why `address` (an IP literal) is refused, as "is a … address"; undefined when it may be reached. */
@@ -103,7 +150,10 @@ export class OutboundPolicy {
     const parsed = ipaddr.parse(address);
     // IPv4-mapped IPv6 (::ffff:10.0.0.5) reaches the IPv4 address: classify, and allow-list, that one.
     const target = ipaddr.process(address);
+    const machine = this.machineProblem(target);
+    if (machine !== undefined && !this.machineReachable) return machine;
     if (this.allowed.some((net) => inNetwork(parsed, net) || inNetwork(target, net))) return undefined;
+    if (machine !== undefined) return machine;
     if (METADATA.some((net) => inNetwork(target, net))) {
       return "is a link-local address (cloud metadata service)";
     }
@@ -117,6 +167,14 @@ export class OutboundPolicy {
       return inNetwork(target, IPV4_COMPATIBLE) ? "is an IPv4-compatible address (deprecated)" : undefined;
     }
     return `is ${RANGE_NAMES[range] ?? `not a public unicast address (${range})`}`;
+  }
+
+  /** Loopback, or an address of one of this machine's interfaces: the machine itself. */
+  private machineProblem(target: Address): string | undefined {
+    if (target.range() === "loopback") return "is a loopback address";
+    const seen = target.toNormalizedString();
+    const own = this.machineAddresses().some((address) => ipaddr.isValid(address) && ipaddr.process(address).toNormalizedString() === seen);
+    return own ? "is an address of this machine" : undefined;
   }
 
   /**

@@ -41,22 +41,31 @@ interface Hop {
   replayable: boolean;
 }
 
+type LookupCallback = Parameters<LookupFunction>[2];
+
+/** Answers a socket's lookup with `all`, the addresses the policy checked, as `options` asks for them. */
+function answerLookup(hostname: string, all: ResolvedAddress[], options: LookupOptions, callback: LookupCallback): void {
+  const family = options.family === "IPv4" ? 4 : options.family === "IPv6" ? 6 : options.family;
+  const addresses: LookupAddress[] = family === 4 || family === 6 ? all.filter((a) => a.family === family) : all;
+  const first = addresses[0];
+  if (first === undefined) callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" }), "", 0);
+  else if (options.all === true) callback(null, addresses);
+  else callback(null, first.address, first.family);
+}
+
 /** The socket's lookup: resolve, refuse when any address is refused, hand the checked ones to connect. */
 function checkedLookup(policy: OutboundPolicy): LookupFunction {
   return (hostname: string, options: LookupOptions, callback) => {
-    const family = options.family === "IPv4" ? 4 : options.family === "IPv6" ? 6 : options.family;
     policy.resolveChecked(hostname).then(
-      (all: ResolvedAddress[]) => {
-        const addresses: LookupAddress[] = family === 4 || family === 6 ? all.filter((a) => a.family === family) : all;
-        const first = addresses[0];
-        if (first === undefined) {
-          callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" }), "", 0);
-        } else if (options.all === true) callback(null, addresses);
-        else callback(null, first.address, first.family);
-      },
+      (all: ResolvedAddress[]) => answerLookup(hostname, all, options, callback),
       (err: Error) => callback(err, "", 0),
     );
   };
+}
+
+/** A socket's lookup that answers only `checked`, addresses the policy already resolved and checked: nothing is resolved twice. */
+export function pinnedLookup(checked: ResolvedAddress[]): LookupFunction {
+  return (hostname: string, options: LookupOptions, callback) => answerLookup(hostname, checked, options, callback);
 }
 
 /**

@@ -8,9 +8,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import { chmod, chown, mkdir, readdir, readFile, rm, stat } from "node:fs/promises";
-import { dirname, join, relative } from "node:path";
+import { basename, dirname, join, relative } from "node:path";
 import { removeContainerOf } from "./docker.js";
-import { ISOLATED_WORKSPACE, spawnIsolated, type Isolation } from "./isolation.js";
+import { proxyVariables } from "./egress-proxy.js";
+import { ISOLATED_WORKSPACE, SANDBOX_PATH, spawnIsolated, type Isolation, type Unisolated } from "./isolation.js";
 
 export const SANDBOX_TIMEOUT_MS = 30_000;
 export const SANDBOX_OUTPUT_BYTES = 64 * 1024;
@@ -42,7 +43,7 @@ export interface SandboxPlace {
   cwd: string;
   user: SandboxUser | null;
   limits: SandboxLimits;
-  /** Namespaces around each process (a deployment's local backend, `isolation.ts`); needs `user`. */
+  /** Namespaces (`isolation.ts`) or a container around each process; needs `user`. */
   isolation?: Isolation | null;
   /** Variables beyond the sandbox's own (a deployment's secrets), for the processes that run the agent's commands. */
   env?: Record<string, string>;
@@ -58,6 +59,8 @@ export interface ToolPlace {
   /** The user tool processes and files belong to, when the worker can switch users. */
   user: SandboxUser | null;
   isolation: Isolation | null;
+  /** Set when this worker cannot isolate the agent's commands: whether the operator lets them run so, and why. */
+  unisolated: Unisolated | null;
   /** Whether every process of `user` is this session's (a deployment's user is shared by all its threads). */
   soleUser: boolean;
   /** Makes the workspace when it is missing. */
@@ -102,9 +105,25 @@ export async function prepareWorkspace(workspace: string, user: SandboxUser | nu
   await chmod(workspace, 0o700);
 }
 
-/** Removes a workspace and everything in it (nothing when it does not exist). */
+/** A session's /tmp when isolated: beside the workspaces, kept across its commands, removed with its workspace. */
+export function sessionTmpOf(workspace: string): string {
+  return join(dirname(workspace), ".session-tmp", basename(workspace));
+}
+
+/** The session's workspace and its /tmp, both its user's alone (mode 0700). */
+export async function prepareSessionWorkspace(workspace: string, user: SandboxUser | null): Promise<void> {
+  await prepareWorkspace(workspace, user);
+  const tmp = sessionTmpOf(workspace);
+  await mkdir(tmp, { recursive: true, mode: 0o700 });
+  if (!user) return;
+  await chmod(dirname(tmp), 0o711);
+  await chown(tmp, user.uid, user.gid);
+}
+
+/** Removes a session's workspace and its /tmp, and everything in them (nothing when they do not exist). */
 export async function removeWorkspace(workspace: string): Promise<void> {
   await rm(workspace, { recursive: true, force: true, maxRetries: 2 });
+  await rm(sessionTmpOf(workspace), { recursive: true, force: true, maxRetries: 2 });
 }
 
 /**
@@ -120,7 +139,14 @@ export function spawnLimited(command: string, args: string[], place: SandboxPlac
   const stdin = opts.stdin === true ? "pipe" : "ignore";
   const rlimits = [`--data=${limits.memoryBytes}`, `--fsize=${limits.fileBytes}`, "--core=0", ...(user ? [`--nproc=${SANDBOX_PROCESSES}`] : [])];
   const home = isolation ? ISOLATED_WORKSPACE : cwd;
-  const env: Record<string, string> = { PATH: "/usr/local/bin:/usr/bin:/bin", HOME: home, LANG: "C.UTF-8", TMPDIR: isolation ? "/tmp" : cwd, ...(opts.background ? { [BACKGROUND_MARK]: "1" } : {}) };
+  const env: Record<string, string> = {
+    PATH: SANDBOX_PATH,
+    HOME: home,
+    LANG: "C.UTF-8",
+    TMPDIR: isolation ? "/tmp" : cwd,
+    ...(isolation && !isolation.container ? proxyVariables() : {}),
+    ...(opts.background ? { [BACKGROUND_MARK]: "1" } : {}),
+  };
   // The sandbox's own variables are not the deployment's to change (nor the background mark).
   const extra = Object.fromEntries(Object.entries(place.env ?? {}).filter(([name]) => !(name in env) && name !== BACKGROUND_MARK));
   const container = isolation?.container;
@@ -129,7 +155,11 @@ export function spawnLimited(command: string, args: string[], place: SandboxPlac
     return container.engine.spawn([command, ...args], place, env, extra, stdin);
   }
   const argv = ["prlimit", ...rlimits, "--", command, ...args];
-  if (isolation && user) return spawnIsolated(argv, { workspace: cwd, isolation, user }, env, extra, stdin);
+  if (isolation && user) {
+    // Never a silent fallback to the host's network: namespaces are made only with their way out.
+    if (isolation.egress === null) throw new Error("namespaces without the egress proxy's socket");
+    return spawnIsolated(argv, { workspace: cwd, isolation: { ...isolation, egress: isolation.egress }, user }, env, extra, stdin);
+  }
   return spawn(argv[0]!, argv.slice(1), {
     cwd,
     env: { ...extra, ...env },

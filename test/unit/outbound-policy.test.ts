@@ -81,6 +81,28 @@ describe("Outbound policy: public unicast only, unless allow-listed", () => {
     expect(allowing.addressProblem("8.8.8.8"), "public stays allowed").to.equal(undefined);
   });
 
+  it("this machine's own addresses are refused, a public one too, unless allow-listed", () => {
+    const machine = new OutboundPolicy([], { machineAddresses: () => ["127.0.0.1", "203.0.114.7", "2a01:4f8::7"] });
+    expect(machine.addressProblem("203.0.114.7")).to.equal("is an address of this machine");
+    expect(machine.addressProblem("::ffff:203.0.114.7"), "IPv4-mapped").to.equal("is an address of this machine");
+    expect(machine.addressProblem("2a01:4f8:0:0::7"), "another spelling").to.equal("is an address of this machine");
+    expect(machine.addressProblem("203.0.114.8"), "a neighbour is public").to.equal(undefined);
+    expect(new OutboundPolicy(["203.0.114.7"], { machineAddresses: () => ["203.0.114.7"] }).addressProblem("203.0.114.7"), "the operator's allow-list").to.equal(undefined);
+  });
+
+  it("for tool processes the allow-list opens private networks but never the machine itself", () => {
+    const sandbox = new OutboundPolicy(["127.0.0.0/8", "::1", "10.0.0.0/8", "203.0.114.7"], { machineAddresses: () => ["10.1.2.3", "203.0.114.7"] }).forSandbox();
+    expect(sandbox.addressProblem("127.0.0.1")).to.equal("is a loopback address");
+    expect(sandbox.addressProblem("::ffff:127.0.0.1")).to.equal("is a loopback address");
+    expect(sandbox.addressProblem("::1")).to.equal("is a loopback address");
+    expect(sandbox.addressProblem("64:ff9b::7f00:1")).to.equal("is NAT64 for 127.0.0.1, which is a loopback address");
+    expect(sandbox.addressProblem("10.1.2.3")).to.equal("is an address of this machine");
+    expect(sandbox.addressProblem("203.0.114.7")).to.equal("is an address of this machine");
+    expect(sandbox.addressProblem("10.9.9.9"), "another host of an allowed network").to.equal(undefined);
+    expect(sandbox.addressProblem("169.254.169.254")).to.equal("is a link-local address (cloud metadata service)");
+    expect(sandbox.addressProblem("8.8.8.8")).to.equal(undefined);
+  });
+
   it("a URL must be http or https, carry no credentials, and an IP-literal host is checked at once", async () => {
     for (const raw of ["ftp://8.8.8.8/", "file:///etc/passwd", "gopher://example.com/", "data:text/plain,x"]) {
       expect((await refusal(() => policy.checkUrl(new URL(raw)))).reason, raw).to.match(/^uses [a-z]+:, only http: and https: are allowed$/);
@@ -97,7 +119,7 @@ describe("Outbound policy: public unicast only, unless allow-listed", () => {
   });
 
   it("a host name is refused when any of its addresses is, naming the host and the address only", async () => {
-    const dns = new OutboundPolicy([], resolver({ "public.test": ["93.184.216.34", "2606:2800:220:1::1"], "mixed.test": ["93.184.216.34", "10.0.0.5"], "meta.test": ["169.254.169.254"] }));
+    const dns = new OutboundPolicy([], { resolve: resolver({ "public.test": ["93.184.216.34", "2606:2800:220:1::1"], "mixed.test": ["93.184.216.34", "10.0.0.5"], "meta.test": ["169.254.169.254"] }) });
     expect(await dns.resolveChecked("public.test")).to.have.length(2);
     const mixed = await refusal(() => dns.resolveChecked("mixed.test"));
     expect(mixed.message, "the resolved address is not told").to.equal("refused: mixed.test resolves to a private address");

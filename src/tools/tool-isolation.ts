@@ -1,0 +1,30 @@
+/**
+ * What a worker gives its tools' processes, decided once at its start and said in its log: namespaces
+ * and the egress proxy when the machine can make them (`isolation.ts`, `egress-proxy.ts`); otherwise no
+ * isolation, under which the agent's commands (terminal, process, execute_code) are refused unless the
+ * operator allowed them with SANDBOX_UNISOLATED=allow. There is no silent downgrade.
+ */
+import type { Logger } from "../log.js";
+import { EgressProxy } from "./egress-proxy.js";
+import { isolationProblem, type Unisolated } from "./isolation.js";
+import type { OutboundPolicy } from "./outbound-policy.js";
+
+export interface ToolIsolation {
+  /** The egress proxy's socket, when tool processes are isolated. */
+  egress: string | null;
+  /** Set when they are not. */
+  unisolated: Unisolated | null;
+  close(): Promise<void>;
+}
+
+export async function startToolIsolation(policy: OutboundPolicy, allowUnisolated: boolean, logger: Logger): Promise<ToolIsolation> {
+  const problem = isolationProblem();
+  if (problem === null) {
+    const proxy = await EgressProxy.start(policy, logger);
+    logger.info("tool processes run isolated: namespaces of their own, the network through the egress proxy", { egress: proxy.socket });
+    return { egress: proxy.socket, unisolated: null, close: () => proxy.close() };
+  }
+  if (allowUnisolated) logger.warn("tool processes run WITHOUT isolation (SANDBOX_UNISOLATED=allow): an agent's commands reach what this worker reaches", { problem });
+  else logger.warn("the agent's commands (terminal, process, execute_code) are refused: this worker cannot isolate them; SANDBOX_UNISOLATED=allow runs them without isolation", { problem });
+  return { egress: null, unisolated: { problem, allowed: allowUnisolated }, close: async () => undefined };
+}
