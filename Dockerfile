@@ -20,8 +20,9 @@ RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:24-bookworm-slim
 ENV NODE_ENV=production
-# python3 for the built-in execute_code tool (JavaScript runs on the image's node).
-RUN apt-get update && apt-get install -y --no-install-recommends python3 && rm -rf /var/lib/apt/lists/*
+# python3 for the built-in execute_code tool (JavaScript runs on the image's node); iproute2 and socat
+# for the tools' sandbox (its network namespace's loopback, and the bridge to the egress proxy).
+RUN apt-get update && apt-get install -y --no-install-recommends python3 iproute2 socat && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
@@ -31,7 +32,8 @@ COPY --from=build /app/src/redis/scripts ./src/redis/scripts
 # The web console's page, stylesheet and icon (its modules are compiled into dist/console).
 COPY --from=build /app/console/public ./console/public
 # Runs as root on purpose: a worker runs each session's tools as an unprivileged user of that session's
-# own (src/tools/sandbox.ts), which needs the right to switch users. The Node process itself holds no
-# file or network privilege beyond the container's.
+# own, in namespaces of their own (src/tools/isolation.ts), which needs the right to switch users and,
+# from the container's engine, CAP_SYS_ADMIN and CAP_NET_ADMIN (see docker-compose.yml). The Node process
+# itself holds no file or network privilege beyond the container's.
 EXPOSE 8080
 CMD ["node", "dist/src/main.js"]

@@ -88,6 +88,18 @@ describe("sandbox: the network of an agent's tools", function () {
     }
   });
 
+  it("a server the session runs in the background answers its later commands on loopback, and no other session's", async () => {
+    const [mine, theirs] = [await newSession(), await newSession()];
+    const started = answer(await call(mine, "terminal", { command: "python3 -m http.server 8765 --bind 127.0.0.1", background: true }));
+    const poll = `for i in $(seq 100); do curl -s -o /dev/null -w '%{http_code}\\n' http://127.0.0.1:8765/ && break; sleep 0.1; done | tail -n 1`;
+    expect(await run(mine, poll)).to.equal("200\n");
+    // This command's bridge is not the background one's, and takes the next port: the way out still works.
+    expect(await run(mine, `echo $HTTP_PROXY; curl -sS -m 5 http://${publicHost.address}/`)).to.equal(`http://127.0.0.1:3129\nhello from pu`);
+    expect(await run(theirs, tcp("127.0.0.1", "8765"))).to.equal("no way to 127.0.0.1:8765\n");
+    await call(mine, "process", { action: "kill", id: started.id });
+    expect(await run(mine, tcp("127.0.0.1", "8765")), "gone with the process").to.equal("no way to 127.0.0.1:8765\n");
+  });
+
   it("another session's processes can be neither seen nor signalled", async () => {
     const [mine, theirs] = [await newSession(), await newSession()];
     const started = answer(await call(theirs, "terminal", { command: "sleep 600", background: true }));

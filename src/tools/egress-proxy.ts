@@ -18,18 +18,11 @@ import { RequestError, Server } from "proxy-chain";
 import type { Logger } from "../log.js";
 import { isOutboundRefused, pinnedLookup, type OutboundPolicy } from "./outbound.js";
 
-/** The port the bridge listens on inside every sandbox (HTTP_PROXY=http://127.0.0.1:3128). */
+/** The port a sandbox's bridge listens on (HTTP_PROXY=http://127.0.0.1:3128), or the next free one. */
 export const EGRESS_PORT = 3128;
 
 /** Where the proxies' sockets are: outside every directory a sandbox has covered or replaced (/tmp, the workspace root). */
 const RUN_DIR = "/run/agent-sessions";
-
-/** The variables that send a sandbox's HTTP clients (curl, pip, npm, git, Node's fetch) through the bridge. */
-export function proxyVariables(): Record<string, string> {
-  const url = `http://127.0.0.1:${EGRESS_PORT}`;
-  const local = "localhost,127.0.0.1,::1";
-  return { HTTP_PROXY: url, HTTPS_PROXY: url, http_proxy: url, https_proxy: url, NO_PROXY: local, no_proxy: local, NODE_USE_ENV_PROXY: "1" };
-}
 
 export class EgressProxy {
   private constructor(

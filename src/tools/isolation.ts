@@ -20,7 +20,7 @@
  *     programs), and the command starts under its `prlimit` limits.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { accessSync, closeSync, constants, mkdirSync, mkdtempSync, openSync, rmSync } from "node:fs";
+import { accessSync, closeSync, constants, fstatSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Writable } from "node:stream";
@@ -42,25 +42,34 @@ export interface Isolation {
   container?: { engine: DockerEngine; deploymentId: string };
 }
 
-const UNSHARE = ["--mount", "--pid", "--ipc", "--uts", "--net", "--fork", "--kill-child", "--mount-proc", "--propagation", "private"];
+/** The namespaces of a command; `--net` only when it does not join its session's network (below). */
+const UNSHARE = ["--mount", "--pid", "--ipc", "--uts", "--fork", "--kill-child", "--mount-proc", "--propagation", "private"];
 
 /** Becomes the sandbox's user, with no capabilities left and none to regain. */
 const DROP = 'setpriv --reuid="$uid" --regid="$gid" --clear-groups --no-new-privs --inh-caps=-all --bounding-set=-all --';
 
-/** The bridge's listening socket as /proc/net/tcp shows it: 127.0.0.1:EGRESS_PORT, state LISTEN (0A). */
-const BRIDGE_ENTRY = `0100007F:${EGRESS_PORT.toString(16).toUpperCase().padStart(4, "0")}`;
+/** The last port a bridge may take: ports from EGRESS_PORT on are tried until one is free. */
+const LAST_BRIDGE_PORT = EGRESS_PORT + 99;
 
 /**
  * Runs as root in the new namespaces: $1 workspace, $2 tmp, $3 hidden root, $4 uid, $5 gid, $6 the egress
  * socket, then the command. The workspace and tmp are first bound to a staging place (a fresh /dev/shm)
  * so covering the root (which usually holds them both) leaves them reachable, then moved to where they
- * are seen. The bridge starts before the command, which waits until it listens (reading /proc/net/tcp
- * with the shell's builtins, a millisecond or two): a command's first connection is never refused.
- * The bridge is the command's child once the shell becomes the command, and dies with the namespace.
+ * are seen.
+ * The bridge starts first, so that its start overlaps the mounts, on the first port from EGRESS_PORT no
+ * socket of this network listens on (a network the session's background processes share may hold other
+ * commands' bridges); the command starts once it listens (found in /proc/net/tcp with the shell's own
+ * builtins), so its first connection is never refused. The bridge is the command's child once the
+ * shell becomes the command, and ends with the command's PID namespace.
  */
 const SETUP = [
   "set -e",
-  'ws=$1 tmp=$2 hide=$3 uid=$4 gid=$5 egress=$6; shift 6',
+  // fd 4 is the network namespace nsenter entered: nothing in the sandbox needs it.
+  'exec 4<&-; ws=$1 tmp=$2 hide=$3 uid=$4 gid=$5 egress=$6; shift 6',
+  "ip link set lo up",
+  'listens() { while read -r _ at _ st _; do [ "$st" = 0A ] && [ $((0x${at#*:})) -eq "$1" ] && return 0; done </proc/net/tcp; return 1; }',
+  `bridge() { while listens "$port"; do port=$((port + 1)); done; [ "$port" -le ${LAST_BRIDGE_PORT} ] || return 1; ${DROP} socat "TCP-LISTEN:$port,bind=127.0.0.1,reuseaddr,fork" "UNIX-CONNECT:$egress" </dev/null >/dev/null 2>&1 3<&- & pid=$!; }`,
+  `port=${EGRESS_PORT}; bridge || port=${LAST_BRIDGE_PORT + 1}`,
   "mount -t tmpfs -o mode=0755,size=64m,nosuid,nodev tmpfs /dev/shm",
   "mkdir /dev/shm/.w /dev/shm/.t",
   'mount --bind "$ws" /dev/shm/.w',
@@ -72,13 +81,12 @@ const SETUP = [
   "chmod 1777 /dev/shm",
   "if [ -d /var/tmp ]; then mount -t tmpfs -o mode=1777,size=64m,nosuid,nodev tmpfs /var/tmp; fi",
   "hostname sandbox",
-  // A sysfs of the new network namespace: the host's interfaces are not even named.
+  // A sysfs of the command's network namespace: the host's interfaces are not even named.
   "mount -t sysfs -o ro,nosuid,nodev,noexec sysfs /sys",
-  "ip link set lo up",
-  `${DROP} socat TCP-LISTEN:${EGRESS_PORT},bind=127.0.0.1,reuseaddr,fork "UNIX-CONNECT:$egress" </dev/null >/dev/null 2>&1 3<&- &`,
-  "bridge=$!",
-  `listening() { while read -r _ at _ st _; do [ "$at" = ${BRIDGE_ENTRY} ] && [ "$st" = 0A ] && return 0; done </proc/net/tcp; return 1; }`,
-  'n=0; until listening; do n=$((n + 1)); if [ $n -gt 20000 ] || ! kill -0 "$bridge" 2>/dev/null; then echo "sandbox: the network bridge did not start" >&2; exit 125; fi; done',
+  // A bridge that died could not bind its port (another took it meanwhile): the next free one.
+  `n=0; until [ "$port" -le ${LAST_BRIDGE_PORT} ] && listens "$port" && kill -0 "$pid" 2>/dev/null; do n=$((n + 1)); if [ "$port" -le ${LAST_BRIDGE_PORT} ] && ! kill -0 "$pid" 2>/dev/null; then port=$((port + 1)); bridge || port=${LAST_BRIDGE_PORT + 1}; fi; if [ $n -gt 20000 ] || [ "$port" -gt ${LAST_BRIDGE_PORT} ]; then echo "sandbox: the network bridge did not start" >&2; exit 125; fi; done`,
+  'proxy=http://127.0.0.1:$port local=localhost,127.0.0.1,::1',
+  'export HTTP_PROXY=$proxy HTTPS_PROXY=$proxy http_proxy=$proxy https_proxy=$proxy NO_PROXY=$local no_proxy=$local NODE_USE_ENV_PROXY=1',
   // OLDPWD would tell the command where its workspace is on the host.
   `cd ${ISOLATED_WORKSPACE}; unset OLDPWD`,
   `exec ${DROP} /bin/sh -c 'eval "$(cat <&3)"; exec 3<&-; exec "$@"' sandbox "$@"`,
@@ -112,29 +120,56 @@ export function exportScript(variables: Record<string, string>): string {
 
 /**
  * Starts `argv` isolated, as `user`, in `workspace` (a host path), with `env` (the sandbox's own
- * variables) and `variables` (the deployment's secrets, handed over on fd 3). The child is `unshare`,
- * leader of a process group of its own: killing the group kills the namespace's PID 1, and with it
- * everything in the namespace.
+ * variables) and `variables` (the deployment's secrets, handed over on fd 3). With `network` (a
+ * process's network namespace, /proc/<pid>/ns/net), the command joins that one, its session's while a
+ * background process of it runs, so a server it started there answers on loopback; else it gets a new
+ * one. The namespace is held open (fd 4) from here until `nsenter` has entered it: a process that ends
+ * meanwhile cannot take it away. The child is `unshare` (or `nsenter`, which becomes it), leader of a
+ * process group of its own: killing the group kills the namespace's PID 1, and with it everything in
+ * the namespace.
  */
 export function spawnIsolated(
   argv: string[],
-  place: { workspace: string; isolation: Isolation & { egress: string }; user: { uid: number; gid: number } },
+  place: { workspace: string; isolation: Isolation & { egress: string }; user: { uid: number; gid: number }; network?: string | undefined },
   env: Record<string, string>,
   variables: Record<string, string>,
   stdin: "ignore" | "pipe",
 ): ChildProcess {
   const { workspace, isolation, user } = place;
-  const args = [...UNSHARE, "--", "/bin/sh", "-c", SETUP, "sandbox", workspace, isolation.tmp, isolation.hide, String(user.uid), String(user.gid), isolation.egress, ...argv];
-  const child = spawn("unshare", args, { cwd: workspace, env, stdio: [stdin, "pipe", "pipe", "pipe"], detached: true });
-  const script = child.stdio[3] as Writable;
-  // The command may end before reading it all (EPIPE): nothing is lost that anyone needed.
-  script.on("error", () => undefined);
-  script.end(exportScript(variables));
-  return child;
+  const joined = place.network === undefined ? null : openNetwork(place.network);
+  const unshare = [...UNSHARE, ...(joined === null ? ["--net"] : []), "--", "/bin/sh", "-c", SETUP, "sandbox", workspace, isolation.tmp, isolation.hide, String(user.uid), String(user.gid), isolation.egress, ...argv];
+  const [program, args] = joined === null ? ["unshare", unshare] : ["nsenter", ["--net=/proc/self/fd/4", "--", "unshare", ...unshare]];
+  try {
+    const child = spawn(program, args, { cwd: workspace, env, stdio: [stdin, "pipe", "pipe", "pipe", ...(joined === null ? [] : [joined])], detached: true });
+    const script = child.stdio[3] as Writable;
+    // The command may end before reading it all (EPIPE): nothing is lost that anyone needed.
+    script.on("error", () => undefined);
+    script.end(exportScript(variables));
+    return child;
+  } finally {
+    if (joined !== null) closeSync(joined);
+  }
+}
+
+/** The namespace at `path`, opened; null when its process has ended, or when it is the host's own (never joined). */
+function openNetwork(path: string): number | null {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch {
+    return null;
+  }
+  const host = statSync("/proc/self/ns/net");
+  const seen = fstatSync(fd);
+  if (seen.ino === host.ino && seen.dev === host.dev) {
+    closeSync(fd);
+    return null;
+  }
+  return fd;
 }
 
 /** The programs the sandbox runs, from util-linux, iproute2 and socat, looked for on the sandbox's PATH. */
-const PROGRAMS = ["unshare", "setpriv", "prlimit", "ip", "socat"];
+const PROGRAMS = ["unshare", "nsenter", "setpriv", "prlimit", "ip", "socat"];
 export const SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin";
 
 let problem: string | null | undefined;
@@ -164,7 +199,7 @@ function probe(): string | null {
     mkdirSync(ISOLATED_WORKSPACE, { recursive: true, mode: 0o755 });
     for (const dir of ["ws", "tmp"]) mkdirSync(join(scratch, dir));
     const check = `[ "$(id -u)" = 65534 ] && [ "$PWD" = ${ISOLATED_WORKSPACE} ] || { echo "the sandbox's user or directory is not as made" >&2; exit 1; }`;
-    const argv = [...UNSHARE, "--", "/bin/sh", "-c", SETUP, "sandbox", join(scratch, "ws"), join(scratch, "tmp"), scratch, "65534", "65534", join(scratch, "egress.sock"), "/bin/sh", "-c", check];
+    const argv = [...UNSHARE, "--net", "--", "/bin/sh", "-c", SETUP, "sandbox", join(scratch, "ws"), join(scratch, "tmp"), scratch, "65534", "65534", join(scratch, "egress.sock"), "/bin/sh", "-c", check];
     const run = spawnSync("unshare", argv, { stdio: ["ignore", "ignore", "pipe", empty], encoding: "utf8", timeout: 10_000, env: { PATH: SANDBOX_PATH } });
     if (run.status === 0) return null;
     const said = (run.stderr ?? "").trim().split("\n").pop();

@@ -10,7 +10,6 @@ import { createHash } from "node:crypto";
 import { chmod, chown, mkdir, readdir, readFile, rm, stat } from "node:fs/promises";
 import { basename, dirname, join, relative } from "node:path";
 import { removeContainerOf } from "./docker.js";
-import { proxyVariables } from "./egress-proxy.js";
 import { ISOLATED_WORKSPACE, SANDBOX_PATH, spawnIsolated, type Isolation, type Unisolated } from "./isolation.js";
 
 export const SANDBOX_TIMEOUT_MS = 30_000;
@@ -47,6 +46,8 @@ export interface SandboxPlace {
   isolation?: Isolation | null;
   /** Variables beyond the sandbox's own (a deployment's secrets), for the processes that run the agent's commands. */
   env?: Record<string, string>;
+  /** In namespaces: the network namespace to join (the session's, while a background process of it runs); else a new one. */
+  network?: string;
 }
 
 /** Variables of a tool's processes: the deployment's secrets, as the placement read them when the tool ran; or why not. */
@@ -144,7 +145,6 @@ export function spawnLimited(command: string, args: string[], place: SandboxPlac
     HOME: home,
     LANG: "C.UTF-8",
     TMPDIR: isolation ? "/tmp" : cwd,
-    ...(isolation && !isolation.container ? proxyVariables() : {}),
     ...(opts.background ? { [BACKGROUND_MARK]: "1" } : {}),
   };
   // The sandbox's own variables are not the deployment's to change (nor the background mark).
@@ -158,7 +158,7 @@ export function spawnLimited(command: string, args: string[], place: SandboxPlac
   if (isolation && user) {
     // Never a silent fallback to the host's network: namespaces are made only with their way out.
     if (isolation.egress === null) throw new Error("namespaces without the egress proxy's socket");
-    return spawnIsolated(argv, { workspace: cwd, isolation: { ...isolation, egress: isolation.egress }, user }, env, extra, stdin);
+    return spawnIsolated(argv, { workspace: cwd, isolation: { ...isolation, egress: isolation.egress }, user, network: place.network }, env, extra, stdin);
   }
   return spawn(argv[0]!, argv.slice(1), {
     cwd,

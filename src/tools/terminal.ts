@@ -82,10 +82,15 @@ export class TerminalTools {
     return { cwd: ctx.workspace, user: ctx.user, limits: this.limits, isolation: ctx.isolation };
   }
 
-  /** Where the agent's commands run: with the deployment's variables, read now (a rotated secret applies from the next command on). */
+  /**
+   * Where the agent's commands run: with the deployment's variables, read now (a rotated secret applies
+   * from the next command on); in namespaces, on the network of the session's background processes.
+   */
   private async agentPlace(ctx: TerminalContext): Promise<SandboxPlace | string> {
     const environment = await ctx.environment();
-    return environment.ok ? { ...this.place(ctx), env: environment.env } : environment.problem;
+    if (!environment.ok) return environment.problem;
+    const network = ctx.isolation?.egress ? this.processes.networkOf(ctx.sessionId) : undefined;
+    return { ...this.place(ctx), env: environment.env, ...(network ? { network } : {}) };
   }
 
   /** `terminal {command, background?, timeout?}`, its input already checked against its schema. */

@@ -12,12 +12,23 @@ export interface ServiceProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** `port`: listen there (a process started again where its clients know to find it); default a free one. */
-export async function startProcess(role: "api" | "worker" | "scheduler" | "all", extraEnv: Record<string, string> = {}, port?: number): Promise<ServiceProcess> {
+/** Another user to run a service process as, and a Node binary that user may run. */
+export interface RunAs {
+  uid: number;
+  gid: number;
+  node: string;
+}
+
+/**
+ * `port`: listen there (a process started again where its clients know to find it); default a free one.
+ * `runAs`: the process's user, when not this one's.
+ */
+export async function startProcess(role: "api" | "worker" | "scheduler" | "all", extraEnv: Record<string, string> = {}, port?: number, runAs?: RunAs): Promise<ServiceProcess> {
   port ??= await freePort();
-  const child = spawn(process.execPath, ["dist/src/main.js"], {
+  const child = spawn(runAs?.node ?? process.execPath, ["dist/src/main.js"], {
     env: { ...process.env, MONGO_URL: env.mongoUrl, REDIS_URL: env.redisUrl, REDIS_KEY_PREFIX: env.redisKeyPrefix, PORT: String(port), HOST: "127.0.0.1", ROLE: role, LOG_LEVEL: "info", ...extraEnv },
     stdio: ["ignore", "pipe", "pipe"],
+    ...(runAs ? { uid: runAs.uid, gid: runAs.gid } : {}),
   });
   let out = "";
   const listeners = new Set<() => void>();
