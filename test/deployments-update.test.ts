@@ -79,6 +79,18 @@ describe("deployments: update", () => {
     expectError(await api.delete(`/v1/secrets/${refs[1]}`), 409, "conflict");
   });
 
+  it("renames a secret's variable: the same reference under a new name lands (issue 32)", async () => {
+    const ref = (await api.post("/v1/secrets", { name: "renamed", value: secret() })).body.secret_id;
+    const d = await readyDeployment(api, { secrets: { SEC_OLD: ref }, features: { steering: false } });
+    const given = () => runTool(api, d, d.thread_id, "terminal", { command: "for v in SEC_OLD SEC_NEW; do printenv $v > /dev/null && echo $v; done; true" });
+    expect(await given()).to.equal("SEC_OLD\n");
+    expect((await api.patch(`/v1/deployments/${d.deployment_id}`, { secrets: { SEC_OLD: null, SEC_NEW: ref } })).status).to.equal(200);
+    expect(await given()).to.equal("SEC_NEW\n");
+    // Renamed back: the same value under the first name again.
+    expect((await api.patch(`/v1/deployments/${d.deployment_id}`, { secrets: { SEC_NEW: null, SEC_OLD: ref } })).status).to.equal(200);
+    expect(await given()).to.equal("SEC_OLD\n");
+  });
+
   it("answers an update that changes nothing with the deployment unchanged, writing nothing", async () => {
     const d = await readyDeployment(api, { features: { dreaming: false } });
     const before = await agentOf(d.deployment_id);

@@ -30,10 +30,11 @@ interface ManifestEntry {
   m: number;
 }
 
+/** Made by the first lease with the lease alone: `files` and `scannedAt` come with the first scan (absent: none yet). */
 interface ManifestDoc {
   _id: string;
-  files: ManifestEntry[];
-  scannedAt: Date | null;
+  files?: ManifestEntry[];
+  scannedAt?: Date | null;
   leaseUntil: Date | null;
 }
 
@@ -92,10 +93,10 @@ export class DeploymentWebhookStore {
     try {
       const doc = await this.turns(deploymentId, () => this.manifests.findOneAndUpdate(
         { _id: deploymentId, $or: [{ leaseUntil: null }, { leaseUntil: { $lt: now } }] },
-        { $set: { leaseUntil: new Date(now.getTime() + ms) }, $setOnInsert: { files: [], scannedAt: null } },
+        // No `$setOnInsert` of the empty manifest: FerretDB v1 drops a `$setOnInsert` of null or [] (MongoDB writes it), so absent is none.
+        { $set: { leaseUntil: new Date(now.getTime() + ms) } },
         { upsert: true, returnDocument: "after" },
       ));
-      // A record just made by this upsert may lack `$setOnInsert` fields (seen on FerretDB): absent reads as none.
       return doc && { files: (doc.files ?? []).map((f): [string, number, number] => [f.p, f.s, f.m]), scannedAt: doc.scannedAt ?? null };
     } catch (err) {
       // The upsert of a held lease collides with the record itself: another holds it.

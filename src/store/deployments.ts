@@ -3,10 +3,12 @@
  * record being deleted (`deleting` set) is gone for callers while its teardown finishes. Writes are
  * conditional on the revision they were computed from, on the status they move from, or on the lease
  * they are made under, so two pods never overwrite each other's change; and every write of a record
- * takes its turn (`RecordTurns`), as FerretDB checks no filter and applies no update atomically.
+ * takes its turn (`RecordTurns`), as FerretDB checks no filter and applies no update atomically. On
+ * disk the settings' secrets are pairs (`deployment-shape.ts`); every read here gives the map.
  */
 import type { Collection, Db, Filter } from "mongodb";
 import type { DeploymentSandbox, DeploymentSettings, DeploymentStatus } from "../domain/deployments.js";
+import { loadedSettings, storedSettings, type StoredSettings } from "./deployment-shape.js";
 
 export interface StatusTransition {
   status: DeploymentStatus;
@@ -57,22 +59,33 @@ const DREAMS_KEPT = 20;
 /** Transitions kept per record: the latest ones. */
 const TRANSITIONS_KEPT = 50;
 
+type StoredDeployment = Omit<DeploymentDoc, "settings"> & { settings: StoredSettings };
+
+const stored = (doc: DeploymentDoc): StoredDeployment => ({ ...doc, settings: storedSettings(doc.settings) });
+const loaded = (doc: StoredDeployment | null): DeploymentDoc | null => doc && { ...doc, settings: loadedSettings(doc.settings) };
+
+/**
+ * The transitions with `t` last, the latest `TRANSITIONS_KEPT`: computed here and written whole, since
+ * FerretDB v1 ignores `$push`'s `$slice` (the list grew without bound there).
+ */
+const withTransition = (transitions: StatusTransition[] | undefined, t: StatusTransition) => [...(transitions ?? []), t].slice(-TRANSITIONS_KEPT);
+
 export class DeploymentStore {
-  private readonly deployments: Collection<DeploymentDoc>;
+  private readonly deployments: Collection<StoredDeployment>;
 
   constructor(
     db: Db,
     private readonly turns: RecordTurns,
   ) {
-    this.deployments = db.collection<DeploymentDoc>("deployments");
+    this.deployments = db.collection<StoredDeployment>("deployments");
   }
 
   async insert(doc: DeploymentDoc): Promise<void> {
-    await this.deployments.insertOne(doc);
+    await this.deployments.insertOne(stored(doc));
   }
 
-  byId(id: string): Promise<DeploymentDoc | null> {
-    return this.deployments.findOne({ _id: id });
+  async byId(id: string): Promise<DeploymentDoc | null> {
+    return loaded(await this.deployments.findOne({ _id: id }));
   }
 
   /** The organization's deployment, unless it is being deleted. */
@@ -88,7 +101,7 @@ export class DeploymentStore {
 
   /** Newest first; `before`: the id the previous page ended at (ids sort by creation time). */
   async list(orgId: string, filter: DeploymentFilter, opts: { limit: number; before?: string }): Promise<{ items: DeploymentDoc[]; more: boolean }> {
-    const query: Filter<DeploymentDoc> = { orgId, deleting: null };
+    const query: Filter<StoredDeployment> = { orgId, deleting: null };
     if (filter.customerId !== undefined) query.customerId = filter.customerId;
     if (filter.status !== undefined) query.status = filter.status;
     if (opts.before !== undefined) query._id = { $lt: opts.before };
@@ -97,27 +110,40 @@ export class DeploymentStore {
       .sort({ _id: -1 })
       .limit(opts.limit + 1)
       .toArray();
-    return { items: docs.slice(0, opts.limit), more: docs.length > opts.limit };
+    return { items: docs.slice(0, opts.limit).map((d) => loaded(d)!), more: docs.length > opts.limit };
   }
 
-  /** Writes new settings over the revision they were computed from; null when the record moved on (or went). */
+  /**
+   * Writes new settings over the revision they were computed from; null when the record moved on (or
+   * went). With `reprovision`, the record goes back to provisioning, its transitions read in this turn.
+   */
   async changeSettings(doc: DeploymentDoc, settings: DeploymentSettings, reprovision: boolean): Promise<DeploymentDoc | null> {
     const now = new Date();
-    const set: Partial<DeploymentDoc> = { settings, revision: doc.revision + 1, updatedAt: now };
-    const transition = reprovision ? [{ status: "provisioning" as const, at: now, reason: null }] : [];
-    if (reprovision) Object.assign(set, { status: "provisioning", statusReason: null, notice: transition[0] });
-    return this.turns(doc._id, () =>
-      this.deployments.findOneAndUpdate(
-        { _id: doc._id, revision: doc.revision, deleting: null },
-        { $set: set, $push: { transitions: { $each: transition, $slice: -TRANSITIONS_KEPT } } },
-        { returnDocument: "after" },
-      ),
-    );
+    const set: Partial<StoredDeployment> = { settings: storedSettings(settings), revision: doc.revision + 1, updatedAt: now };
+    const filter: Filter<StoredDeployment> = { _id: doc._id, revision: doc.revision, deleting: null };
+    return this.turns(doc._id, async () => {
+      if (reprovision) {
+        const current = await this.transitionsOf(doc._id);
+        if (!current) return null;
+        const transition = { status: "provisioning" as const, at: now, reason: null };
+        Object.assign(set, { status: "provisioning", statusReason: null, notice: transition, transitions: withTransition(current.transitions, transition) });
+        filter.updatedAt = current.updatedAt;
+      }
+      return loaded(await this.deployments.findOneAndUpdate(filter, { $set: set }, { returnDocument: "after" }));
+    });
+  }
+
+  /**
+   * The record's transitions as they are in the caller's turn, and its `updatedAt`: every write that
+   * changes them sets it, so a filter on it keeps them current on MongoDB should a turn lapse.
+   */
+  private transitionsOf(id: string): Promise<Pick<DeploymentDoc, "transitions" | "updatedAt"> | null> {
+    return this.deployments.findOne({ _id: id }, { projection: { _id: 0, transitions: 1, updatedAt: 1 } });
   }
 
   /** Records with a status change whose webhook notice is not queued yet. */
   async toNotify(limit: number): Promise<DeploymentDoc[]> {
-    return this.deployments.find({ "notice.at": { $gt: new Date(0) } }).limit(limit).toArray();
+    return (await this.deployments.find({ "notice.at": { $gt: new Date(0) } }).limit(limit).toArray()).map((d) => loaded(d)!);
   }
 
   /** The notice of the change at `at` is queued; a later change's, written meanwhile, stays. */
@@ -126,14 +152,15 @@ export class DeploymentStore {
   }
 
   /** Takes the provisioning or teardown work of a record whose lease is free or lapsed, for the run `owner`; null when another holds it. */
-  lease(id: string, owner: string, until: Date, now: Date): Promise<DeploymentDoc | null> {
-    return this.turns(id, () =>
+  async lease(id: string, owner: string, until: Date, now: Date): Promise<DeploymentDoc | null> {
+    const doc = await this.turns(id, () =>
       this.deployments.findOneAndUpdate(
         { _id: id, $or: [{ leaseUntil: null }, { leaseUntil: { $lt: now } }] },
         { $set: { leaseUntil: until, leaseOwner: owner } },
         { returnDocument: "after" },
       ),
     );
+    return loaded(doc);
   }
 
   /** Extends the run's lease; false when it is no longer the run's (it lapsed and another took it, or the record went). */
@@ -144,17 +171,26 @@ export class DeploymentStore {
 
   /** Moves a provisioning record, provisioned at `revision` by the run holding the lease, to ready or error; false when it changed meanwhile. */
   async settle(id: string, owner: string, revision: number, status: "ready" | "error", reason: string | null): Promise<boolean> {
-    const now = new Date();
-    const res = await this.turns(id, () =>
-      this.deployments.updateOne(
-        { _id: id, leaseOwner: owner, status: "provisioning", revision, deleting: null },
+    const transition = { status, at: new Date(), reason };
+    const res = await this.turns(id, async () => {
+      const current = await this.transitionsOf(id);
+      if (!current) return null;
+      return this.deployments.updateOne(
+        { _id: id, leaseOwner: owner, status: "provisioning", revision, deleting: null, updatedAt: current.updatedAt },
         {
-          $set: { status, statusReason: reason, leaseUntil: null, leaseOwner: null, updatedAt: now, notice: { status, at: now, reason } },
-          $push: { transitions: { $each: [{ status, at: now, reason }], $slice: -TRANSITIONS_KEPT } },
+          $set: {
+            status,
+            statusReason: reason,
+            leaseUntil: null,
+            leaseOwner: null,
+            updatedAt: transition.at,
+            notice: transition,
+            transitions: withTransition(current.transitions, transition),
+          },
         },
-      ),
-    );
-    return res.modifiedCount === 1;
+      );
+    });
+    return res?.modifiedCount === 1;
   }
 
   /** Gives back the run's lease without settling (the work failed for a reason worth retrying). */
@@ -167,10 +203,11 @@ export class DeploymentStore {
    * run under way finishes (its settling then fails) before the teardown can take the work, so it cannot
    * make a thread after the teardown deleted them. Null when it is not there (or already deleting).
    */
-  markDeleting(orgId: string, id: string, retainFilesystem: boolean): Promise<DeploymentDoc | null> {
-    return this.turns(id, () =>
+  async markDeleting(orgId: string, id: string, retainFilesystem: boolean): Promise<DeploymentDoc | null> {
+    const doc = await this.turns(id, () =>
       this.deployments.findOneAndUpdate({ _id: id, orgId, deleting: null }, { $set: { deleting: { retainFilesystem, at: new Date() } } }, { returnDocument: "after" }),
     );
+    return loaded(doc);
   }
 
   /** Removes the record at the end of its teardown, by the run holding its lease; false when another holds it. */
@@ -185,7 +222,7 @@ export class DeploymentStore {
   }
 
   /** Every record the filter matches, read a page at a time: each page starts after the last `_id` of the one before. */
-  private async *pages(filter: Filter<DeploymentDoc>, pageSize: number): AsyncGenerator<DeploymentDoc> {
+  private async *pages(filter: Filter<StoredDeployment>, pageSize: number): AsyncGenerator<DeploymentDoc> {
     let after: string | undefined;
     for (;;) {
       const page = await this.deployments
@@ -193,7 +230,7 @@ export class DeploymentStore {
         .sort({ _id: 1 })
         .limit(pageSize)
         .toArray();
-      yield* page;
+      yield* page.map((d) => loaded(d)!);
       if (page.length < pageSize) return;
       after = page[page.length - 1]!._id;
     }

@@ -31,7 +31,8 @@ function answers(port: number): Promise<boolean> {
   });
 }
 
-const dockerAnswers = () => spawnSync("docker", ["version", "--format", "{{.Server.Version}}"], { stdio: "ignore", timeout: 10_000 }).status === 0;
+/** Whether a Docker engine answers (testcontainers can start images). */
+export const dockerAnswers = () => spawnSync("docker", ["version", "--format", "{{.Server.Version}}"], { stdio: "ignore", timeout: 10_000 }).status === 0;
 
 async function containers(): Promise<TestServices> {
   const { GenericContainer, Wait } = await import("testcontainers");
