@@ -61,7 +61,8 @@ describe("security: built-in tools stay in their sandbox", () => {
   });
 
   it("execute_code cannot read the service's environment through /proc of its parent", async () => {
-    const { text } = await run(tool("execute_code", { language: "javascript", code: "console.log(require('fs').readFileSync('/proc/' + process.ppid + '/environ', 'utf8'))" }));
+    const { text } = await run(tool("execute_code", { language: "javascript", code: "console.log('the code ran'); console.log(require('fs').readFileSync('/proc/' + process.ppid + '/environ', 'utf8'))" }));
+    expect(text).to.include("the code ran");
     for (const secret of ["MONGO_URL", "REDIS_URL"]) expect(text).to.not.include(secret);
   });
 

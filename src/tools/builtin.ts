@@ -98,7 +98,8 @@ export class BuiltinTools {
         return this.terminal.process(input, ctx);
       case "execute_code": {
         const code = String(input.code);
-        return input.language === "javascript" ? this.terminal.run(process.execPath, ["-e", code], ctx) : this.terminal.run("python3", ["-c", code], ctx);
+        // The sandbox's own runtimes, from its PATH: the worker's Node may live where its user cannot reach (under /root).
+        return this.terminal.run(input.language === "javascript" ? "node" : "python3", [input.language === "javascript" ? "-e" : "-c", code], ctx);
       }
       case "session_search":
         return this.search(input, ctx);
