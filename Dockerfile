@@ -20,9 +20,9 @@ RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:24-bookworm-slim
 ENV NODE_ENV=production
-# python3 for the built-in execute_code tool (JavaScript runs on the image's node); iproute2 and socat
-# for the tools' sandbox (its network namespace's loopback, and the bridge to the egress proxy).
-RUN apt-get update && apt-get install -y --no-install-recommends python3 iproute2 socat && rm -rf /var/lib/apt/lists/*
+# python3 for the built-in execute_code tool (JavaScript runs on the image's node); bubblewrap and socat
+# for the tools' sandbox (its namespaces, and the bridge from its network to the egress proxy).
+RUN apt-get update && apt-get install -y --no-install-recommends python3 bubblewrap socat && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules

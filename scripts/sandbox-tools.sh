@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# The programs the tools' sandbox runs (src/tools/isolation.ts): util-linux's unshare, nsenter, setpriv and
-# prlimit, iproute2's ip, and socat, the bridge from a sandbox's network to the egress proxy. Installs
+# The programs the tools' sandbox runs (src/tools/isolation.ts): bubblewrap's bwrap, util-linux's nsenter,
+# setpriv and prlimit, and socat, the bridge from a sandbox's network to the egress proxy. Installs
 # the missing ones from Debian's packages where it can (root, or sudo without a password); elsewhere it
 # says what is missing and goes on: the service then refuses the agent's commands (terminal, process,
 # execute_code) unless SANDBOX_UNISOLATED=allow. Run before `npm start` and `npm test`.
 set -euo pipefail
 
 log() { printf 'sandbox: %s\n' "$*" >&2; }
-declare -A PACKAGE=([unshare]=util-linux [nsenter]=util-linux [setpriv]=util-linux [prlimit]=util-linux [ip]=iproute2 [socat]=socat)
+declare -A PACKAGE=([bwrap]=bubblewrap [nsenter]=util-linux [setpriv]=util-linux [prlimit]=util-linux [socat]=socat)
 
 missing=()
 for program in "${!PACKAGE[@]}"; do

@@ -10,7 +10,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { expect } from "chai";
 import { isAppError } from "../src/errors.js";
-import { isolationAvailable } from "../src/tools/isolation.js";
+import { isolationAvailable } from "../src/tools/isolation-probe.js";
 import { sandboxUser } from "../src/tools/sandbox.js";
 import { insertDeployment, type TestDeployment } from "./support/deployment-records.js";
 import { secret } from "./support/secrets.js";
@@ -173,8 +173,10 @@ describe("deployment threads: placement, secrets and the local sandbox", () => {
       const t = await thread(d);
       const uid = Number((await call(t, "terminal", { command: "id -u" })).text);
       expect(uid).to.be.greaterThanOrEqual(100_000);
-      const { text } = await call(t, "terminal", { command: "hostname; grep CapEff /proc/self/status; for p in /proc/[0-9]*; do stat -c %u $p; done | sort -u; cat /proc/1/environ /proc/*/environ 2>/dev/null | tr '\\0' '\\n' | grep -c -E 'MONGO_URL|REDIS_URL|VAULT' || true" });
-      expect(text).to.equal(`sandbox\nCapEff:\t0000000000000000\n${uid}\n0\n`);
+      // PID 1 is the sandbox's init (bwrap, root), which reaps and ends the namespace with the command; every other process is the deployment's.
+      const command = "hostname; grep CapEff /proc/self/status; cat /proc/1/comm; for p in /proc/[0-9]*; do [ $p = /proc/1 ] || stat -c %u $p; done | sort -u; cat /proc/1/environ /proc/*/environ 2>/dev/null | tr '\\0' '\\n' | grep -c -E 'MONGO_URL|REDIS_URL|VAULT' || true";
+      const { text } = await call(t, "terminal", { command });
+      expect(text).to.equal(`sandbox\nCapEff:\t0000000000000000\nbwrap\n${uid}\n0\n`);
     });
 
     it("what a command leaves running, setsid or not, ends with it; /tmp is the deployment's and persists; other workspaces are hidden", async () => {

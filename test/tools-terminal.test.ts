@@ -2,7 +2,7 @@
 import { expect } from "chai";
 import { client, startServer, type Client, type TestServer } from "./support/server.js";
 import { join } from "node:path";
-import { isolationAvailable } from "../src/tools/isolation.js";
+import { isolationAvailable } from "../src/tools/isolation-probe.js";
 import { killGroup, runsBackground, spawnLimited } from "../src/tools/sandbox.js";
 import { createSession, until } from "./support/sessions.js";
 import { answer, processesOf, toolCaller } from "./support/tool-calls.js";

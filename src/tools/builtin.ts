@@ -9,7 +9,7 @@ import type { MemoryStore } from "../store/memories.js";
 import type { PastConversation } from "../store/past-conversations.js";
 import type { TodoStore } from "../store/todos.js";
 import { patchWorkspaceFile, readLines, workspacePath, writeWorkspaceFile } from "./files.js";
-import { unisolatedNote, unisolatedRefusal } from "./isolation.js";
+import { unisolatedNote, unisolatedRefusal } from "./tool-isolation.js";
 import type { ToolPlace } from "./sandbox.js";
 import { searchFiles } from "./search-files.js";
 import type { SkillManageInput, SkillTools } from "./skills.js";

@@ -9,7 +9,8 @@ import { chmod, chown, cp, lchown, mkdir, readdir, rename, rm, stat } from "node
 import { dirname, join } from "node:path";
 import { deploymentWorkspaceOf } from "./deployment-files.js";
 import type { DockerEngine } from "./docker.js";
-import { ISOLATED_WORKSPACE, isolationAvailable, type Isolation } from "./isolation.js";
+import { isolationAvailable } from "./isolation-probe.js";
+import { ISOLATED_WORKSPACE, type Isolation } from "./isolation.js";
 import { killUser, prepareWorkspace, sandboxUser } from "./sandbox.js";
 
 const TMP_DIR = ".deployment-tmp";

@@ -10,7 +10,9 @@ import { createHash } from "node:crypto";
 import { chmod, chown, mkdir, readdir, readFile, rm, stat } from "node:fs/promises";
 import { basename, dirname, join, relative } from "node:path";
 import { removeContainerOf } from "./docker.js";
-import { ISOLATED_WORKSPACE, SANDBOX_PATH, spawnIsolated, type Isolation, type Unisolated } from "./isolation.js";
+import { SANDBOX_PATH } from "./isolation-probe.js";
+import { ISOLATED_WORKSPACE, spawnIsolated, type Isolation } from "./isolation.js";
+import type { Unisolated } from "./tool-isolation.js";
 
 export const SANDBOX_TIMEOUT_MS = 30_000;
 export const SANDBOX_OUTPUT_BYTES = 64 * 1024;

@@ -6,8 +6,24 @@
  */
 import type { Logger } from "../log.js";
 import { EgressProxy } from "./egress-proxy.js";
-import { isolationProblem, type Unisolated } from "./isolation.js";
+import { isolationProblem } from "./isolation-probe.js";
 import type { OutboundPolicy } from "./outbound-policy.js";
+
+/** Why a worker's tools run without isolation, and whether the operator lets the agent's commands run so (SANDBOX_UNISOLATED=allow). */
+export interface Unisolated {
+  problem: string;
+  allowed: boolean;
+}
+
+/** The tool result of an agent's command refused because it would run without isolation. */
+export function unisolatedRefusal(u: Unisolated): string {
+  return `this worker cannot isolate tool processes (${u.problem}), so it runs no command; an operator can allow commands without isolation with SANDBOX_UNISOLATED=allow`;
+}
+
+/** Said at the end of every result of an agent's command that ran without isolation. */
+export function unisolatedNote(u: Unisolated): string {
+  return `[ran without isolation: ${u.problem}; SANDBOX_UNISOLATED=allow]`;
+}
 
 export interface ToolIsolation {
   /** The egress proxy's socket, when tool processes are isolated. */
