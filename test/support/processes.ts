@@ -12,11 +12,15 @@ export interface ServiceProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** `port`: listen there (a process started again where its clients know to find it); default a free one. */
-export async function startProcess(role: "api" | "worker" | "scheduler" | "all", extraEnv: Record<string, string> = {}, port?: number): Promise<ServiceProcess> {
+/**
+ * `port`: listen there (a process started again where its clients know to find it); default a free one.
+ * A variable of `extraEnv` set to undefined is removed.
+ */
+export async function startProcess(role: "api" | "worker" | "scheduler" | "all", extraEnv: Record<string, string | undefined> = {}, port?: number): Promise<ServiceProcess> {
   port ??= await freePort();
+  const merged = { ...process.env, MONGO_URL: env.mongoUrl, REDIS_URL: env.redisUrl, REDIS_KEY_PREFIX: env.redisKeyPrefix, PORT: String(port), HOST: "127.0.0.1", ROLE: role, LOG_LEVEL: "info", ...extraEnv };
   const child = spawn(process.execPath, ["dist/src/main.js"], {
-    env: { ...process.env, MONGO_URL: env.mongoUrl, REDIS_URL: env.redisUrl, REDIS_KEY_PREFIX: env.redisKeyPrefix, PORT: String(port), HOST: "127.0.0.1", ROLE: role, LOG_LEVEL: "info", ...extraEnv },
+    env: Object.fromEntries(Object.entries(merged).filter(([, value]) => value !== undefined)),
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";
