@@ -84,6 +84,7 @@ lock_redis() {
     return
   elif [ -n "$PREVIOUS_REDIS_PASSWORD" ] && [ "$(redis_as "$PREVIOUS_REDIS_PASSWORD" -p "$port" ping 2>&1)" = PONG ]; then
     old=$PREVIOUS_REDIS_PASSWORD
+    log "redis on 127.0.0.1:$port: the rotation's new password"
   else
     log "redis on 127.0.0.1:$port refuses the password in $CREDENTIALS ($reply)"
     exit 1
