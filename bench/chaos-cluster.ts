@@ -1,9 +1,10 @@
 /**
  * The chaos run's cluster: a Redis of its own (AOF on, so a killed Redis comes back with what it
- * acknowledged), the MongoDB-wire server of `chaos-database.ts`, and service processes
+ * acknowledged; a password of its own, like every local store), the MongoDB-wire server of `chaos-database.ts`, and service processes
  * (`node dist/src/main.js`) kept running by a supervisor that starts each again on its port when it dies.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -44,10 +45,13 @@ export function downAndBack(kill: () => Promise<void>, start: () => Promise<void
 export async function startRedis(appendfsync: "always" | "everysec"): Promise<{ url: string; crash(downMs: number): Promise<void>; stop(): Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), "chaos-redis-"));
   const port = await freePort();
+  const password = randomBytes(24).toString("hex");
   let child: ChildProcess;
   const start = async () => {
-    child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--appendonly", "yes", "--appendfsync", appendfsync, "--save", ""], { stdio: "ignore" });
-    const probe = new Redis({ port, lazyConnect: true, retryStrategy: () => 50, maxRetriesPerRequest: null });
+    // The password from stdin (`-`: a config file read there), not the command line, which `ps` shows.
+    child = spawn("redis-server", ["-", "--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--appendonly", "yes", "--appendfsync", appendfsync, "--save", ""], { stdio: ["pipe", "ignore", "ignore"] });
+    child.stdin!.end(`requirepass ${password}\n`);
+    const probe = new Redis({ port, password, lazyConnect: true, retryStrategy: () => 50, maxRetriesPerRequest: null });
     probe.on("error", () => undefined);
     await probe.connect().catch(() => undefined);
     for (;;) {
@@ -59,7 +63,7 @@ export async function startRedis(appendfsync: "always" | "everysec"): Promise<{ 
   };
   await start();
   const { outage, stop } = downAndBack(() => killed(child), start, dir);
-  return { url: `redis://127.0.0.1:${port}`, crash: outage, stop };
+  return { url: `redis://:${password}@127.0.0.1:${port}`, crash: outage, stop };
 }
 
 export type Role = "api" | "worker";

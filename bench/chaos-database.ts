@@ -54,11 +54,16 @@ async function localFerretDb(base: string): Promise<{ binary: string; backend: s
   }
 }
 
-async function ownBackend(backend: string, dir: string): Promise<string> {
+/**
+ * The backend flag of the run's FerretDB. On PostgreSQL, the database is made as the user the clients
+ * authenticate as: FerretDB passes their credentials through, so `base`'s password is that user's.
+ */
+async function ownBackend(backend: string, dir: string, base: string): Promise<string> {
   if (backend.startsWith("--sqlite-url=")) return `--sqlite-url=file:${dir}/`;
   const pg = new URL(backend.slice("--postgresql-url=".length));
-  const psql = ["-h", pg.hostname, "-p", pg.port || "5432", "-U", decodeURIComponent(pg.username || "postgres"), "-d", "postgres", "-tAc"];
-  const run = (sql: string) => promisify(execFile)("psql", [...psql, sql], { encoding: "utf8" });
+  const psql = ["-w", "-h", pg.hostname, "-p", pg.port || "5432", "-U", decodeURIComponent(pg.username || "postgres"), "-d", "postgres", "-tAc"];
+  const env = { ...process.env, PGPASSWORD: decodeURIComponent(new URL(base).password) };
+  const run = (sql: string) => promisify(execFile)("psql", [...psql, sql], { encoding: "utf8", env });
   if ((await run(`SELECT 1 FROM pg_database WHERE datname = '${CHAOS_PG_DATABASE}'`)).stdout.trim() !== "1") await run(`CREATE DATABASE ${CHAOS_PG_DATABASE}`);
   pg.pathname = `/${CHAOS_PG_DATABASE}`;
   return `--postgresql-url=${pg.href}`;
@@ -82,7 +87,7 @@ export async function startChaosDatabase(base: string): Promise<ChaosDatabase> {
   }
   const dir = await mkdtemp(join(tmpdir(), "chaos-ferretdb-"));
   const port = await freePort();
-  const backend = await ownBackend(local.backend, dir);
+  const backend = await ownBackend(local.backend, dir, base);
   let child: ChildProcess;
   const spawnIt = () => {
     child = spawn(local.binary, [backend, `--listen-addr=127.0.0.1:${port}`, "--debug-addr=127.0.0.1:0", `--state-dir=${dir}`, "--telemetry=disable", "--log-level=warn"], { stdio: "ignore" });
@@ -91,7 +96,7 @@ export async function startChaosDatabase(base: string): Promise<ChaosDatabase> {
   const start = async () => {
     spawnIt();
     for (let since = Date.now(); ; ) {
-      const probe = new MongoClient(`mongodb://127.0.0.1:${port}/`, { serverSelectionTimeoutMS: 500, socketTimeoutMS: 2_000 });
+      const probe = new MongoClient(withHost(base, `127.0.0.1:${port}`, "admin"), { serverSelectionTimeoutMS: 500, socketTimeoutMS: 2_000 });
       const answered = await probe.db().admin().command({ ping: 1 }).then(() => true, () => false);
       await probe.close();
       if (answered) return;

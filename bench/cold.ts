@@ -22,13 +22,12 @@ import { ensureIndexes } from "../src/store/mongo.js";
 import { OrganizationStore } from "../src/store/organizations.js";
 import { toStored, type SessionDoc, type StoredSession } from "../src/store/session-shape.js";
 import { describeDatabase } from "./database.js";
+import { mongoBase, redisUrl } from "./support.js";
 
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 3000);
 const ORGS = Number(process.env.BENCH_ORGS ?? 10);
 const SAMPLES = Math.min(SESSIONS, Number(process.env.BENCH_SAMPLES ?? 200));
 const SERVICE = process.env.BENCH_SERVICE ?? "dist/src/main.js";
-const mongoBase = process.env.MONGO_URL ?? "mongodb://127.0.0.1:27017/agent_sessions";
-const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const run = `cold-${Date.now().toString(36)}`;
 
 interface Target {

@@ -10,13 +10,16 @@ import { MongoClient } from "mongodb";
 import { loadConfig } from "../src/config.js";
 import { createApp } from "../src/http/app.js";
 import { createHttpServer } from "../src/http/server.js";
+import { withLocalState } from "../src/local-state.js";
 import { createLogger } from "../src/log.js";
 import { createRuntime, type Runtime } from "../src/runtime.js";
 import type { MongoOptions } from "../src/store/mongo.js";
 import { describeDatabase } from "./database.js";
 
-export const mongoBase = process.env.MONGO_URL ?? "mongodb://127.0.0.1:27017/agent_sessions";
-export const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+/** MONGO_URL and REDIS_URL, else the local services' (with their passwords), else the defaults. */
+const stores = withLocalState(process.env, { vaultKey: false }).env;
+export const mongoBase = stores.MONGO_URL ?? "mongodb://127.0.0.1:27017/agent_sessions";
+export const redisUrl = stores.REDIS_URL ?? "redis://127.0.0.1:6379";
 
 export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;

@@ -16,8 +16,10 @@ free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1
 RUN=contract$(date +%s)$$
 PORT=$(free_port)
 DEPLOYMENTS_PORT=$(free_port)
-MONGO_BASE=${MONGO_URL:-mongodb://127.0.0.1:27017/agent_sessions}
-export MONGO_URL=$(node -e 'const u=new URL(process.argv[1]);u.pathname="/"+process.argv[2];console.log(u.href)' "$MONGO_BASE" "$RUN") REDIS_URL=${REDIS_URL:-redis://127.0.0.1:6379} REDIS_KEY_PREFIX=$RUN
+# Unset: the local services', with their passwords (the credentials file ensure-services.mjs left), else the defaults.
+local_url() { bash scripts/services.sh url "$1" 2>/dev/null || echo "$2"; }
+MONGO_BASE=${MONGO_URL:-$(local_url MONGO_URL mongodb://127.0.0.1:27017/agent_sessions)}
+export MONGO_URL=$(node -e 'const u=new URL(process.argv[1]);u.pathname="/"+process.argv[2];console.log(u.href)' "$MONGO_BASE" "$RUN") REDIS_URL=${REDIS_URL:-$(local_url REDIS_URL redis://127.0.0.1:6379)} REDIS_KEY_PREFIX=$RUN
 # No real model: a generated agent naming an anthropic/ model fails its turns instead of spending.
 unset ANTHROPIC_API_KEY ANTHROPIC_BASE_URL WEB_SEARCH_PROVIDER OUTBOUND_ALLOWED_NETWORKS
 export PORT DEPLOYMENTS_PORT HOST=127.0.0.1 ROLE=all LOG_LEVEL=error DEPLOYMENTS_DEFAULT_MODEL=mock/echo \

@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
-# Installs (when missing) and starts local Redis and FerretDB for machines without Docker. FerretDB
-# stores its data in PostgreSQL (installed and started here too), or in SQLite with
-# FERRETDB_BACKEND=sqlite. Idempotent: a service that already answers on its port is left alone.
-# `scripts/services.sh cluster` starts instead a local Redis Cluster of 3 masters (ports
-# REDIS_CLUSTER_PORT..+2, 7001 by default; no replicas) from the same redis-server, for the tests'
-# cluster run (REDIS_URL=redis+cluster://127.0.0.1:7001).
+# Installs (when missing) and starts local Redis and FerretDB for machines without Docker, locked: Redis
+# requires a password, and FerretDB stores its data in PostgreSQL (installed and started here too), which
+# requires one for every connection, FerretDB passing each client's through (scripts/services-postgres.sh).
+# The passwords are made once into the state directory's secrets/credentials.env (0600), with the URLs
+# that carry them (scripts/services-credentials.sh); npm start, npm test and the CLI read them from there.
+# Idempotent: a server it started that already answers is left running, and one that an earlier version
+# started open is locked with its data kept (Redis in place; FerretDB started again). FERRETDB_BACKEND=sqlite
+# keeps FerretDB's data in SQLite instead, where FerretDB v1 has no authentication: that one stays open.
+#   scripts/services.sh cluster   a local Redis Cluster of 3 masters (ports REDIS_CLUSTER_PORT..+2, 7001 by
+#                                 default; no replicas), for the tests' cluster run, with the same password
+#   scripts/services.sh rotate    new passwords for the running servers (then restart the service's processes)
+#   scripts/services.sh url NAME  prints MONGO_URL, REDIS_URL or REDIS_CLUSTER_URL from the credentials file
 set -euo pipefail
 
 STATE_DIR="${SERVICES_DIR:-${XDG_STATE_HOME:-$HOME/.local/state}/agent-sessions}"
@@ -12,13 +18,14 @@ FERRETDB_VERSION="v1.24.2"
 # The build carries scripts/ferretdb-id-index.patch; the name changes with the patch, so a machine
 # holding an older build builds again.
 FERRETDB_BIN="$STATE_DIR/bin/ferretdb-$FERRETDB_VERSION-id-index"
-FERRETDB_PATCH="$(cd "$(dirname "$0")" && pwd)/ferretdb-id-index.patch"
 FERRETDB_BACKEND="${FERRETDB_BACKEND:-postgresql}"
 REDIS_PORT="${REDIS_PORT:-6379}"
 MONGO_PORT="${MONGO_PORT:-27017}"
 # Not 5432, which a system cluster installed with the package may hold.
 POSTGRES_PORT="${POSTGRES_PORT:-54329}"
 REDIS_CLUSTER_PORT="${REDIS_CLUSTER_PORT:-7001}"
+SCRIPTS="$(cd "$(dirname "$0")" && pwd)"
+FERRETDB_PATCH="$SCRIPTS/ferretdb-id-index.patch"
 
 log() { printf 'services: %s\n' "$*" >&2; }
 answers() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
@@ -46,88 +53,113 @@ ensure_redis_server() {
   fi
 }
 
-start_redis() {
-  if answers "$REDIS_PORT"; then log "redis already answers on 127.0.0.1:$REDIS_PORT"; return; fi
-  ensure_redis_server
-  mkdir -p "$STATE_DIR/redis"
-  # AOF on: the event log is the system of record for a conversation.
-  redis-server --daemonize yes --bind 127.0.0.1 --port "$REDIS_PORT" --dir "$STATE_DIR/redis" \
-    --appendonly yes --appendfsync everysec --logfile "$STATE_DIR/redis/redis.log"
-  wait_for redis "$REDIS_PORT" "$STATE_DIR/redis/redis.log"
+# redis-cli with a password ($1; none if empty) from the environment, never on a command line (`ps` shows those).
+redis_as() {
+  local password=$1
+  shift
+  if [ -n "$password" ]; then REDISCLI_AUTH="$password" redis-cli "$@"; else redis-cli "$@"; fi
+}
+rcli() { redis_as "$REDIS_PASSWORD" "$@"; }
+
+# The password of every Redis this script starts, in a file only its owner reads (`masterauth` matters
+# to the cluster's nodes alone).
+redis_conf() {
+  (umask 077 && printf 'requirepass %s\nmasterauth %s\n' "$REDIS_PASSWORD" "$REDIS_PASSWORD" >"$SECRETS_DIR/redis.conf")
+  echo "$SECRETS_DIR/redis.conf"
 }
 
+# A Redis answering on $1 takes the file's password: already, or once given it. One started open by an
+# earlier version of this script (its directory is $2) is given it in place, its data and clients kept;
+# one locked with the password a rotation replaces is given the new one.
+lock_redis() {
+  local port=$1 dir=$2 reply old=
+  reply=$(redis-cli -p "$port" ping 2>&1 || true)
+  if [ "$reply" = PONG ]; then
+    if [ "$(redis-cli -p "$port" config get dir | tail -n 1)" != "$(cd "$dir" 2>/dev/null && pwd -P)" ]; then
+      log "a Redis this script did not start answers on 127.0.0.1:$port without a password; stop it, or set REDIS_URL to it"
+      exit 1
+    fi
+    log "redis on 127.0.0.1:$port was started without a password (by an earlier version of this script): giving it one"
+  elif [ "$(rcli -p "$port" ping 2>&1)" = PONG ]; then
+    return
+  elif [ -n "$PREVIOUS_REDIS_PASSWORD" ] && [ "$(redis_as "$PREVIOUS_REDIS_PASSWORD" -p "$port" ping 2>&1)" = PONG ]; then
+    old=$PREVIOUS_REDIS_PASSWORD
+    log "redis on 127.0.0.1:$port: the rotation's new password"
+  else
+    log "redis on 127.0.0.1:$port refuses the password in $CREDENTIALS ($reply)"
+    exit 1
+  fi
+  local setting
+  # requirepass last: the next connection needs it.
+  for setting in masterauth requirepass; do
+    printf '%s' "$REDIS_PASSWORD" | redis_as "$old" -p "$port" -x config set "$setting" >/dev/null
+  done
+}
+
+start_redis() {
+  ensure_redis_server
+  mkdir -p "$STATE_DIR/redis"
+  chmod 700 "$STATE_DIR/redis"
+  if answers "$REDIS_PORT"; then
+    lock_redis "$REDIS_PORT" "$STATE_DIR/redis"
+    log "redis already answers on 127.0.0.1:$REDIS_PORT"
+  else
+    # AOF on: the event log is the system of record for a conversation.
+    redis-server "$(redis_conf)" --daemonize yes --bind 127.0.0.1 --port "$REDIS_PORT" --dir "$STATE_DIR/redis" \
+      --appendonly yes --appendfsync everysec --logfile "$STATE_DIR/redis/redis.log"
+    wait_for redis "$REDIS_PORT" "$STATE_DIR/redis/redis.log"
+  fi
+  record_url REDIS_URL "redis://:$REDIS_PASSWORD@127.0.0.1:$REDIS_PORT"
+}
+
+cluster_ports() { echo "$REDIS_CLUSTER_PORT" "$((REDIS_CLUSTER_PORT + 1))" "$((REDIS_CLUSTER_PORT + 2))"; }
+
 # Captured, not piped into `grep -q`: under pipefail a grep that exits early can fail the pipe.
-cluster_ok() { [[ "$(redis-cli -p "$1" cluster info 2>/dev/null)" == *cluster_state:ok* ]]; }
+cluster_ok() { [[ "$(rcli -p "$1" cluster info 2>/dev/null)" == *cluster_state:ok* ]]; }
 
 # Three masters, each slot range assigned once: a cluster whose state is already ok is left alone.
 start_redis_cluster() {
-  local ports=("$REDIS_CLUSTER_PORT" "$((REDIS_CLUSTER_PORT + 1))" "$((REDIS_CLUSTER_PORT + 2))") port dir
+  local ports port dir
+  read -r -a ports <<<"$(cluster_ports)"
   ensure_redis_server
   for port in "${ports[@]}"; do
-    if answers "$port"; then log "redis already answers on 127.0.0.1:$port"; continue; fi
     dir="$STATE_DIR/redis-cluster/$port"
     mkdir -p "$dir"
-    redis-server --daemonize yes --bind 127.0.0.1 --port "$port" --dir "$dir" --cluster-enabled yes \
+    chmod 700 "$STATE_DIR/redis-cluster" "$dir"
+    if answers "$port"; then
+      lock_redis "$port" "$dir"
+      log "redis already answers on 127.0.0.1:$port"
+      continue
+    fi
+    redis-server "$(redis_conf)" --daemonize yes --bind 127.0.0.1 --port "$port" --dir "$dir" --cluster-enabled yes \
       --cluster-config-file nodes.conf --cluster-node-timeout 5000 \
       --appendonly yes --appendfsync everysec --logfile "$dir/redis.log"
     wait_for "redis (cluster node)" "$port" "$dir/redis.log"
   done
+  record_url REDIS_CLUSTER_URL "redis+cluster://:$REDIS_PASSWORD@127.0.0.1:${ports[0]}"
   if cluster_ok "${ports[0]}"; then
     log "the Redis Cluster on 127.0.0.1:${ports[0]} is already formed"
-    log "REDIS_URL=redis+cluster://127.0.0.1:${ports[0]}"
     return
   fi
   local attempt out
   for attempt in 1 2 3; do
     # A port that accepts connections may belong to a node still starting: wait for its PONG.
     for port in "${ports[@]}"; do
-      for _ in $(seq 1 100); do [ "$(redis-cli -p "$port" ping 2>/dev/null)" = PONG ] && break; sleep 0.1; done
+      for _ in $(seq 1 100); do [ "$(rcli -p "$port" ping 2>/dev/null)" = PONG ] && break; sleep 0.1; done
     done
-    if out=$(redis-cli --cluster create "${ports[@]/#/127.0.0.1:}" --cluster-replicas 0 --cluster-yes 2>&1); then
+    if out=$(rcli --cluster create "${ports[@]/#/127.0.0.1:}" --cluster-replicas 0 --cluster-yes 2>&1); then
       for _ in $(seq 1 100); do cluster_ok "${ports[0]}" && break; sleep 0.2; done
       cluster_ok "${ports[0]}" && break
-      out="$(redis-cli -p "${ports[0]}" cluster info 2>&1)"
+      out="$(rcli -p "${ports[0]}" cluster info 2>&1)"
     fi
     log "the Redis Cluster did not form (attempt $attempt of 3); redis-cli said:"
     printf '%s\n' "$out" | tail -n 20 >&2
     # Forget the half-made cluster (the nodes hold no keys yet) and try again.
-    for port in "${ports[@]}"; do redis-cli -p "$port" cluster reset hard >/dev/null 2>&1 || true; done
+    for port in "${ports[@]}"; do rcli -p "$port" cluster reset hard >/dev/null 2>&1 || true; done
     sleep 1
   done
   cluster_ok "${ports[0]}" || { log "the Redis Cluster did not form"; exit 1; }
   log "Redis Cluster formed on 127.0.0.1:${ports[0]}-${ports[2]}"
-  log "REDIS_URL=redis+cluster://127.0.0.1:${ports[0]}"
-}
-
-postgres_bin() { find /usr/lib/postgresql -maxdepth 2 -name bin 2>/dev/null | sort -V | tail -n 1; }
-
-start_postgres() {
-  if answers "$POSTGRES_PORT"; then log "postgresql already answers on 127.0.0.1:$POSTGRES_PORT"; return; fi
-  local bin data
-  bin=$(postgres_bin)
-  if [ -z "$bin" ]; then
-    log "installing postgresql from Debian's packages"
-    apt_install postgresql
-    bin=$(postgres_bin)
-  fi
-  # PostgreSQL refuses to run as root: as root, the cluster belongs to the postgres user, in its home.
-  local run=()
-  if [ "$(id -u)" -eq 0 ]; then
-    data="/var/lib/postgresql/agent-sessions-$POSTGRES_PORT"
-    run=(runuser -u postgres --)
-  else
-    data="$STATE_DIR/postgres"
-  fi
-  if [ ! -s "$data/PG_VERSION" ]; then
-    # Trust: the cluster listens on the loopback address only, and no Unix socket.
-    "${run[@]}" "$bin/initdb" -D "$data" -U postgres --auth=trust -E UTF8 >/dev/null
-  fi
-  "${run[@]}" "$bin/pg_ctl" -D "$data" -l "$data/postgresql.log" -w \
-    -o "-p $POSTGRES_PORT -c listen_addresses=127.0.0.1 -c unix_socket_directories=''" start >/dev/null
-  wait_for postgresql "$POSTGRES_PORT" "$data/postgresql.log"
-  local psql=("$bin/psql" -h 127.0.0.1 -p "$POSTGRES_PORT" -U postgres -qAt)
-  [ "$("${psql[@]}" -c "SELECT 1 FROM pg_database WHERE datname = 'ferretdb'")" = 1 ] \
-    || "${psql[@]}" -c "CREATE DATABASE ferretdb"
 }
 
 build_ferretdb() {
@@ -151,30 +183,111 @@ build_ferretdb() {
   rm -rf "$src"
 }
 
+# The pid of the FerretDB this script started for $MONGO_PORT (by any version of it), if one runs.
+ferretdb_pid() {
+  local f cmd
+  for f in /proc/[0-9]*/cmdline; do
+    cmd=$({ tr '\0' ' ' <"$f"; } 2>/dev/null) || continue
+    if [[ "$cmd" == *"--listen-addr=127.0.0.1:$MONGO_PORT "* && "$cmd" == *"--state-dir=$STATE_DIR/ferretdb "* ]]; then
+      f=${f#/proc/}
+      echo "${f%/cmdline}"
+      return 0
+    fi
+  done
+  return 1
+}
+
+stop_pid() {
+  kill "$1" 2>/dev/null || return 0
+  for _ in $(seq 1 100); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
+  kill -9 "$1" 2>/dev/null || true
+}
+
+# On PostgreSQL, the FerretDB that answers must be one that connects as the service's role with each
+# client's password: one started by an earlier version (as `postgres`, open) is stopped and started
+# again, as is any after a rotation (its pools hold connections made with the old password). A running
+# one keeps its backend and PostgreSQL port, where its data is; on SQLite it is left as it is.
 start_ferretdb() {
-  if answers "$MONGO_PORT"; then log "a MongoDB-wire server already answers on 127.0.0.1:$MONGO_PORT"; return; fi
   [ -x "$FERRETDB_BIN" ] || build_ferretdb
-  local backend
+  mkdir -p "$STATE_DIR/ferretdb"
+  chmod 700 "$STATE_DIR/ferretdb"
+  local pid cmd user= backend re='--postgresql-url=postgres://([^@]*)@127\.0\.0\.1:([0-9]+)/'
+  if answers "$MONGO_PORT"; then
+    pid=$(ferretdb_pid) || { log "a MongoDB-wire server this script did not start answers on 127.0.0.1:$MONGO_PORT; stop it, or set MONGO_URL to it"; exit 1; }
+    cmd=$(tr '\0' ' ' <"/proc/$pid/cmdline")
+    if [[ "$cmd" == *--sqlite-url=* ]]; then
+      FERRETDB_BACKEND=sqlite
+      log "FerretDB (SQLite) already answers on 127.0.0.1:$MONGO_PORT"
+      return
+    fi
+    FERRETDB_BACKEND=postgresql
+    if [[ "$cmd" =~ $re ]]; then user=${BASH_REMATCH[1]} POSTGRES_PORT=${BASH_REMATCH[2]}; fi
+    if [ "$user" = "$MONGO_USERNAME" ] && [ ! -f "$PREVIOUS_CREDENTIALS" ]; then
+      start_postgres
+      log "FerretDB already answers on 127.0.0.1:$MONGO_PORT"
+      return
+    fi
+    log "stopping FerretDB (pid $pid) to start it again locked, with the passwords of $CREDENTIALS; its data stays in PostgreSQL"
+    stop_pid "$pid"
+  fi
   case "$FERRETDB_BACKEND" in
     postgresql)
       start_postgres
-      backend=(--handler=postgresql "--postgresql-url=postgres://postgres@127.0.0.1:$POSTGRES_PORT/ferretdb") ;;
+      # No password in it: a client that gives none gets nothing from PostgreSQL.
+      backend=(--handler=postgresql "--postgresql-url=postgres://$MONGO_USERNAME@127.0.0.1:$POSTGRES_PORT/ferretdb") ;;
     sqlite)
       mkdir -p "$STATE_DIR/ferretdb/data"
       backend=(--handler=sqlite "--sqlite-url=file:$STATE_DIR/ferretdb/data/") ;;
     *) log "FERRETDB_BACKEND must be postgresql or sqlite"; exit 2 ;;
   esac
-  mkdir -p "$STATE_DIR/ferretdb"
   nohup "$FERRETDB_BIN" "${backend[@]}" \
     --listen-addr="127.0.0.1:$MONGO_PORT" --debug-addr=127.0.0.1:0 --state-dir="$STATE_DIR/ferretdb" \
     --telemetry=disable --log-level=warn >"$STATE_DIR/ferretdb/ferretdb.log" 2>&1 &
   wait_for ferretdb "$MONGO_PORT" "$STATE_DIR/ferretdb/ferretdb.log"
 }
 
-if [ "${1:-}" = cluster ]; then
-  start_redis_cluster
-  exit 0
-fi
+# What the service connects with: PLAIN, the mechanism FerretDB v1 passes through to PostgreSQL.
+mongo_url() {
+  if [ "$FERRETDB_BACKEND" = sqlite ]; then
+    log "FerretDB on SQLite has no authentication (FerretDB v1): its port is open to every local process"
+    echo "mongodb://127.0.0.1:$MONGO_PORT/agent_sessions"
+  else
+    echo "mongodb://$MONGO_USERNAME:$MONGO_PASSWORD@127.0.0.1:$MONGO_PORT/agent_sessions?authMechanism=PLAIN"
+  fi
+}
+
+# A rotation is over once every running server has the new password: the cluster's nodes too.
+finish_rotation() {
+  [ -f "$PREVIOUS_CREDENTIALS" ] || return 0
+  local port
+  for port in $(cluster_ports); do
+    answers "$port" && lock_redis "$port" "$STATE_DIR/redis-cluster/$port"
+  done
+  rm -f "$PREVIOUS_CREDENTIALS"
+  log "new passwords in $CREDENTIALS; restart the service's processes so they read them"
+}
+
+. "$SCRIPTS/services-credentials.sh"
+. "$SCRIPTS/services-postgres.sh"
+
+case "${1:-}" in
+  url)
+    value=$(credential "$CREDENTIALS" "${2:?usage: services.sh url MONGO_URL|REDIS_URL|REDIS_CLUSTER_URL}")
+    [ -n "$value" ] || { log "no $2 in $CREDENTIALS: run scripts/services.sh$([ "$2" != REDIS_CLUSTER_URL ] || echo ' cluster') first"; exit 1; }
+    echo "$value"
+    exit 0 ;;
+  cluster)
+    load_credentials
+    start_redis_cluster
+    log "REDIS_URL for the cluster: in $CREDENTIALS (REDIS_CLUSTER_URL), or scripts/services.sh url REDIS_CLUSTER_URL"
+    exit 0 ;;
+  rotate) rotate_credentials ;;
+  # This script's stores from now on, even where ensure-services.mjs made Docker ones before.
+  "") load_credentials && LOCAL_STORES= ;;
+  *) log "usage: scripts/services.sh [cluster | rotate | url NAME]"; exit 2 ;;
+esac
 start_redis
 start_ferretdb
-log "MONGO_URL=mongodb://127.0.0.1:$MONGO_PORT/agent_sessions REDIS_URL=redis://127.0.0.1:$REDIS_PORT"
+record_url MONGO_URL "$(mongo_url)"
+finish_rotation
+log "MONGO_URL and REDIS_URL, with their passwords: in $CREDENTIALS (npm start, npm test and the CLI read them)"

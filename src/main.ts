@@ -1,6 +1,7 @@
 /** Entry point: validated config, the roles of this process, graceful shutdown on SIGTERM/SIGINT. */
 import type { Server } from "node:http";
 import { ConfigError, loadConfig, type Config } from "./config.js";
+import { withLocalState, type LocalNote } from "./local-state.js";
 import { createApp } from "./http/app.js";
 import { createDeploymentsApp } from "./http/deployments/app.js";
 import { createHttpServer } from "./http/server.js";
@@ -8,9 +9,11 @@ import { createLogger } from "./log.js";
 import { serveMetrics } from "./metrics-runtime.js";
 import { createRuntime } from "./runtime.js";
 
-function readConfig(): Config {
+/** The config, with what the state directory supplies to a local start (the stores' passwords, a vault key). */
+function readConfig(): { config: Config; notes: LocalNote[] } {
   try {
-    return loadConfig();
+    const local = withLocalState(process.env, { vaultKey: true });
+    return { config: loadConfig(local.env), notes: local.notes };
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`configuration error: ${err.message}\n`);
@@ -21,8 +24,10 @@ function readConfig(): Config {
 }
 
 async function main(): Promise<void> {
-  const config = readConfig();
+  const { config, notes } = readConfig();
   const log = createLogger(config.logLevel, { role: config.role, pid: process.pid });
+  for (const note of notes) log.info(note.message, { file: note.file });
+  if (!config.vaultKeys) log.warn("VAULT_ENCRYPTION_KEY is not set: vault credentials, deployment secrets and webhook endpoints cannot be created or used (503)");
   const runtime = await createRuntime(config, log);
 
   let server: Server | undefined;

@@ -4,6 +4,7 @@
  * API with the mock model.
  */
 import { expect } from "chai";
+import { shownUrl } from "../src/cli/backends.js";
 import { cli, cliRunning } from "./support/cli.js";
 import { env } from "./support/hooks.js";
 import { testKeys } from "./support/redis.js";
@@ -129,7 +130,7 @@ describe("ops CLI: sessions", () => {
   it("an unknown session exits 1 saying where it was looked for; bad settings and usage say what is wrong", async () => {
     const tail = await cli(["sessions", "tail", "ses_unknown"]);
     expect(tail).to.include({ code: 1, stdout: "" });
-    expect(tail.stderr).to.equal(`agent-sessions: no session ses_unknown in Redis (REDIS_KEY_PREFIX=${env.redisKeyPrefix}; REDIS_URL=${env.redisUrl}); a deleted session has none\n`);
+    expect(tail.stderr).to.equal(`agent-sessions: no session ses_unknown in Redis (REDIS_KEY_PREFIX=${env.redisKeyPrefix}; REDIS_URL=${shownUrl(env.redisUrl)}); a deleted session has none\n`);
     const inspect = await cli(["sessions", "inspect", "ses_unknown"]);
     expect(inspect).to.include({ code: 1, stdout: "" });
     expect(inspect.stderr).to.match(/^agent-sessions: no session ses_unknown: no record in MongoDB \(MONGO_URL=mongodb:\/\/.+\) and no state in Redis \(REDIS_KEY_PREFIX=/);

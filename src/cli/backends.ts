@@ -1,15 +1,22 @@
 /**
  * The backends of an operator command, found as the service finds them (`loadConfig`): MongoDB at
- * `MONGO_URL`, Redis at `REDIS_URL` under `REDIS_KEY_PREFIX`. One that does not answer is an
+ * `MONGO_URL`, Redis at `REDIS_URL` under `REDIS_KEY_PREFIX`, the local services' (with the passwords
+ * `scripts/services.sh` made) for either left unset. One that does not answer is an
  * `unavailable` error naming its variable and where it looked, so a shell without the service's
  * environment (the defaults point at this machine) is told so instead of waiting.
  */
 import type { Db } from "mongodb";
-import type { Config } from "../config.js";
+import { loadConfig, type Config } from "../config.js";
 import { unavailable } from "../errors.js";
 import { createRedis, isCluster, type RedisClient } from "../redis/client.js";
+import { withLocalState } from "../local-state.js";
 import { Keys } from "../redis/keys.js";
 import { connectMongo, ensureIndexes } from "../store/mongo.js";
+
+/** The service's config as this shell's environment and the local state give it (never making a vault key). */
+export function operatorConfig(): Config {
+  return loadConfig(withLocalState(process.env, { vaultKey: false }).env);
+}
 
 /** The URL with any password masked, so a message can say where it looked. */
 export function shownUrl(url: string): string {

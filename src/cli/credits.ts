@@ -5,13 +5,12 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Command } from "commander";
-import { loadConfig } from "../config.js";
 import { formatUsd, parseUsd } from "../domain/credits.js";
 import { isAppError } from "../errors.js";
 import { CreditService } from "../services/credits.js";
 import { CreditStore } from "../store/credits.js";
 import { OrganizationStore } from "../store/organizations.js";
-import { withMongo } from "./backends.js";
+import { operatorConfig, withMongo } from "./backends.js";
 import { noOrganization, orgName } from "./keys.js";
 import { checked, usageError } from "./program.js";
 
@@ -20,7 +19,7 @@ const grantId = checked((raw) => (/^[A-Za-z0-9._:-]{1,100}$/.test(raw) ? raw : {
 /** Runs `work` with the organization's id and the credit service. */
 function withCredits(org: string, work: (orgId: string, credits: CreditService) => Promise<string>): Promise<void> {
   return withMongo(
-    loadConfig(),
+    operatorConfig(),
     async (db) => {
       const orgId = await new OrganizationStore(db).idOf(org);
       if (!orgId) throw noOrganization(org);

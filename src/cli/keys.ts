@@ -5,11 +5,10 @@
  * and by every running API process within its key cache's lifetime (`KEY_CACHE_TTL_MS`).
  */
 import { Argument, type Command } from "commander";
-import { loadConfig } from "../config.js";
 import { AppError } from "../errors.js";
 import { KEY_CACHE_TTL_MS } from "../store/key-cache.js";
 import { DEFAULT_KEY_SCOPES, KEY_SCOPES, OrganizationStore, type KeyScope, type KeySummary } from "../store/organizations.js";
-import { withMongo } from "./backends.js";
+import { operatorConfig, withMongo } from "./backends.js";
 import { checked } from "./program.js";
 import { table, when } from "./text.js";
 
@@ -49,7 +48,7 @@ export function keysCommands(program: Command): void {
       const { name } = opts;
       const scopes = opts.scopes ?? DEFAULT_KEY_SCOPES;
       await withMongo(
-        loadConfig(),
+        operatorConfig(),
         async (db) => {
           const store = new OrganizationStore(db);
           const { id, key } = await store.createKey(await store.ensureOrganization(opts.org), undefined, scopes, name);
@@ -68,7 +67,7 @@ export function keysCommands(program: Command): void {
     .requiredOption("--org <name>", "the organization", orgName)
     .option("--json", "print a JSON array")
     .action(async (opts: { org: string; json?: boolean }) => {
-      await withMongo(loadConfig(), async (db) => {
+      await withMongo(operatorConfig(), async (db) => {
         const store = new OrganizationStore(db);
         const orgId = await store.idOf(opts.org);
         if (!orgId) throw noOrganization(opts.org);
@@ -84,7 +83,7 @@ export function keysCommands(program: Command): void {
     .description(`revoke a key: refused from then on (running API processes may accept it ${KEY_CACHE_TTL_MS / 1000} s more, from their key cache)`)
     .addArgument(new Argument("<keyId>", "the key's id, as keys list and keys create show it").argParser(keyId))
     .action(async (id: string) => {
-      await withMongo(loadConfig(), async (db) => {
+      await withMongo(operatorConfig(), async (db) => {
         const store = new OrganizationStore(db);
         const key = await store.keyById(id);
         if (!key) throw new AppError("not_found", `no API key has the id ${id}`);

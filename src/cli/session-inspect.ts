@@ -4,7 +4,6 @@
  * pending mark, unacknowledged wake-ups, record writers not done, custom tool kickoff deadlines).
  */
 import type { RedisClient } from "../redis/client.js";
-import { loadConfig } from "../config.js";
 import { AppError } from "../errors.js";
 import { EventLog, identityOf } from "../redis/event-log.js";
 import { Intents } from "../redis/intents.js";
@@ -14,7 +13,7 @@ import { Locks } from "../redis/locks.js";
 import { Wakeups } from "../redis/wakeups.js";
 import { OrganizationStore } from "../store/organizations.js";
 import { SessionStore } from "../store/sessions.js";
-import { setting, shownUrl, withMongo, withRedis } from "./backends.js";
+import { operatorConfig, setting, shownUrl, withMongo, withRedis } from "./backends.js";
 import { renderInspection, type Inspection } from "./inspect-view.js";
 
 /** Wake-ups looked at, of each kind (delivered and unacknowledged; not yet read by the group). */
@@ -48,7 +47,7 @@ async function redisSide(redis: RedisClient, keys: Keys, sessionId: string): Pro
 }
 
 export async function inspectSession(sessionId: string, json: boolean): Promise<void> {
-  const config = loadConfig();
+  const config = operatorConfig();
   const record = await withMongo(config, async (db) => {
     const doc = await new SessionStore(db).byId(sessionId);
     return doc && { ...doc, organization: await new OrganizationStore(db).nameOf(doc.orgId) };

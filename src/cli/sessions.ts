@@ -4,11 +4,10 @@
  * state, turn lock and pending work.
  */
 import { Argument, Option, type Command } from "commander";
-import { loadConfig } from "../config.js";
 import type { Envelope } from "../domain/events.js";
 import { AppError } from "../errors.js";
 import { EventLog } from "../redis/event-log.js";
-import { withRedis } from "./backends.js";
+import { operatorConfig, withRedis } from "./backends.js";
 import { eventLine } from "./event-line.js";
 import { inspectSession } from "./session-inspect.js";
 import { checked } from "./program.js";
@@ -28,7 +27,7 @@ const PAGE = 500;
 const BLOCK_MS = 5_000;
 
 async function tail(sessionId: string, opts: { from: number; follow: boolean; json: boolean }): Promise<void> {
-  await withRedis(loadConfig(), async ({ redis, keys, where }) => {
+  await withRedis(operatorConfig(), async ({ redis, keys, where }) => {
     const log = new EventLog(redis, keys);
     if (!(await log.identity(sessionId))) throw new AppError("not_found", `no session ${sessionId} in Redis (${where}); a deleted session has none`);
     const print = (events: Envelope[]) => {

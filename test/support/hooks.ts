@@ -49,6 +49,8 @@ export const mochaHooks = {
     }
     env.mongoUrl = withDatabase(services.mongoUrl, `agent_sessions_test_${Date.now().toString(36)}_${process.pid}`);
     env.redisUrl = services.redisUrl;
+    // The stores' passwords are secrets of the service like any other: never in a response or a log line.
+    for (const url of [env.mongoUrl, env.redisUrl]) if (new URL(url).password) secret(decodeURIComponent(new URL(url).password));
   },
   async afterAll(this: Mocha.Context) {
     this.timeout(60_000);

@@ -1,13 +1,16 @@
 /**
  * Where the tests find MongoDB and Redis, so that `npm test` needs no variables:
  *   1. MONGO_URL and REDIS_URL, when set;
- *   2. the local services at the defaults (127.0.0.1:27017, 127.0.0.1:6379), when they answer;
+ *   2. the local services, when they answer: at the URLs, with their passwords, that `scripts/services.sh`
+ *      wrote in the state directory (src/local-state.ts), else at the defaults (127.0.0.1:27017,
+ *      127.0.0.1:6379: servers started before the stores were locked);
  *   3. testcontainers (mongo:7, redis:7), when a Docker engine answers;
- *   4. else `scripts/services.sh` starts Redis and FerretDB at the defaults (installing them if missing).
+ *   4. else `scripts/services.sh` starts Redis and FerretDB, locked (installing them if missing).
  * Each run then uses a database and a Redis key namespace of its own (`hooks.ts`).
  */
 import { spawnSync } from "node:child_process";
 import { connect } from "node:net";
+import { withLocalState } from "../../src/local-state.js";
 import { projectRoot } from "../../src/paths.js";
 
 export interface TestServices {
@@ -18,7 +21,13 @@ export interface TestServices {
   stop(): Promise<void>;
 }
 
-const LOCAL = { mongoUrl: "mongodb://127.0.0.1:27017/agent_sessions", redisUrl: "redis://127.0.0.1:6379" };
+/** The local services' URLs: the state directory's, else the defaults. */
+function local(): { mongoUrl: string; redisUrl: string } {
+  const { env } = withLocalState({ ...process.env, MONGO_URL: undefined, REDIS_URL: undefined }, { vaultKey: false });
+  return { mongoUrl: env.MONGO_URL ?? "mongodb://127.0.0.1:27017/agent_sessions", redisUrl: env.REDIS_URL ?? "redis://127.0.0.1:6379" };
+}
+
+const portOf = (url: string, fallback: number) => Number(new URL(url).port || fallback);
 
 function answers(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -54,9 +63,12 @@ export async function startTestServices(): Promise<TestServices> {
   const { MONGO_URL, REDIS_URL } = process.env;
   if (MONGO_URL && REDIS_URL) return { mongoUrl: MONGO_URL, redisUrl: REDIS_URL, origin: "MONGO_URL and REDIS_URL", stop: async () => {} };
   if (MONGO_URL || REDIS_URL) throw new Error("Set both MONGO_URL and REDIS_URL, or neither (the tests then find or start local services).");
-  if ((await answers(27017)) && (await answers(6379))) return { ...LOCAL, origin: "the local services on 127.0.0.1", stop: async () => {} };
+  const found = local();
+  if ((await answers(portOf(found.mongoUrl, 27017))) && (await answers(portOf(found.redisUrl, 6379)))) {
+    return { ...found, origin: `the local services on 127.0.0.1${new URL(found.redisUrl).password ? ", with their passwords" : ""}`, stop: async () => {} };
+  }
   if (dockerAnswers()) return containers();
   const started = spawnSync("bash", ["scripts/services.sh"], { cwd: projectRoot, stdio: ["ignore", "inherit", "inherit"] });
   if (started.status !== 0) throw new Error("scripts/services.sh could not start Redis and FerretDB (its messages are above); set MONGO_URL and REDIS_URL to running servers instead.");
-  return { ...LOCAL, origin: "Redis and FerretDB started by scripts/services.sh", stop: async () => {} };
+  return { ...local(), origin: "Redis and FerretDB started by scripts/services.sh", stop: async () => {} };
 }
