@@ -11,6 +11,8 @@ export type ErrorCode =
   | "headers_too_large"
   | "payload_too_large"
   | "request_timeout"
+  /** A request body in a Content-Encoding the service does not decode. */
+  | "unsupported_encoding"
   | "not_found"
   | "method_not_allowed"
   | "conflict"
@@ -55,6 +57,8 @@ export interface ErrorDetails {
   ceiling?: "requests" | "streams";
   /** Methods a path does allow (method_not_allowed). */
   allow?: string;
+  /** The content codings a request body may be sent in (unsupported_encoding). */
+  acceptEncoding?: string;
   /** The HTTP status an upstream server answered (upstream_failed), for the caller's retry decision; never shown. */
   upstreamStatus?: number;
 }

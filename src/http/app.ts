@@ -2,6 +2,7 @@
 import Router from "@koa/router";
 import Koa from "koa";
 import { authenticate } from "./auth.js";
+import { settleBodies } from "./body-leftovers.js";
 import { consoleFiles } from "./console.js";
 import type { AppState, Services } from "./context.js";
 import { bodyParser, errors, requireJson } from "./middleware.js";
@@ -51,6 +52,7 @@ export function createApp(services: Services): Koa<AppState> {
   app.silent = true;
   const { open, api } = coreRoutes(services);
 
+  app.use(settleBodies());
   app.use(errors(services.log));
   app.use(requestMetrics());
   app.use(consoleFiles());

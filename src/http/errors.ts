@@ -15,6 +15,7 @@ export const ERROR_STATUS: Record<ErrorCode, { status: number; error: WireCode }
   forbidden: { status: 403, error: "forbidden" },
   request_timeout: { status: 408, error: "validation_error" },
   payload_too_large: { status: 413, error: "validation_error" },
+  unsupported_encoding: { status: 415, error: "validation_error" },
   headers_too_large: { status: 431, error: "validation_error" },
   not_found: { status: 404, error: "not_found" },
   method_not_allowed: { status: 405, error: "method_not_allowed" },
@@ -101,6 +102,8 @@ export function errorResponse(err: unknown): ErrorResponse {
     }
   }
   if (app.code === "method_not_allowed" && app.details.allow !== undefined) headers.Allow = app.details.allow;
+  // RFC 9110 §15.5.16: a 415 for a content coding names the codings that would have been accepted.
+  if (app.code === "unsupported_encoding" && app.details.acceptEncoding !== undefined) headers["Accept-Encoding"] = app.details.acceptEncoding;
   return { status, headers, body };
 }
 

@@ -1,12 +1,13 @@
 /** The middleware every app of the service runs a request through: the one error path, and JSON bodies. */
 import { randomUUID } from "node:crypto";
 import type { Middleware } from "koa";
-import { HttpMethodEnum, koaBody } from "koa-body";
+import { parse } from "@hapi/bourne";
 import { attachmentSchema } from "../../schemas/attachment.js";
 import { AppError, isAppError, validationError } from "../errors.js";
 import { runWithRequest, type Logger } from "../log.js";
 import type { AppState } from "./context.js";
 import { clientWentAway, errorResponse } from "./errors.js";
+import { readBody } from "./request-body.js";
 import { unreachableStore } from "../store-errors.js";
 
 /** Room for the largest attachment the schema allows (a 50 MB PDF as a data URL) and its batch around it, and no more. */
@@ -63,18 +64,26 @@ export function errors(log: Logger): Middleware<AppState> {
   };
 }
 
-/** What went wrong reading a request body, in the error contract's terms (never the body itself); the parser's error is the cause. */
-function bodyError(err: Error): AppError {
-  const e = err as Error & { status?: number; type?: string; limit?: number };
-  if (e.type === "entity.too.large" || e.status === 413) return validationError(`body: must be at most ${e.limit ?? "the allowed"} bytes`, err);
-  if (e.type === "encoding.unsupported" || e.type === "charset.unsupported" || e.status === 415) {
-    return validationError("body: must be UTF-8 encoded JSON", err);
+/** What a JSON body must start with (as co-body's strict mode): an object or an array, after RFC 8259 whitespace. */
+const JSON_START = /^[\x20\x09\x0a\x0d]*[[{]/;
+
+/**
+ * A JSON body's value; an empty body is `{}`. A `__proto__` key is refused (Bourne), so no parsed body
+ * can set an object's prototype wherever it is later merged.
+ */
+function parseJson(bytes: Buffer): unknown {
+  // A byte order mark is not part of the text (RFC 8259 lets a parser ignore it).
+  const text = bytes.toString("utf8").replace(/^\uFEFF/, "");
+  if (text === "") return {};
+  try {
+    if (!JSON_START.test(text)) throw new SyntaxError("not a JSON object or array");
+    return parse(text, { protoAction: "error" });
+  } catch (err) {
+    throw validationError("body: must be a valid JSON object", err);
   }
-  if (e instanceof SyntaxError || e.status === 400) return validationError("body: must be a valid JSON object", err);
-  return new AppError("internal", "unexpected error", {}, err);
 }
 
-/** Bodies must be JSON (koa-body alone would silently ignore a body of another type); `raw`: paths that take any bytes. */
+/** Bodies must be JSON (`bodyParser` reads JSON alone, and would leave a body of another type unread); `raw`: paths that take any bytes. */
 export function requireJson(raw?: RegExp): Middleware<AppState> {
   return async (ctx, next) => {
     const hasBody = ctx.request.length > 0 || ctx.get("transfer-encoding") !== "";
@@ -85,23 +94,23 @@ export function requireJson(raw?: RegExp): Middleware<AppState> {
   };
 }
 
-/** JSON bodies up to the default limit; up to the events limit on the paths that send events. */
+declare module "koa" {
+  interface Request {
+    /** The request's JSON body, parsed by `bodyParser`; undefined when it sent none. */
+    body?: unknown;
+  }
+}
+
+/** The methods whose JSON bodies are read. */
+const BODY_METHODS = new Set(["POST", "PUT", "PATCH"]);
+
+/** JSON bodies (`ctx.request.body`) up to the default limit; up to the events limit on the paths that send events; `raw`: paths whose routes read their own. */
 export function bodyParser(eventPaths: RegExp, raw?: RegExp): Middleware<AppState> {
-  const parser = (limit: number) =>
-    koaBody({
-      json: true,
-      jsonStrict: true,
-      jsonLimit: limit,
-      multipart: false,
-      urlencoded: false,
-      text: false,
-      parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH],
-      onError: (err) => {
-        throw bodyError(err);
-      },
-    }) as unknown as Middleware<AppState>;
-  const events = parser(EVENTS_BODY_LIMIT_BYTES);
-  const other = parser(DEFAULT_BODY_LIMIT_BYTES);
-  return (ctx, next) => (raw?.test(ctx.path) ? next() : eventPaths.test(ctx.path) ? events(ctx, next) : other(ctx, next));
+  return async (ctx, next) => {
+    if (BODY_METHODS.has(ctx.method) && !raw?.test(ctx.path) && ctx.is("application/json", "+json")) {
+      ctx.request.body = parseJson(await readBody(ctx.req, eventPaths.test(ctx.path) ? EVENTS_BODY_LIMIT_BYTES : DEFAULT_BODY_LIMIT_BYTES));
+    }
+    await next();
+  };
 }
 

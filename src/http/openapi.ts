@@ -5,6 +5,7 @@
  */
 import { SCHEMAS } from "../../schemas/index.js";
 import { IDEMPOTENCY_DESCRIPTION, IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_SCHEMA } from "./idempotency.js";
+import { ACCEPTED_ENCODINGS } from "./request-body.js";
 import { errorStatuses, type NamedSchema, type RouteSpec } from "./route.js";
 
 type Json = Record<string, unknown>;
@@ -56,6 +57,7 @@ const STATUS_TEXT: Record<number, string> = {
   404: "No such resource in the key's organization: `not_found`.",
   409: "The resource's state or version forbids it: `conflict`, `invalid_state`, `no_active_turn` or `budget_exceeded` (the session's spend budget is reached).",
   429: "Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds.",
+  415: `A body in a \`Content-Encoding\` the service does not decode (it decodes ${ACCEPTED_ENCODINGS}): \`validation_error\`.`,
   431: "Request headers over the server's limit: `validation_error`.",
   500: "Unexpected failure: `server_error`.",
   502: "An upstream or runtime operation failed: `server_error` or `runtime_delete_failed`.",
@@ -113,6 +115,7 @@ function responses(spec: AnySpec): Json {
       description: STATUS_TEXT[status] ?? "Error.",
       ...(status === 429 ? { headers: { "Retry-After": header("Whole seconds to wait."), ...RATE_LIMIT_HEADERS } } : {}),
       ...(status === 503 ? { headers: { "Retry-After": header("Whole seconds to wait before retrying.") } } : {}),
+      ...(status === 415 ? { headers: { "Accept-Encoding": header("The content codings a body may be sent in.") } } : {}),
       content: { "application/json": { schema: ref("error") } },
     };
   }

@@ -107,11 +107,13 @@ export function keptReply<T>(made: { value: T; replayed: boolean }, present: (va
 
 /**
  * The statuses a route may answer with an error: 400 and 431 (any request can be malformed or carry
- * too much in its headers), 404 when the path names a resource, 401, 403 and 429 for routes behind an API key,
- * 500 and 503 for all; and the route's own.
+ * too much in its headers), 415 for the methods that take a body (one in a Content-Encoding not
+ * decoded), 404 when the path names a resource, 401, 403 and 429 for routes behind an API key, 500
+ * and 503 for all; and the route's own.
  */
 export function errorStatuses(spec: RouteSpec<NamedSchema | undefined, NamedSchema | undefined, NamedSchema | undefined>): number[] {
   const statuses = new Set([400, 431, 500, 503, ...(spec.errors ?? [])]);
+  if (["post", "put", "patch"].includes(spec.method)) statuses.add(415);
   if (spec.params) statuses.add(404);
   // 403: a key without the scope of the interface or of the route.
   if (!spec.open) [401, 403, 429].forEach((s) => statuses.add(s));

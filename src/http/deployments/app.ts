@@ -8,6 +8,7 @@ import Koa, { type Middleware } from "koa";
 import { healthSchema } from "../../../schemas/health.js";
 import { openapiDocumentSchema } from "../../../schemas/openapi-document.js";
 import { authenticateBy } from "../auth.js";
+import { settleBodies } from "../body-leftovers.js";
 import type { AppState } from "../context.js";
 import { bodyParser, errors, requireJson } from "../middleware.js";
 import { buildOpenApi, type DocumentIdentity } from "../openapi.js";
@@ -60,6 +61,7 @@ export function createDeploymentsApp(services: DeploymentServices): Koa<AppState
   deploymentWebhookRoutes(api, services);
   accountRoutes(api, services);
 
+  app.use(settleBodies());
   app.use(errors(services.log));
   app.use(open.router.routes());
   app.use(open.router.allowedMethods());

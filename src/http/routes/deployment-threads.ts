@@ -3,7 +3,6 @@
  * approval, an answer) and read history, the deployment's SSE stream, and files uploaded into its
  * workspace. Event bodies and frames are the core interface's, so one client reads both.
  */
-import getRawBody from "raw-body";
 import { deploymentEventsQuerySchema } from "../../../schemas/deployment-events-query.js";
 import { deploymentFileSchema } from "../../../schemas/deployment-file.js";
 import { deploymentFilePathSchema } from "../../../schemas/deployment-file-path.js";
@@ -17,13 +16,14 @@ import { eventListSchema } from "../../../schemas/event-list.js";
 import { eventsAcceptedSchema } from "../../../schemas/events-accepted.js";
 import { eventsListQuerySchema } from "../../../schemas/events-list-query.js";
 import { eventsPostSchema } from "../../../schemas/events-post.js";
-import { AppError, validationError } from "../../errors.js";
+import { AppError } from "../../errors.js";
 import { decodeCursor } from "../../services/event-cursor.js";
 import { MAX_UPLOAD_BYTES } from "../../services/deployment-threads.js";
 import type { SessionView } from "../../services/sessions.js";
 import type { DeploymentServices } from "../deployments/context.js";
 import { sentHeaders } from "../errors.js";
 import { presentEventPage } from "../present.js";
+import { readBody } from "../request-body.js";
 import type { Routes } from "../route.js";
 import { SseTransport, sseLimits } from "../sse.js";
 
@@ -167,12 +167,7 @@ export function deploymentThreadRoutes(routes: Routes, { threads, deployments, s
       success: { status: 200, schema: deploymentFileSchema },
     },
     async ({ orgId, params, ctx }) => {
-      let bytes: Buffer;
-      try {
-        bytes = await getRawBody(ctx.req, { limit: MAX_UPLOAD_BYTES, length: ctx.get("content-length") || undefined });
-      } catch (err) {
-        throw validationError(`body: must be at most ${MAX_UPLOAD_BYTES} bytes`, err);
-      }
+      const bytes = await readBody(ctx.req, MAX_UPLOAD_BYTES);
       await threads.upload(orgId, params.deployment_id, params.path, bytes);
       return { body: { deployment_id: params.deployment_id, path: params.path, size: bytes.length } };
     },

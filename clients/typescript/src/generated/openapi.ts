@@ -2082,6 +2082,17 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
+            /** @description A body in a `Content-Encoding` the service does not decode (it decodes gzip, deflate, br): `validation_error`. */
+            415: {
+                headers: {
+                    /** @description The content codings a body may be sent in. */
+                    "Accept-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
             /** @description A skill could not be fetched or parsed (`invalid_skill`), a secret reference names no secret (`invalid_secret_ref`), or an Idempotency-Key was used for another request (`idempotency_error`). */
             422: {
                 headers: {
@@ -2311,6 +2322,17 @@ export interface operations {
             /** @description The resource's state or version forbids it: `conflict`, `invalid_state`, `no_active_turn` or `budget_exceeded` (the session's spend budget is reached). */
             409: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description A body in a `Content-Encoding` the service does not decode (it decodes gzip, deflate, br): `validation_error`. */
+            415: {
+                headers: {
+                    /** @description The content codings a body may be sent in. */
+                    "Accept-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2556,6 +2578,17 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
+            /** @description A body in a `Content-Encoding` the service does not decode (it decodes gzip, deflate, br): `validation_error`. */
+            415: {
+                headers: {
+                    /** @description The content codings a body may be sent in. */
+                    "Accept-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
             /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
@@ -2668,6 +2701,17 @@ export interface operations {
             /** @description The resource's state or version forbids it: `conflict`, `invalid_state`, `no_active_turn` or `budget_exceeded` (the session's spend budget is reached). */
             409: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description A body in a `Content-Encoding` the service does not decode (it decodes gzip, deflate, br): `validation_error`. */
+            415: {
+                headers: {
+                    /** @description The content codings a body may be sent in. */
+                    "Accept-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2791,6 +2835,17 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
+            /** @description A body in a `Content-Encoding` the service does not decode (it decodes gzip, deflate, br): `validation_error`. */
+            415: {
+                headers: {
+                    /** @description The content codings a body may be sent in. */
+                    "Accept-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
             /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
@@ -2893,6 +2948,17 @@ export interface operations {
             /** @description No such resource in the key's organization: `not_found`. */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description A body in a `Content-Encoding` the service does not decode (it decodes gzip, deflate, br): `validation_error`. */
+            415: {
+                headers: {
+                    /** @description The content codings a body may be sent in. */
+                    "Accept-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3437,6 +3503,17 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
+            /** @description A body in a `Content-Encoding` the service does not decode (it decodes gzip, deflate, br): `validation_error`. */
+            415: {
+                headers: {
+                    /** @description The content codings a body may be sent in. */
+                    "Accept-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
             /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
@@ -3550,6 +3627,17 @@ export interface operations {
             /** @description The resource's state or version forbids it: `conflict`, `invalid_state`, `no_active_turn` or `budget_exceeded` (the session's spend budget is reached). */
             409: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description A body in a `Content-Encoding` the service does not decode (it decodes gzip, deflate, br): `validation_error`. */
+            415: {
+                headers: {
+                    /** @description The content codings a body may be sent in. */
+                    "Accept-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3690,6 +3778,17 @@ export interface operations {
             /** @description The resource's state or version forbids it: `conflict`, `invalid_state`, `no_active_turn` or `budget_exceeded` (the session's spend budget is reached). */
             409: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description A body in a `Content-Encoding` the service does not decode (it decodes gzip, deflate, br): `validation_error`. */
+            415: {
+                headers: {
+                    /** @description The content codings a body may be sent in. */
+                    "Accept-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3937,6 +4036,17 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
+            /** @description A body in a `Content-Encoding` the service does not decode (it decodes gzip, deflate, br): `validation_error`. */
+            415: {
+                headers: {
+                    /** @description The content codings a body may be sent in. */
+                    "Accept-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
             /** @description A skill could not be fetched or parsed (`invalid_skill`), a secret reference names no secret (`invalid_secret_ref`), or an Idempotency-Key was used for another request (`idempotency_error`). */
             422: {
                 headers: {
@@ -4166,6 +4276,17 @@ export interface operations {
             /** @description The resource's state or version forbids it: `conflict`, `invalid_state`, `no_active_turn` or `budget_exceeded` (the session's spend budget is reached). */
             409: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description A body in a `Content-Encoding` the service does not decode (it decodes gzip, deflate, br): `validation_error`. */
+            415: {
+                headers: {
+                    /** @description The content codings a body may be sent in. */
+                    "Accept-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4421,6 +4542,17 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
+            /** @description A body in a `Content-Encoding` the service does not decode (it decodes gzip, deflate, br): `validation_error`. */
+            415: {
+                headers: {
+                    /** @description The content codings a body may be sent in. */
+                    "Accept-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
             /** @description A skill could not be fetched or parsed (`invalid_skill`), a secret reference names no secret (`invalid_secret_ref`), or an Idempotency-Key was used for another request (`idempotency_error`). */
             422: {
                 headers: {
@@ -4542,6 +4674,17 @@ export interface operations {
             /** @description The resource's state or version forbids it: `conflict`, `invalid_state`, `no_active_turn` or `budget_exceeded` (the session's spend budget is reached). */
             409: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description A body in a `Content-Encoding` the service does not decode (it decodes gzip, deflate, br): `validation_error`. */
+            415: {
+                headers: {
+                    /** @description The content codings a body may be sent in. */
+                    "Accept-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4671,6 +4814,17 @@ export interface operations {
             /** @description The resource's state or version forbids it: `conflict`, `invalid_state`, `no_active_turn` or `budget_exceeded` (the session's spend budget is reached). */
             409: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description A body in a `Content-Encoding` the service does not decode (it decodes gzip, deflate, br): `validation_error`. */
+            415: {
+                headers: {
+                    /** @description The content codings a body may be sent in. */
+                    "Accept-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4887,6 +5041,17 @@ export interface operations {
             /** @description The resource's state or version forbids it: `conflict`, `invalid_state`, `no_active_turn` or `budget_exceeded` (the session's spend budget is reached). */
             409: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description A body in a `Content-Encoding` the service does not decode (it decodes gzip, deflate, br): `validation_error`. */
+            415: {
+                headers: {
+                    /** @description The content codings a body may be sent in. */
+                    "Accept-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5237,6 +5402,17 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
+            /** @description A body in a `Content-Encoding` the service does not decode (it decodes gzip, deflate, br): `validation_error`. */
+            415: {
+                headers: {
+                    /** @description The content codings a body may be sent in. */
+                    "Accept-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
             /** @description A skill could not be fetched or parsed (`invalid_skill`), a secret reference names no secret (`invalid_secret_ref`), or an Idempotency-Key was used for another request (`idempotency_error`). */
             422: {
                 headers: {
@@ -5469,6 +5645,17 @@ export interface operations {
             /** @description The resource's state or version forbids it: `conflict`, `invalid_state`, `no_active_turn` or `budget_exceeded` (the session's spend budget is reached). */
             409: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description A body in a `Content-Encoding` the service does not decode (it decodes gzip, deflate, br): `validation_error`. */
+            415: {
+                headers: {
+                    /** @description The content codings a body may be sent in. */
+                    "Accept-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5812,6 +5999,17 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
+            /** @description A body in a `Content-Encoding` the service does not decode (it decodes gzip, deflate, br): `validation_error`. */
+            415: {
+                headers: {
+                    /** @description The content codings a body may be sent in. */
+                    "Accept-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
             /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
@@ -5925,6 +6123,17 @@ export interface operations {
             /** @description The resource's state or version forbids it: `conflict`, `invalid_state`, `no_active_turn` or `budget_exceeded` (the session's spend budget is reached). */
             409: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description A body in a `Content-Encoding` the service does not decode (it decodes gzip, deflate, br): `validation_error`. */
+            415: {
+                headers: {
+                    /** @description The content codings a body may be sent in. */
+                    "Accept-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6169,6 +6378,17 @@ export interface operations {
             /** @description The resource's state or version forbids it: `conflict`, `invalid_state`, `no_active_turn` or `budget_exceeded` (the session's spend budget is reached). */
             409: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description A body in a `Content-Encoding` the service does not decode (it decodes gzip, deflate, br): `validation_error`. */
+            415: {
+                headers: {
+                    /** @description The content codings a body may be sent in. */
+                    "Accept-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6635,6 +6855,17 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
+            /** @description A body in a `Content-Encoding` the service does not decode (it decodes gzip, deflate, br): `validation_error`. */
+            415: {
+                headers: {
+                    /** @description The content codings a body may be sent in. */
+                    "Accept-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
             /** @description A skill could not be fetched or parsed (`invalid_skill`), a secret reference names no secret (`invalid_secret_ref`), or an Idempotency-Key was used for another request (`idempotency_error`). */
             422: {
                 headers: {
@@ -6975,6 +7206,17 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
+            /** @description A body in a `Content-Encoding` the service does not decode (it decodes gzip, deflate, br): `validation_error`. */
+            415: {
+                headers: {
+                    /** @description The content codings a body may be sent in. */
+                    "Accept-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
             /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
@@ -7089,6 +7331,17 @@ export interface operations {
             /** @description The resource's state or version forbids it: `conflict`, `invalid_state`, `no_active_turn` or `budget_exceeded` (the session's spend budget is reached). */
             409: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description A body in a `Content-Encoding` the service does not decode (it decodes gzip, deflate, br): `validation_error`. */
+            415: {
+                headers: {
+                    /** @description The content codings a body may be sent in. */
+                    "Accept-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7224,6 +7477,17 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
+            /** @description A body in a `Content-Encoding` the service does not decode (it decodes gzip, deflate, br): `validation_error`. */
+            415: {
+                headers: {
+                    /** @description The content codings a body may be sent in. */
+                    "Accept-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
             /** @description A skill could not be fetched or parsed (`invalid_skill`), a secret reference names no secret (`invalid_secret_ref`), or an Idempotency-Key was used for another request (`idempotency_error`). */
             422: {
                 headers: {
@@ -7347,6 +7611,17 @@ export interface operations {
             /** @description The resource's state or version forbids it: `conflict`, `invalid_state`, `no_active_turn` or `budget_exceeded` (the session's spend budget is reached). */
             409: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description A body in a `Content-Encoding` the service does not decode (it decodes gzip, deflate, br): `validation_error`. */
+            415: {
+                headers: {
+                    /** @description The content codings a body may be sent in. */
+                    "Accept-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7787,6 +8062,17 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
+            /** @description A body in a `Content-Encoding` the service does not decode (it decodes gzip, deflate, br): `validation_error`. */
+            415: {
+                headers: {
+                    /** @description The content codings a body may be sent in. */
+                    "Accept-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
             /** @description A skill could not be fetched or parsed (`invalid_skill`), a secret reference names no secret (`invalid_secret_ref`), or an Idempotency-Key was used for another request (`idempotency_error`). */
             422: {
                 headers: {
@@ -8112,6 +8398,17 @@ export interface operations {
                     "application/json": components["schemas"]["error"];
                 };
             };
+            /** @description A body in a `Content-Encoding` the service does not decode (it decodes gzip, deflate, br): `validation_error`. */
+            415: {
+                headers: {
+                    /** @description The content codings a body may be sent in. */
+                    "Accept-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
             /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
             429: {
                 headers: {
@@ -8224,6 +8521,17 @@ export interface operations {
             /** @description The resource's state or version forbids it: `conflict`, `invalid_state`, `no_active_turn` or `budget_exceeded` (the session's spend budget is reached). */
             409: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description A body in a `Content-Encoding` the service does not decode (it decodes gzip, deflate, br): `validation_error`. */
+            415: {
+                headers: {
+                    /** @description The content codings a body may be sent in. */
+                    "Accept-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8564,6 +8872,17 @@ export interface operations {
             /** @description The resource's state or version forbids it: `conflict`, `invalid_state`, `no_active_turn` or `budget_exceeded` (the session's spend budget is reached). */
             409: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description A body in a `Content-Encoding` the service does not decode (it decodes gzip, deflate, br): `validation_error`. */
+            415: {
+                headers: {
+                    /** @description The content codings a body may be sent in. */
+                    "Accept-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
