@@ -38,8 +38,8 @@ export interface PlacementDeps {
   workspaceRoot: string;
   /** The `docker` backend's engine, when one answered. */
   docker: DockerEngine | null;
-  /** What this worker gives tool processes: namespaces and the egress proxy, or why not. */
-  isolation: Pick<ToolIsolation, "egress" | "unisolated">;
+  /** What this worker gives tool processes: namespaces and each session's network, or why not. */
+  isolation: Pick<ToolIsolation, "networks" | "unisolated">;
   deployments: DeploymentSecretRefs;
   secrets: SecretResolver;
   logger: Logger;
@@ -57,22 +57,35 @@ export class Placements {
   /** Where the session's tools run; null for a deployment's thread whose deployment is gone (or being deleted). */
   async of(session: Pick<SessionFacts, "_id" | "orgId" | "deploymentId">): Promise<ToolPlace | null> {
     const root = this.deps.workspaceRoot;
-    const { egress, unisolated } = this.deps.isolation;
+    const { networks, unisolated } = this.deps.isolation;
     if (!session.deploymentId) {
       const workspace = this.ownWorkspace(session._id)!;
       const user = sandboxUser(session._id);
-      const isolation = egress && user ? { tmp: sessionTmpOf(workspace), hide: root, egress } : null;
-      return { workspace, user, isolation, unisolated, soleUser: true, prepare: () => prepareSessionWorkspace(workspace, user), environment: async () => NO_VARIABLES };
+      const isolated = networks && user;
+      return {
+        workspace,
+        user,
+        isolation: isolated ? { tmp: sessionTmpOf(workspace), hide: root } : null,
+        network: isolated ? () => networks.lease(session._id, user) : null,
+        unisolated,
+        soleUser: true,
+        prepare: () => prepareSessionWorkspace(workspace, user),
+        environment: async () => NO_VARIABLES,
+      };
     }
     const deploymentId = session.deploymentId;
     const workspace = deploymentWorkspaceOf(root, deploymentId);
     const sandbox = workspace && (await this.sandboxOf(session.orgId, deploymentId));
     if (!workspace || !sandbox) return null;
-    const backend = sandboxBackend(sandbox, this.deps.docker);
+    // Namespaces need this worker's session networks, which it has wherever the machine can isolate.
+    const chosen = sandboxBackend(sandbox, this.deps.docker);
+    const backend = chosen === "namespaces" && !networks ? "none" : chosen;
     this.tell(backend, sandbox);
+    const user = sandboxUser(deploymentId);
     const shared = {
-      user: sandboxUser(deploymentId),
-      isolation: deploymentIsolation(root, deploymentId, backend, this.deps.docker, egress),
+      user,
+      isolation: deploymentIsolation(root, deploymentId, backend, this.deps.docker),
+      network: backend === "namespaces" && networks && user ? () => networks.lease(session._id, user) : null,
       unisolated: backend === "none" ? unisolated : null,
       soleUser: false,
       environment: () => this.environment(session.orgId, deploymentId, backend),
@@ -97,6 +110,11 @@ export class Placements {
    */
   ownWorkspace(sessionId: string): string | null {
     return workspaceOf(this.deps.workspaceRoot, sessionId);
+  }
+
+  /** Ends the session's network on this worker (it was archived or deleted). */
+  endNetwork(sessionId: string): void {
+    this.deps.isolation.networks?.end(sessionId);
   }
 
   private async sandboxOf(orgId: string, deploymentId: string): Promise<DeploymentSandbox | null> {

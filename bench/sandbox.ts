@@ -1,12 +1,13 @@
 /**
  * What the tools' sandbox costs a command (`true`, run as the terminal runs it: `runInSandbox`), in
  * alternating samples of one run:
- *   bare          the command under its limits, as the session's user, no namespaces (the baseline);
- *   no network    the namespaces deployments had before the sandbox had a network of its own: mount,
- *                 PID, IPC and UTS, the same mounts and change of user, the host's network (rebuilt
- *                 here as it was, for comparison only);
- *   sandbox       today's: those and a network namespace, its sysfs and loopback, the bridge to the
- *                 egress proxy (started here, as a worker starts it).
+ *   bare            the command under its limits, as the session's user, no namespaces (the baseline);
+ *   no network      the namespaces deployments had before every tool process was isolated: mount, PID,
+ *                   IPC and UTS by `unshare` and a shell of mounts, the same change of user, the host's
+ *                   network (rebuilt here as it was, for comparison only);
+ *   sandbox         today's, for a command of a session whose network is already made: bwrap's
+ *                   namespaces, joined to the session's network (nsenter);
+ *   first command   the same for a session's first command on a worker: its network and bridge made too.
  * Each figure is printed beside the bare spawn's from the same run, as the overhead (difference) and
  * the ratio. Needs root (to switch users and make namespaces). Options: BENCH_SAMPLES (default 200).
  */
@@ -68,22 +69,32 @@ async function main(): Promise<void> {
   const workspace = join(root, "ses_bench");
   const user = sandboxUser("ses_bench")!;
   await prepareSessionWorkspace(workspace, user);
-  const isolation: Isolation = { tmp: sessionTmpOf(workspace), hide: root, egress: tools.egress };
+  const isolation: Isolation = { tmp: sessionTmpOf(workspace), hide: root };
   const bare: SandboxPlace = { cwd: workspace, user, limits: LIMITS };
-  const sandboxed: SandboxPlace = { ...bare, isolation };
   const signal = new AbortController().signal;
   const command = async (place: SandboxPlace) => {
     const result = await runInSandbox("true", [], place, signal);
     if (!result.ok) throw new Error(`the command failed: ${result.text}`);
   };
-  const samples = { bare: [] as number[], old: [] as number[], sandbox: [] as number[] };
+  const networks = tools.networks!;
+  /** A command of session `id`, on its network (made first when it has none). */
+  const sandboxed = async (id: string) => {
+    const lease = await networks.lease(id, user);
+    try {
+      await command({ ...bare, isolation, network: lease.path });
+    } finally {
+      lease.release();
+    }
+  };
+  const samples = { bare: [] as number[], old: [] as number[], sandbox: [] as number[], first: [] as number[] };
   try {
     for (let n = 0; n < WARMUP + SAMPLES; n++) {
-      // Each sample runs all three, in an order that turns, so none always follows the same one.
+      // Each sample runs all four, in an order that turns, so none always follows the same one.
       const runs: [keyof typeof samples, () => Promise<void>][] = [
         ["bare", () => command(bare)],
         ["old", () => withoutNetwork({ workspace, isolation, uid: user.uid })],
-        ["sandbox", () => command(sandboxed)],
+        ["sandbox", () => sandboxed("ses_bench")],
+        ["first", () => sandboxed(`ses_first${n}`).finally(() => networks.end(`ses_first${n}`))],
       ];
       for (let i = 0; i < runs.length; i++) {
         const [name, run] = runs[(n + i) % runs.length]!;
@@ -105,7 +116,8 @@ async function main(): Promise<void> {
   };
   row("bare (baseline)", samples.bare);
   row("namespaces without a network", samples.old);
-  row("sandbox (with its network)", samples.sandbox);
+  row("sandbox (the session's network)", samples.sandbox);
+  row("a session's first command", samples.first);
 }
 
 await main();

@@ -9,7 +9,7 @@ import { isolationAvailable } from "../src/tools/isolation-probe.js";
 import { env } from "./support/hooks.js";
 import { startTestHost, type TestHost } from "./support/netns-hosts.js";
 import { client, otherDeployment, startServer, type Client, type TestServer } from "./support/server.js";
-import { createSession } from "./support/sessions.js";
+import { createSession, until } from "./support/sessions.js";
 import { alive, answer, processesOf, toolCaller } from "./support/tool-calls.js";
 import { allow, toolset } from "./tools-cases.js";
 
@@ -93,11 +93,22 @@ describe("sandbox: the network of an agent's tools", function () {
     const started = answer(await call(mine, "terminal", { command: "python3 -m http.server 8765 --bind 127.0.0.1", background: true }));
     const poll = `for i in $(seq 100); do curl -s -o /dev/null -w '%{http_code}\\n' http://127.0.0.1:8765/ && break; sleep 0.1; done | tail -n 1`;
     expect(await run(mine, poll)).to.equal("200\n");
-    // This command's bridge is not the background one's, and takes the next port: the way out still works.
-    expect(await run(mine, `echo $HTTP_PROXY; curl -sS -m 5 http://${publicHost.address}/`)).to.equal(`http://127.0.0.1:3129\nhello from pu`);
+    // The session's one bridge serves every command of it, the background one's included.
+    expect(await run(mine, `echo $HTTP_PROXY; curl -sS -m 5 http://${publicHost.address}/`)).to.equal(`http://127.0.0.1:3128\nhello from pu`);
     expect(await run(theirs, tcp("127.0.0.1", "8765"))).to.equal("no way to 127.0.0.1:8765\n");
     await call(mine, "process", { action: "kill", id: started.id });
     expect(await run(mine, tcp("127.0.0.1", "8765")), "gone with the process").to.equal("no way to 127.0.0.1:8765\n");
+  });
+
+  it("the session's bridge outlives what its commands kill, and ends with the session", async () => {
+    const sessionId = await newSession();
+    const uid = Number(await run(sessionId, "id -u"));
+    const bridge = uid + 1_000_000_000;
+    expect(processesOf(bridge), "the bridge runs as a uid of its own").to.have.length.of.at.least(1);
+    await run(sessionId, "pkill -9 socat; kill -9 -1; true");
+    expect(await run(sessionId, `curl -sS -m 5 http://${publicHost.address}/`)).to.equal("hello from pu");
+    expect((await api.delete(`/v1/sessions/${sessionId}`)).status).to.equal(200);
+    await until(async () => processesOf(bridge), (pids) => pids.length === 0, 15_000, "the session's bridge to end");
   });
 
   it("another session's processes can be neither seen nor signalled", async () => {

@@ -5,7 +5,6 @@
  * when the worker shuts down. A session sees only its own: every lookup is by session and id.
  */
 import type { ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
 import { newId } from "../ids.js";
 import { killGroup, killUser, onFinished, spawnLimited, type SandboxPlace, type SandboxUser } from "./sandbox.js";
@@ -141,24 +140,6 @@ export class BackgroundProcesses {
   private readonly given = new Set<string>();
 
   constructor(private readonly timeoutMs: number) {}
-
-  /**
-   * The network namespace of a running background process of the session (/proc/<pid>/ns/net of its
-   * namespace's first process), which the session's next commands join: a server it runs answers them
-   * on loopback. Undefined when none runs here.
-   */
-  networkOf(sessionId: string): string | undefined {
-    for (const p of this.sessions.get(sessionId)?.values() ?? []) {
-      if (!p.running || p.child.pid === undefined) continue;
-      try {
-        const first = readFileSync(`/proc/${p.child.pid}/task/${p.child.pid}/children`, "utf8").trim().split(" ")[0];
-        if (first) return `/proc/${first}/ns/net`;
-      } catch {
-        // It has just ended.
-      }
-    }
-    return undefined;
-  }
 
   start(sessionId: string, command: string, place: SandboxPlace, timeoutMs = this.timeoutMs): StartResult {
     const table = this.sessions.get(sessionId) ?? new Map<string, BackgroundProcess>();

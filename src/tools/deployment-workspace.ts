@@ -41,11 +41,12 @@ export function sandboxBackend(sandbox: { enabled: boolean; type?: string }, doc
   return isolationAvailable() ? "namespaces" : "none";
 }
 
-/** The isolation of the deployment's processes on `backend`, whose way out is `egress`; null for none. */
-export function deploymentIsolation(root: string, deploymentId: string, backend: SandboxBackend, docker: DockerEngine | null, egress: string | null): Isolation | null {
-  const place = { tmp: tmpDir(root, deploymentId), hide: root };
-  if (backend === "docker" && docker) return { ...place, egress: null, container: { engine: docker, deploymentId } };
-  return backend === "namespaces" && egress ? { ...place, egress } : null;
+/** The isolation of the deployment's processes on `backend`; null for none. */
+export function deploymentIsolation(root: string, deploymentId: string, backend: SandboxBackend, docker: DockerEngine | null): Isolation | null {
+  if (backend === "none") return null;
+  const isolation: Isolation = { tmp: tmpDir(root, deploymentId), hide: root };
+  if (backend === "docker" && docker) isolation.container = { engine: docker, deploymentId };
+  return isolation;
 }
 
 /** `filesystem.workspace_path`: where the deployment's tools see its workspace. */

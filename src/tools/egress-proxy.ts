@@ -1,7 +1,7 @@
 /**
- * The sandbox's one way out. A tool process runs in a network namespace of its own that has nothing but
- * its loopback (`isolation.ts`); there a bridge forwards 127.0.0.1:EGRESS_PORT to this proxy's Unix
- * socket, the one thing the namespace and the host share. The proxy (proxy-chain: plain HTTP forwarding
+ * The sandbox's one way out. A tool process runs in its session's network namespace, which has nothing
+ * but its loopback (`session-networks.ts`); there a bridge forwards 127.0.0.1:EGRESS_PORT to this proxy's
+ * Unix socket, the one thing the namespace and the host share. The proxy (proxy-chain: plain HTTP forwarding
  * and CONNECT tunnels) lets a connection through only to a destination the outbound policy's sandbox form
  * permits (public addresses and the operator's allowed networks, never this machine): the name is
  * resolved and checked here once, and the connection goes to the addresses that were checked.
@@ -18,11 +18,18 @@ import { RequestError, Server } from "proxy-chain";
 import type { Logger } from "../log.js";
 import { isOutboundRefused, pinnedLookup, type OutboundPolicy } from "./outbound.js";
 
-/** The port a sandbox's bridge listens on (HTTP_PROXY=http://127.0.0.1:3128), or the next free one. */
+/** The port a session network's bridge listens on (HTTP_PROXY=http://127.0.0.1:3128). */
 export const EGRESS_PORT = 3128;
 
 /** Where the proxies' sockets are: outside every directory a sandbox has covered or replaced (/tmp, the workspace root). */
 const RUN_DIR = "/run/agent-sessions";
+
+/** The variables that send a sandbox's HTTP clients (curl, pip, npm, git, Node's fetch) through its bridge. */
+export function proxyVariables(): Record<string, string> {
+  const url = `http://127.0.0.1:${EGRESS_PORT}`;
+  const local = "localhost,127.0.0.1,::1";
+  return { HTTP_PROXY: url, HTTPS_PROXY: url, http_proxy: url, https_proxy: url, NO_PROXY: local, no_proxy: local, NODE_USE_ENV_PROXY: "1" };
+}
 
 export class EgressProxy {
   private constructor(

@@ -1,7 +1,8 @@
 /**
  * Whether this machine can isolate tool processes (`isolation.ts`), probed once per process: the
- * process must be root, the programs present, and the whole chain work (namespaces, mounts, the bridge
- * and the change of user), tried on a scratch directory. A container without CAP_SYS_ADMIN (Docker's
+ * process must be root, the programs present, and the whole chain work (namespaces, mounts and the
+ * change of user), tried on a scratch directory; a worker then also makes one session network
+ * (`tool-isolation.ts`). A container without CAP_SYS_ADMIN (Docker's
  * default) cannot.
  */
 import { spawnSync } from "node:child_process";
@@ -37,8 +38,8 @@ function probe(): string | null {
     mkdirSync(ISOLATED_WORKSPACE, { recursive: true, mode: 0o755 });
     for (const dir of ["ws", "tmp"]) mkdirSync(join(scratch, dir));
     const check = `[ "$(id -u)" = 65534 ] && [ "$PWD" = ${ISOLATED_WORKSPACE} ] || { echo "the sandbox's user or directory is not as made" >&2; exit 1; }`;
-    const place = { workspace: join(scratch, "ws"), isolation: { tmp: join(scratch, "tmp"), hide: scratch, egress: join(scratch, "egress.sock") }, user: { uid: 65534, gid: 65534 } };
-    const [program, args] = isolatedCommand(place, ["/bin/sh", "-c", check], false, false);
+    const place = { workspace: join(scratch, "ws"), isolation: { tmp: join(scratch, "tmp"), hide: scratch }, user: { uid: 65534, gid: 65534 } };
+    const [program, args] = isolatedCommand(place, ["/bin/sh", "-c", check], false);
     const run = spawnSync(program, args, { stdio: ["ignore", "ignore", "pipe", empty], encoding: "utf8", timeout: 10_000, env: { PATH: SANDBOX_PATH } });
     if (run.status === 0) return null;
     const said = (run.stderr ?? "").trim().split("\n").pop();

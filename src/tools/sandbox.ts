@@ -10,8 +10,10 @@ import { createHash } from "node:crypto";
 import { chmod, chown, mkdir, readdir, readFile, rm, stat } from "node:fs/promises";
 import { basename, dirname, join, relative } from "node:path";
 import { removeContainerOf } from "./docker.js";
+import { proxyVariables } from "./egress-proxy.js";
 import { SANDBOX_PATH } from "./isolation-probe.js";
 import { ISOLATED_WORKSPACE, spawnIsolated, type Isolation } from "./isolation.js";
+import type { NetworkLease } from "./session-networks.js";
 import type { Unisolated } from "./tool-isolation.js";
 
 export const SANDBOX_TIMEOUT_MS = 30_000;
@@ -48,7 +50,7 @@ export interface SandboxPlace {
   isolation?: Isolation | null;
   /** Variables beyond the sandbox's own (a deployment's secrets), for the processes that run the agent's commands. */
   env?: Record<string, string>;
-  /** In namespaces: the network namespace to join (the session's, while a background process of it runs); else a new one. */
+  /** In namespaces: the session's network to join (the agent's commands, `session-networks.ts`); else an empty one. */
   network?: string;
 }
 
@@ -62,6 +64,8 @@ export interface ToolPlace {
   /** The user tool processes and files belong to, when the worker can switch users. */
   user: SandboxUser | null;
   isolation: Isolation | null;
+  /** In namespaces: the session's network, which each of the agent's commands holds while it runs. */
+  network: (() => Promise<NetworkLease>) | null;
   /** Set when this worker cannot isolate the agent's commands: whether the operator lets them run so, and why. */
   unisolated: Unisolated | null;
   /** Whether every process of `user` is this session's (a deployment's user is shared by all its threads). */
@@ -147,6 +151,7 @@ export function spawnLimited(command: string, args: string[], place: SandboxPlac
     HOME: home,
     LANG: "C.UTF-8",
     TMPDIR: isolation ? "/tmp" : cwd,
+    ...(isolation && place.network ? proxyVariables() : {}),
     ...(opts.background ? { [BACKGROUND_MARK]: "1" } : {}),
   };
   // The sandbox's own variables are not the deployment's to change (nor the background mark).
@@ -158,9 +163,7 @@ export function spawnLimited(command: string, args: string[], place: SandboxPlac
   }
   const argv = ["prlimit", ...rlimits, "--", command, ...args];
   if (isolation && user) {
-    // Never a silent fallback to the host's network: namespaces are made only with their way out.
-    if (isolation.egress === null) throw new Error("namespaces without the egress proxy's socket");
-    return spawnIsolated(argv, { workspace: cwd, isolation: { ...isolation, egress: isolation.egress }, user, network: place.network }, env, extra, stdin);
+    return spawnIsolated(argv, { workspace: cwd, isolation, user, network: place.network }, env, extra, stdin);
   }
   return spawn(argv[0]!, argv.slice(1), {
     cwd,

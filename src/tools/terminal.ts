@@ -7,6 +7,7 @@
 import { BackgroundProcesses, type BackgroundProcess } from "./background.js";
 import { redactor } from "./redact.js";
 import { killUser, runInSandbox, runsBackground, sandboxUser, SANDBOX_TIMEOUT_MS, type SandboxLimits, type SandboxPlace, type ToolPlace } from "./sandbox.js";
+import type { NetworkLease } from "./session-networks.js";
 
 export interface TerminalContext extends ToolPlace {
   sessionId: string;
@@ -83,14 +84,21 @@ export class TerminalTools {
   }
 
   /**
-   * Where the agent's commands run: with the deployment's variables, read now (a rotated secret applies
-   * from the next command on); in namespaces, on the network of the session's background processes.
+   * Where an agent's command runs: with the deployment's variables, read now (a rotated secret applies
+   * from the next command on); in namespaces, on the session's network, held until the command ends
+   * (`release`). A string says why it cannot run.
    */
-  private async agentPlace(ctx: TerminalContext): Promise<SandboxPlace | string> {
+  private async agentPlace(ctx: TerminalContext): Promise<{ place: SandboxPlace; release: () => void } | string> {
     const environment = await ctx.environment();
     if (!environment.ok) return environment.problem;
-    const network = ctx.isolation?.egress ? this.processes.networkOf(ctx.sessionId) : undefined;
-    return { ...this.place(ctx), env: environment.env, ...(network ? { network } : {}) };
+    let lease: NetworkLease | null = null;
+    try {
+      lease = ctx.network ? await ctx.network() : null;
+    } catch (err) {
+      return `the session's network could not be made here: ${(err as Error).message}`;
+    }
+    const place = { ...this.place(ctx), env: environment.env, ...(lease ? { network: lease.path } : {}) };
+    return { place, release: () => lease?.release() };
   }
 
   /** `terminal {command, background?, timeout?}`, its input already checked against its schema. */
@@ -98,11 +106,15 @@ export class TerminalTools {
     const command = String(input.command);
     const timeoutMs = typeof input.timeout === "number" ? input.timeout * 1000 : undefined;
     if (input.background !== true) return this.run("/bin/sh", ["-c", command], ctx, timeoutMs);
-    const place = await this.agentPlace(ctx);
-    if (typeof place === "string") return fail(place);
-    const started = this.processes.start(ctx.sessionId, command, place, timeoutMs);
-    if ("problem" in started) return fail(started.problem);
+    const agent = await this.agentPlace(ctx);
+    if (typeof agent === "string") return fail(agent);
+    const started = this.processes.start(ctx.sessionId, command, agent.place, timeoutMs);
+    if ("problem" in started) {
+      agent.release();
+      return fail(started.problem);
+    }
     const p = started.process;
+    void p.exited.then(agent.release);
     return answer({ id: p.id, pid: p.child.pid ?? null, status: "running", note: "started in the background; use the process tool with this id (poll, log, wait, write, kill)" });
   }
 
@@ -114,11 +126,11 @@ export class TerminalTools {
    * with it anyway; not isolated, what left the group lives until the deployment's teardown.
    */
   async run(command: string, args: string[], ctx: TerminalContext, timeoutMs = SANDBOX_TIMEOUT_MS): Promise<TerminalOutcome> {
-    const place = await this.agentPlace(ctx);
-    if (typeof place === "string") return fail(place);
-    const result = await runInSandbox(command, args, place, ctx.signal, timeoutMs);
+    const agent = await this.agentPlace(ctx);
+    if (typeof agent === "string") return fail(agent);
+    const result = await runInSandbox(command, args, agent.place, ctx.signal, timeoutMs).finally(agent.release);
     if (ctx.user && ctx.soleUser && !(await runsBackground(ctx.user))) await killUser(ctx.user);
-    return { ok: result.ok, text: redactor(place.env ?? {})(result.text) };
+    return { ok: result.ok, text: redactor(agent.place.env ?? {})(result.text) };
   }
 
   /**

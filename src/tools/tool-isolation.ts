@@ -8,6 +8,7 @@ import type { Logger } from "../log.js";
 import { EgressProxy } from "./egress-proxy.js";
 import { isolationProblem } from "./isolation-probe.js";
 import type { OutboundPolicy } from "./outbound-policy.js";
+import { SessionNetworks } from "./session-networks.js";
 
 /** Why a worker's tools run without isolation, and whether the operator lets the agent's commands run so (SANDBOX_UNISOLATED=allow). */
 export interface Unisolated {
@@ -26,21 +27,45 @@ export function unisolatedNote(u: Unisolated): string {
 }
 
 export interface ToolIsolation {
-  /** The egress proxy's socket, when tool processes are isolated. */
-  egress: string | null;
+  /** Each session's network, when tool processes are isolated. */
+  networks: SessionNetworks | null;
   /** Set when they are not. */
   unisolated: Unisolated | null;
   close(): Promise<void>;
 }
 
+/** The uid the start's trial network is made for (its bridge's is that plus the offset). */
+const TRIAL_UID = 65534;
+
+/** Why a session network cannot be made here (its bridge tried once), or null when it can. */
+async function networkProblem(networks: SessionNetworks): Promise<string | null> {
+  try {
+    (await networks.lease("start-trial", { uid: TRIAL_UID, gid: TRIAL_UID })).release();
+    return null;
+  } catch (err) {
+    return `a session's network could not be made here: ${(err as Error).message}`;
+  } finally {
+    networks.end("start-trial");
+  }
+}
+
 export async function startToolIsolation(policy: OutboundPolicy, allowUnisolated: boolean, logger: Logger): Promise<ToolIsolation> {
-  const problem = isolationProblem();
+  let problem = isolationProblem();
   if (problem === null) {
     const proxy = await EgressProxy.start(policy, logger);
-    logger.info("tool processes run isolated: namespaces of their own, the network through the egress proxy", { egress: proxy.socket });
-    return { egress: proxy.socket, unisolated: null, close: () => proxy.close() };
+    const networks = new SessionNetworks(proxy.socket, logger);
+    problem = await networkProblem(networks);
+    const close = async () => {
+      networks.close();
+      await proxy.close();
+    };
+    if (problem === null) {
+      logger.info("tool processes run isolated: namespaces of their own, each session's network out through the egress proxy", { egress: proxy.socket });
+      return { networks, unisolated: null, close };
+    }
+    await close();
   }
   if (allowUnisolated) logger.warn("tool processes run WITHOUT isolation (SANDBOX_UNISOLATED=allow): an agent's commands reach what this worker reaches", { problem });
   else logger.warn("the agent's commands (terminal, process, execute_code) are refused: this worker cannot isolate them; SANDBOX_UNISOLATED=allow runs them without isolation", { problem });
-  return { egress: null, unisolated: { problem, allowed: allowUnisolated }, close: async () => undefined };
+  return { networks: null, unisolated: { problem, allowed: allowUnisolated }, close: async () => undefined };
 }
