@@ -5,12 +5,16 @@ import { expectValidation } from "./support/expect.js";
 import { until, userMessage } from "./support/sessions.js";
 import { startServer, type Client, type TestServer } from "./support/server.js";
 
+const IDLE_MS = 1_000;
+
 describe("deployments: thread lists and dreaming", () => {
   let server: TestServer;
   let api: Client;
 
   before(async () => {
-    server = await startServer({ DEPLOYMENT_DREAM_IDLE_MS: "300", DEPLOYMENT_SWEEP_INTERVAL_MS: "100" });
+    // Idle long enough that a loaded machine starts the message's turn well within it (a message whose
+    // turn has not started yet leaves its thread looking idle since the post).
+    server = await startServer({ DEPLOYMENT_DREAM_IDLE_MS: String(IDLE_MS), DEPLOYMENT_SWEEP_INTERVAL_MS: "100" });
     ({ api } = await deploymentsClient(server));
   });
   after(async () => server.close());
@@ -47,7 +51,7 @@ describe("deployments: thread lists and dreaming", () => {
     expect(dream.metadata).to.deep.equal({ dreaming: true });
     const events = await until(() => eventsOf(d, dream.thread_id), (e) => idleTurns(e) >= 1, 15_000, "the dream's turn");
     expect(events[0].payload.content[0].text).to.equal(DREAM_PROMPT);
-    await new Promise((r) => setTimeout(r, 1_000));
+    await new Promise((r) => setTimeout(r, 2 * IDLE_MS));
     expect(await dreams(), "its own activity does not earn another dream").to.have.length(1);
     expect((await threadsOf(quiet)).filter((t) => t.title === DREAM_TITLE), "dreaming is off by default").to.have.length(0);
 
