@@ -1,5 +1,6 @@
 import { expect } from "chai";
 import { connect, type Socket } from "node:net";
+import { gzipSync } from "node:zlib";
 import { windowStart } from "../src/redis/fixed-window.js";
 import { hashKey, keyIdOf } from "../src/store/organizations.js";
 import { roomInWindow } from "./support/expect.js";
@@ -46,8 +47,17 @@ describe("a client that goes away", () => {
   type Entry = { level: string; msg: string; err?: { message: string; cause?: { message: string; code?: string } } };
   const entries = (lines: string[]) => lines.map((line) => JSON.parse(line) as Entry);
 
-  /** Sends half a body, then `end`s the connection: at once, or once the request is past authentication and its body is being read. */
-  async function abandon(end: (s: Socket) => void, whenReading: boolean): Promise<string[]> {
+  /** Half of a gzip body: bytes that decode so far, and whose end never comes. */
+  const halfGzip = () => {
+    const whole = gzipSync(Buffer.from(JSON.stringify({ name: "x".repeat(100_000) })));
+    return whole.subarray(0, whole.length >> 1);
+  };
+
+  /**
+   * Sends half a body, plain or gzip, then `end`s the connection: at once, or once the request is past
+   * authentication and its body is being read.
+   */
+  async function abandon(end: (s: Socket) => void, whenReading: boolean, gzip = false): Promise<string[]> {
     await roomInWindow();
     const key = await server.newKey();
     const counted = () => server.services.redis.get(server.services.keys.keyCeiling(keyIdOf(hashKey(key)), windowStart()));
@@ -55,8 +65,10 @@ describe("a client that goes away", () => {
     const { lines } = await capturingLogs(async (seen) => {
       const socket = connect(Number(port), "127.0.0.1");
       await new Promise<void>((resolve) => socket.once("connect", resolve));
-      const head = `POST /v1/agents HTTP/1.1\r\nHost: x\r\nx-api-key: ${key}\r\ncontent-type: application/json\r\ncontent-length: 10000\r\n\r\n`;
-      await new Promise<void>((resolve) => socket.write(`${head}{"name":"half a bo`, () => resolve()));
+      const coding = gzip ? "content-encoding: gzip\r\n" : "";
+      const head = `POST /v1/agents HTTP/1.1\r\nHost: x\r\nx-api-key: ${key}\r\ncontent-type: application/json\r\ncontent-length: 10000\r\n${coding}\r\n`;
+      const half = gzip ? halfGzip() : Buffer.from(`{"name":"half a bo`);
+      await new Promise<void>((resolve) => socket.write(Buffer.concat([Buffer.from(head), half]), () => resolve()));
       // Authenticated means the body parser is next: it is reading by the time this reply arrives.
       if (whenReading) await until(counted, (n) => n === "1", 10_000, "the request to be authenticated");
       end(socket);
@@ -83,6 +95,15 @@ describe("a client that goes away", () => {
 
   it("closes its connection before its body is read (the parser finds the stream closed): logged at info with the cause", async () => {
     expectInfoWithCause(await abandon((s) => s.destroy(), false), /^(stream is not readable|request aborted)$/);
+  });
+
+  it("closes or resets its connection while its gzip body is being decoded: the decoder ends, and it is logged at info with the cause", async () => {
+    expectInfoWithCause(await abandon((s) => s.destroy(), true, true), /^(aborted|Premature close)$/);
+    expectInfoWithCause(await abandon((s) => s.resetAndDestroy(), true, true), /^(aborted|read ECONNRESET|Premature close)$/);
+  });
+
+  it("closes its connection before its gzip body is read: logged at info with the cause", async () => {
+    expectInfoWithCause(await abandon((s) => s.destroy(), false, true), /^(aborted|Premature close|stream is not readable)$/);
   });
 
   it("an upstream's reset while the client waits is still a 500 logged at error with its cause", async () => {

@@ -54,6 +54,14 @@ describe("request bodies: encodings and refusals (core interface)", () => {
     }
   });
 
+  it("a JSON body with a __proto__ key is refused with 400, so no parsed body can set a prototype", async () => {
+    createAgent({}, Buffer.from(`{"name":"Bot","__proto__":{"polluted":true}}`));
+    const answer = await conn.answer();
+    expectRefused(answer, 400, "body: must be a valid JSON object");
+    expect(({} as Record<string, unknown>).polluted).to.equal(undefined);
+    await expectKept(conn, answer, next());
+  });
+
   it("a Content-Encoding the service does not decode is 415 validation_error, and the connection serves the next request", async () => {
     for (const coding of UNSUPPORTED_CODINGS) {
       createAgent({ "content-encoding": coding }, Buffer.from(JSON.stringify(agentBody())));

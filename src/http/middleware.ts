@@ -1,13 +1,13 @@
 /** The middleware every app of the service runs a request through: the one error path, and JSON bodies. */
 import { randomUUID } from "node:crypto";
 import type { Middleware } from "koa";
-import { parse } from "@hapi/bourne";
+import { koaBody } from "koa-body";
 import { attachmentSchema } from "../../schemas/attachment.js";
 import { AppError, isAppError, validationError } from "../errors.js";
 import { runWithRequest, type Logger } from "../log.js";
 import type { AppState } from "./context.js";
 import { clientWentAway, errorResponse } from "./errors.js";
-import { readBody } from "./request-body.js";
+import { acceptContentCoding, bodyRefusal } from "./request-body.js";
 import { unreachableStore } from "../store-errors.js";
 
 /** Room for the largest attachment the schema allows (a 50 MB PDF as a data URL) and its batch around it, and no more. */
@@ -64,53 +64,46 @@ export function errors(log: Logger): Middleware<AppState> {
   };
 }
 
-/** What a JSON body must start with (as co-body's strict mode): an object or an array, after RFC 8259 whitespace. */
-const JSON_START = /^[\x20\x09\x0a\x0d]*[[{]/;
+/** The methods whose bodies are read. */
+const BODY_METHODS = ["POST", "PUT", "PATCH"];
 
-/**
- * A JSON body's value; an empty body is `{}`. A `__proto__` key is refused (Bourne), so no parsed body
- * can set an object's prototype wherever it is later merged.
- */
-function parseJson(bytes: Buffer): unknown {
-  // A byte order mark is not part of the text (RFC 8259 lets a parser ignore it).
-  const text = bytes.toString("utf8").replace(/^\uFEFF/, "");
-  if (text === "") return {};
-  try {
-    if (!JSON_START.test(text)) throw new SyntaxError("not a JSON object or array");
-    return parse(text, { protoAction: "error" });
-  } catch (err) {
-    throw validationError("body: must be a valid JSON object", err);
-  }
-}
-
-/** Bodies must be JSON (`bodyParser` reads JSON alone, and would leave a body of another type unread); `raw`: paths that take any bytes. */
+/** Bodies must be JSON (koa-body alone would silently ignore a body of another type); `raw`: paths that take any bytes. */
 export function requireJson(raw?: RegExp): Middleware<AppState> {
   return async (ctx, next) => {
     const hasBody = ctx.request.length > 0 || ctx.get("transfer-encoding") !== "";
-    if (hasBody && ["POST", "PUT", "PATCH"].includes(ctx.method) && !raw?.test(ctx.path) && !ctx.is("application/json", "+json")) {
+    if (hasBody && BODY_METHODS.includes(ctx.method) && !raw?.test(ctx.path) && !ctx.is("application/json", "+json")) {
       throw validationError("content-type: must be application/json");
     }
     await next();
   };
 }
 
-declare module "koa" {
-  interface Request {
-    /** The request's JSON body, parsed by `bodyParser`; undefined when it sent none. */
-    body?: unknown;
-  }
+/** koa-body, for JSON alone (strict: an object or array; an empty body is `{}`) of POST, PUT and PATCH, up to `limit` bytes once decoded. */
+function jsonBodies(limit: number): Middleware<AppState> {
+  return koaBody({
+    jsonLimit: limit,
+    jsonStrict: true,
+    jsonTypes: ["application/json", "+json"],
+    urlencoded: false,
+    text: false,
+    onError: (err, ctx) => {
+      throw bodyRefusal(err, ctx.req, limit);
+    },
+  }) as unknown as Middleware<AppState>;
 }
 
-/** The methods whose JSON bodies are read. */
-const BODY_METHODS = new Set(["POST", "PUT", "PATCH"]);
-
-/** JSON bodies (`ctx.request.body`) up to the default limit; up to the events limit on the paths that send events; `raw`: paths whose routes read their own. */
+/**
+ * JSON bodies into `ctx.request.body`, in a coding checked first (415 for one not decoded), up to the
+ * default limit, or the events limit on the paths that send events; `raw`: paths whose routes read
+ * their own bytes (`readRawBody`).
+ */
 export function bodyParser(eventPaths: RegExp, raw?: RegExp): Middleware<AppState> {
-  return async (ctx, next) => {
-    if (BODY_METHODS.has(ctx.method) && !raw?.test(ctx.path) && ctx.is("application/json", "+json")) {
-      ctx.request.body = parseJson(await readBody(ctx.req, eventPaths.test(ctx.path) ? EVENTS_BODY_LIMIT_BYTES : DEFAULT_BODY_LIMIT_BYTES));
-    }
-    await next();
+  const events = jsonBodies(EVENTS_BODY_LIMIT_BYTES);
+  const other = jsonBodies(DEFAULT_BODY_LIMIT_BYTES);
+  return (ctx, next) => {
+    if (raw?.test(ctx.path)) return next();
+    // koa-body begins its read in this same tick.
+    if (BODY_METHODS.includes(ctx.method)) acceptContentCoding(ctx.req);
+    return eventPaths.test(ctx.path) ? events(ctx, next) : other(ctx, next);
   };
 }
-

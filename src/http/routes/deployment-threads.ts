@@ -23,7 +23,7 @@ import type { SessionView } from "../../services/sessions.js";
 import type { DeploymentServices } from "../deployments/context.js";
 import { sentHeaders } from "../errors.js";
 import { presentEventPage } from "../present.js";
-import { readBody } from "../request-body.js";
+import { readRawBody } from "../request-body.js";
 import type { Routes } from "../route.js";
 import { SseTransport, sseLimits } from "../sse.js";
 
@@ -167,7 +167,7 @@ export function deploymentThreadRoutes(routes: Routes, { threads, deployments, s
       success: { status: 200, schema: deploymentFileSchema },
     },
     async ({ orgId, params, ctx }) => {
-      const bytes = await readBody(ctx.req, MAX_UPLOAD_BYTES);
+      const bytes = await readRawBody(ctx.req, MAX_UPLOAD_BYTES);
       await threads.upload(orgId, params.deployment_id, params.path, bytes);
       return { body: { deployment_id: params.deployment_id, path: params.path, size: bytes.length } };
     },
