@@ -162,9 +162,7 @@ export function spawnLimited(command: string, args: string[], place: SandboxPlac
     return container.engine.spawn([command, ...args], place, env, extra, stdin);
   }
   const argv = ["prlimit", ...rlimits, "--", command, ...args];
-  if (isolation && user) {
-    return spawnIsolated(argv, { workspace: cwd, isolation, user, network: place.network }, env, extra, stdin);
-  }
+  if (isolation && user) return spawnIsolated(argv, { workspace: cwd, isolation, user, network: place.network }, env, extra, stdin);
   return spawn(argv[0]!, argv.slice(1), {
     cwd,
     env: { ...extra, ...env },
