@@ -35,12 +35,14 @@ function stopDecoding(req: IncomingMessage, err?: Error): void {
 /**
  * Readies `req` for a read of its body, and names its coding (undefined for none): refuses (415) one
  * not decoded here, several in one header included; writes the one it is in as inflation and co-body
- * read it (trimmed, lower case, `x-gzip` as gzip, none as `identity`). Called in the tick the read
+ * read it (trimmed, lower case, `x-gzip` as gzip; none is left none). Called in the tick the read
  * begins: a pipe passes on no end of its source, so a request cut off mid-body (or before) is made to
  * end the decoder, and the read settles.
  */
 export function acceptContentCoding(req: IncomingMessage): string | undefined {
-  const named = (req.headers["content-encoding"] ?? "").trim().toLowerCase();
+  const sent = req.headers["content-encoding"];
+  if (sent === undefined) return undefined;
+  const named = sent.trim().toLowerCase();
   // `x-gzip` is gzip's old name, which RFC 9110 asks a recipient to take as gzip.
   const coding = named === "x-gzip" ? "gzip" : named || "identity";
   if (coding !== "identity" && !DECODED.includes(coding)) {
@@ -48,7 +50,7 @@ export function acceptContentCoding(req: IncomingMessage): string | undefined {
       acceptEncoding: ACCEPTED_ENCODINGS,
     });
   }
-  req.headers["content-encoding"] = coding;
+  if (sent !== coding) req.headers["content-encoding"] = coding;
   if (coding === "identity") return undefined;
   finished(req, (err) => err && stopDecoding(req, err));
   return coding;
