@@ -11,7 +11,7 @@ describe("deployments: provisioning survives its process dying", () => {
   let everything: McpTestServer;
   let gate: Awaited<ReturnType<typeof gatedMcp>>;
   let keys: TestServer;
-  let processes: ServiceProcess[] = [];
+  const processes: ServiceProcess[] = [];
 
   before(async () => {
     everything = await startEverythingServer();

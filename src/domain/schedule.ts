@@ -80,7 +80,7 @@ function isoMs(text: string): number | null {
 /** The IANA zone's canonical name (`europe/paris` → `Europe/Paris`); throws when there is no such zone. */
 export function canonicalTimezone(name: string): string {
   const problem = "timezone: must be an IANA time zone name (e.g. Europe/Paris)";
-  if (!/^[A-Za-z][A-Za-z0-9_+\-]*(\/[A-Za-z0-9_+\-]+)*$/.test(name)) throw new ScheduleError(problem);
+  if (!/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(name)) throw new ScheduleError(problem);
   try {
     return new Intl.DateTimeFormat("en-US", { timeZone: name }).resolvedOptions().timeZone;
   } catch {

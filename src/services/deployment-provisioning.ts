@@ -115,7 +115,7 @@ export class DeploymentProvisioning {
 
   private async provision(doc: DeploymentDoc, lease: HeldLease, rounds = 1): Promise<void> {
     const { store, logger } = this.deps;
-    let reason: string | null = null;
+    let reason: string | null;
     try {
       lease.check();
       await this.syncAgent(doc);

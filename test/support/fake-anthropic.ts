@@ -113,11 +113,11 @@ export class FakeAnthropic {
   ) {}
 
   static async start(opts: { apiKey?: string } = {}): Promise<FakeAnthropic> {
-    let fake: FakeAnthropic | undefined;
-    const server = createServer((req, res) => void fake!.handle(req, res));
+    // The handler runs only for requests, which come once `fake` exists.
+    const server = createServer((req, res) => void fake.handle(req, res));
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const { port } = server.address() as AddressInfo;
-    fake = new FakeAnthropic(server, `http://127.0.0.1:${port}`, opts.apiKey);
+    const fake = new FakeAnthropic(server, `http://127.0.0.1:${port}`, opts.apiKey);
     return fake;
   }
 
@@ -145,7 +145,7 @@ export class FakeAnthropic {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const raw = Buffer.concat(chunks).toString("utf8");
-    let body: any = undefined;
+    let body: any;
     try {
       body = raw ? JSON.parse(raw) : undefined;
     } catch {
