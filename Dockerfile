@@ -10,7 +10,6 @@ COPY clients/typescript/package.json ./clients/typescript/
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json ./
 COPY src ./src
-COPY actors ./actors
 COPY schemas ./schemas
 COPY console ./console
 COPY clients/typescript/tsconfig.json ./clients/typescript/

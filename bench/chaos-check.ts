@@ -6,7 +6,7 @@
 import { hostname } from "node:os";
 import { Redis } from "ioredis";
 import { Keys } from "../src/redis/keys.js";
-import { WORKER_GROUP, Wakeups } from "../src/redis/wakeups.js";
+import { WORKER_GROUP, Wakeups } from "../src/sessions/redis/wakeups.js";
 import type { Api, Watch } from "./chaos-traffic.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -3,9 +3,9 @@
  * `session.status_running`, the agent's answer, `session.status_idle`), appended through the
  * transition function in batches, so they are what the worker and the API would have written.
  */
-import { draft, type Draft } from "../src/domain/events.js";
+import { draft, type Draft } from "../src/sessions/domain/events.js";
 import { newId } from "../src/ids.js";
-import { change } from "../src/services/session-transitions.js";
+import { change } from "../src/sessions/transitions.js";
 import type { Service } from "./support.js";
 
 const SENTENCE = "Could you look into the order I placed last week and tell me when it ships";

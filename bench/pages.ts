@@ -13,8 +13,8 @@
  */
 import { performance } from "node:perf_hooks";
 import { Redis } from "ioredis";
-import { parseEntry } from "../src/redis/event-log.js";
-import { PAGE_BYTES } from "../src/redis/large-events.js";
+import { parseEntry } from "../src/sessions/redis/event-log.js";
+import { PAGE_BYTES } from "../src/sessions/redis/large-events.js";
 import { fill } from "./logs.js";
 import { conditions, fixed, redisUrl, startService, summary, type Service } from "./support.js";
 

@@ -16,11 +16,11 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createLogger } from "../src/log.js";
-import { isolationProblem } from "../src/tools/isolation-probe.js";
-import { ISOLATED_WORKSPACE, type Isolation } from "../src/tools/isolation.js";
-import { OutboundPolicy } from "../src/tools/outbound-policy.js";
-import { prepareSessionWorkspace, runInSandbox, sandboxUser, sessionTmpOf, type SandboxPlace } from "../src/tools/sandbox.js";
-import { startToolIsolation } from "../src/tools/tool-isolation.js";
+import { isolationProblem } from "../src/agent-tools/sandbox/isolation-probe.js";
+import { ISOLATED_WORKSPACE, type Isolation } from "../src/agent-tools/sandbox/isolation.js";
+import { OutboundPolicy } from "../src/outbound/outbound-policy.js";
+import { prepareSessionWorkspace, runInSandbox, sandboxUser, sessionTmpOf, type SandboxPlace } from "../src/agent-tools/sandbox/sandbox.js";
+import { startToolIsolation } from "../src/agent-tools/sandbox/tool-isolation.js";
 import { fixed as f, summary } from "./support.js";
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 200);

@@ -5,8 +5,8 @@
  */
 import type { Db } from "mongodb";
 import { newId } from "../src/ids.js";
-import type { AgentStore } from "../src/store/agents.js";
-import { toStored, type SessionDoc, type StoredSession } from "../src/store/session-shape.js";
+import type { AgentStore } from "../src/agents/store/agents.js";
+import { toStored, type SessionDoc, type StoredSession } from "../src/sessions/store/session-shape.js";
 
 const ORGS = 20;
 const AGENTS_PER_ORG = 5;

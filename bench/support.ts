@@ -12,8 +12,8 @@ import { createApp } from "../src/http/app.js";
 import { createHttpServer } from "../src/http/server.js";
 import { withLocalState } from "../src/local-state.js";
 import { createLogger } from "../src/log.js";
-import { createRuntime, type Runtime } from "../src/runtime.js";
-import type { MongoOptions } from "../src/store/mongo.js";
+import { createRuntime, type Runtime } from "../src/roles/runtime.js";
+import type { MongoOptions } from "../src/mongo/mongo.js";
 import { describeDatabase } from "./database.js";
 
 /** MONGO_URL and REDIS_URL, else the local services' (with their passwords), else the defaults. */

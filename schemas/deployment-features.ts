@@ -1,4 +1,4 @@
-/** DeploymentFeatures: the feature flags of a create body (defaults in src/domain/deployments.ts). */
+/** DeploymentFeatures: the feature flags of a create body (defaults in src/deployments/domain/deployments.ts). */
 export const deploymentFeaturesSchema = {
   $id: "deployment-features",
   title: "DeploymentFeatures",

@@ -4,7 +4,7 @@
  * schema, which counts characters); it is never returned, logged or echoed in an error.
  */
 
-/** Characters of a value; its UTF-8 size is bounded by SECRET_VALUE_BYTES (src/services/secrets.ts) too. */
+/** Characters of a value; its UTF-8 size is bounded by SECRET_VALUE_BYTES (src/vaults/secrets.ts) too. */
 export const SECRET_VALUE_FIELD = { type: "string", minLength: 1, maxLength: 65536, pattern: "^[^\\u0000]+$", writeOnly: true } as const;
 export const SECRET_NAME_FIELD = { type: "string", minLength: 1, maxLength: 200, description: "A label for people; not unique." } as const;
 

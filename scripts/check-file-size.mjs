@@ -4,7 +4,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 
 const MAX_LINES = 300;
-const ROOTS = ["src", "actors", "schemas", "test", "bench", "console", "clients/typescript/src"];
+const ROOTS = ["src", "schemas", "test", "bench", "console", "clients/typescript/src"];
 const GENERATED = "generated";
 
 function* sources(dir) {

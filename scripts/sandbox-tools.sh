@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The programs the tools' sandbox runs (src/tools/isolation.ts): bubblewrap's bwrap, util-linux's nsenter,
+# The programs the tools' sandbox runs (src/agent-tools/sandbox/isolation.ts): bubblewrap's bwrap, util-linux's nsenter,
 # setpriv and prlimit, and socat, the bridge from a sandbox's network to the egress proxy. Installs
 # the missing ones from Debian's packages where it can (root, or sudo without a password); elsewhere it
 # says what is missing and goes on: the service then refuses the agent's commands (terminal, process,

@@ -2,7 +2,7 @@
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import ipaddr from "ipaddr.js";
-import type { DockerSettings } from "./tools/docker.js";
+import type { DockerSettings } from "./agent-tools/sandbox/docker.js";
 
 export type Role = "api" | "worker" | "scheduler" | "all";
 export type LogLevel = "debug" | "info" | "warn" | "error";
@@ -32,7 +32,7 @@ export interface Config {
   webhookSweepMs: number;
   /** How long a deleted deployment's retained workspace snapshot is kept. */
   snapshotRetentionMs: number;
-  /** The `docker` sandbox backend: whether to look for an engine, and how containers are made (`src/tools/docker.ts`). */
+  /** The `docker` sandbox backend: whether to look for an engine, and how containers are made (`src/agent-tools/sandbox/docker.ts`). */
   docker: DockerSettings & { enabled: boolean };
   host: string;
   mongoUrl: string;

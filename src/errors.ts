@@ -1,5 +1,5 @@
 /**
- * The application's one error type. Services, stores, Redis code and actors throw it; it knows nothing
+ * The application's one error type. Services, stores, Redis code and the worker throw it; it knows nothing
  * of HTTP. The HTTP layer maps each code to a status and a wire code in one table (`src/http/errors.ts`).
  */
 

@@ -3,11 +3,11 @@ import type { Server } from "node:http";
 import { ConfigError, loadConfig, type Config } from "./config.js";
 import { withLocalState, type LocalNote } from "./local-state.js";
 import { createApp } from "./http/app.js";
-import { createDeploymentsApp } from "./http/deployments/app.js";
+import { createDeploymentsApp } from "./deployments/http/app.js";
 import { createHttpServer } from "./http/server.js";
 import { createLogger } from "./log.js";
-import { serveMetrics } from "./metrics-runtime.js";
-import { createRuntime } from "./runtime.js";
+import { serveMetrics } from "./roles/metrics.js";
+import { createRuntime } from "./roles/runtime.js";
 
 /** The config, with what the state directory supplies to a local start (the stores' passwords, a vault key). */
 function readConfig(): { config: Config; notes: LocalNote[] } {

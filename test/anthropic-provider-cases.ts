@@ -1,6 +1,6 @@
 /** The key, a recording stream handler, a request and result helpers shared by the anthropic provider tests. */
 import { expect } from "chai";
-import type { ModelRequest, ModelResult, StreamHandlers, TokenUsage } from "../src/models/provider.js";
+import type { ModelRequest, ModelResult, StreamHandlers, TokenUsage } from "../src/providers/provider.js";
 
 export const KEY = "sk-ant-test-0123456789abcdef";
 

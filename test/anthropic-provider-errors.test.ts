@@ -1,8 +1,8 @@
 /** The anthropic provider against a fake Messages API: errors, retries and abort. */
 import { expect } from "chai";
-import { AnthropicProvider, type AnthropicOptions } from "../src/models/anthropic.js";
-import type { StreamHandlers } from "../src/models/provider.js";
-import { isAbort } from "../src/models/provider.js";
+import { AnthropicProvider, type AnthropicOptions } from "../src/providers/anthropic.js";
+import type { StreamHandlers } from "../src/providers/provider.js";
+import { isAbort } from "../src/providers/provider.js";
 import { FakeAnthropic } from "./support/fake-anthropic.js";
 import { expectFailure, KEY, recorder, request, zero } from "./anthropic-provider-cases.js";
 

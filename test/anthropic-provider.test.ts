@@ -1,9 +1,9 @@
 import { expect } from "chai";
-import type { Attachment } from "../src/domain/events.js";
-import { AnthropicProvider, type AnthropicOptions } from "../src/models/anthropic.js";
-import { costOf } from "../src/models/pricing.js";
-import type { ModelMessage, ToolSpec } from "../src/models/provider.js";
-import { usageSnapshot } from "../src/models/usage.js";
+import type { Attachment } from "../src/sessions/domain/events.js";
+import { AnthropicProvider, type AnthropicOptions } from "../src/providers/anthropic.js";
+import { costOf } from "../src/providers/pricing.js";
+import type { ModelMessage, ToolSpec } from "../src/providers/provider.js";
+import { usageSnapshot } from "../src/providers/usage.js";
 import { refundsDocx, workbook } from "./support/documents.js";
 import { FakeAnthropic } from "./support/fake-anthropic.js";
 import { expectFailure, KEY, recorder, request, zero } from "./anthropic-provider-cases.js";

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { hashKey } from "../src/store/organizations.js";
+import { hashKey } from "../src/accounts/store/organizations.js";
 import { windowStart } from "../src/redis/fixed-window.js";
 import { expectError, roomInWindow } from "./support/expect.js";
 import { agentBody, client, startServer, type Client, type Reply, type TestServer } from "./support/server.js";

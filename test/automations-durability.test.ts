@@ -1,9 +1,9 @@
 import { expect } from "chai";
 import pLimit from "p-limit";
-import type { Scheduler } from "../actors/scheduler.js";
-import { summaryOf } from "../src/services/automation-occurrences.js";
-import { AutomationRunner } from "../src/services/automation-runs.js";
-import { AutomationRunStore, occurrenceRunId } from "../src/store/automation-runs.js";
+import type { Scheduler } from "../src/automations/scheduler.js";
+import { summaryOf } from "../src/automations/automation-occurrences.js";
+import { AutomationRunner } from "../src/automations/automation-runs.js";
+import { AutomationRunStore, occurrenceRunId } from "../src/automations/store/automation-runs.js";
 import { createAgent, newSubject } from "./support/api.js";
 import { automationDeployment, automationsPath, HOUR, LEASE_MS, ManualClock, schedulerOf } from "./support/automations.js";
 import { client, type Client, type TestServer } from "./support/server.js";

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import type { Scheduler } from "../actors/scheduler.js";
+import type { Scheduler } from "../src/automations/scheduler.js";
 import { createAgent, newSubject, newTenant } from "./support/api.js";
 import { automationDeployment, automationsPath, HOUR, ManualClock, MINUTE, schedulerOf } from "./support/automations.js";
 import { expectError } from "./support/expect.js";

@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { connect, type Socket } from "node:net";
 import { gzipSync } from "node:zlib";
 import { windowStart } from "../src/redis/fixed-window.js";
-import { hashKey, keyIdOf } from "../src/store/organizations.js";
+import { hashKey, keyIdOf } from "../src/accounts/store/organizations.js";
 import { roomInWindow } from "./support/expect.js";
 import { capturingLogs } from "./support/logs.js";
 import { client, startServer, type TestServer } from "./support/server.js";

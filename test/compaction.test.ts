@@ -4,7 +4,7 @@
  * between turns or during one.
  */
 import { expect } from "chai";
-import { COMPACTION_REQUEST, COMPACTION_SYSTEM, SUMMARY_PREFIX } from "../src/domain/compaction.js";
+import { COMPACTION_REQUEST, COMPACTION_SYSTEM, SUMMARY_PREFIX } from "../src/worker/domain/compaction.js";
 import { useAnthropicService } from "./support/anthropic-service.js";
 import { client, startServer, type Client, type TestServer } from "./support/server.js";
 import { agentTexts, createSession, history, sendText, settle, until } from "./support/sessions.js";

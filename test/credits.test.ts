@@ -6,9 +6,9 @@
  */
 import { expect } from "chai";
 import { createLogger } from "../src/log.js";
-import { OwedDebits } from "../src/redis/owed-debits.js";
-import { TurnDebits } from "../src/services/credits.js";
-import { CreditStore } from "../src/store/credits.js";
+import { OwedDebits } from "../src/accounts/redis/owed-debits.js";
+import { TurnDebits } from "../src/accounts/credits.js";
+import { CreditStore } from "../src/accounts/store/credits.js";
 import { isAppError } from "../src/errors.js";
 import { useAnthropicService } from "./support/anthropic-service.js";
 import { cli } from "./support/cli.js";

@@ -9,7 +9,7 @@ import { mkdtemp, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
-import { sandboxUser } from "../src/tools/sandbox.js";
+import { sandboxUser } from "../src/agent-tools/sandbox/sandbox.js";
 import { deploymentsClient, readyDeployment, runTool, settled, deploymentBody } from "./support/deployments.js";
 import { secret } from "./support/secrets.js";
 import { until } from "./support/sessions.js";

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { DREAM_PROMPT, DREAM_TITLE } from "../src/services/deployment-dreams.js";
+import { DREAM_PROMPT, DREAM_TITLE } from "../src/deployments/dreams.js";
 import { deploymentsClient, readyDeployment } from "./support/deployments.js";
 import { expectValidation } from "./support/expect.js";
 import { until, userMessage } from "./support/sessions.js";

@@ -6,7 +6,7 @@
  */
 import { expect } from "chai";
 import { EVENTS_BODY_LIMIT_BYTES } from "../src/http/middleware.js";
-import { MAX_UPLOAD_BYTES } from "../src/services/deployment-threads.js";
+import { MAX_UPLOAD_BYTES } from "../src/deployments/threads.js";
 import { deploymentsClient, readyDeployment } from "./support/deployments.js";
 import { CODINGS, UNDECODABLE, UNSUPPORTED_CODINGS, UNSUPPORTED_MESSAGE, chunked, filler, gzipBomb } from "./support/encoded-bodies.js";
 import { RawConnection, expectClosedCleanly, expectKept, type RawAnswer } from "./support/raw-connection.js";

@@ -4,7 +4,7 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
-import { isolationAvailable } from "../src/tools/isolation-probe.js";
+import { isolationAvailable } from "../src/agent-tools/sandbox/isolation-probe.js";
 import { deploymentsClient, readyDeployment, runTool } from "./support/deployments.js";
 import { expectError, expectValidation } from "./support/expect.js";
 import { secret } from "./support/secrets.js";

@@ -2,7 +2,7 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
-import { DREAM_TITLE } from "../src/services/deployment-dreams.js";
+import { DREAM_TITLE } from "../src/deployments/dreams.js";
 import { deploymentsClient, readyDeployment } from "./support/deployments.js";
 import { listenLoopback } from "./support/mcp-tools.js";
 import { secret } from "./support/secrets.js";

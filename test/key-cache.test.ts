@@ -1,8 +1,8 @@
 import { expect } from "chai";
 import { MongoClient, type Db } from "mongodb";
 import { newId } from "../src/ids.js";
-import { KEY_CACHE_TTL_MS } from "../src/store/key-cache.js";
-import { OrganizationStore } from "../src/store/organizations.js";
+import { KEY_CACHE_TTL_MS } from "../src/accounts/store/key-cache.js";
+import { OrganizationStore } from "../src/accounts/store/organizations.js";
 import { env } from "./support/hooks.js";
 
 /**

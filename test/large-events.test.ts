@@ -6,9 +6,9 @@
  */
 import { expect } from "chai";
 import type { RedisClient } from "../src/redis/client.js";
-import { parseEntry } from "../src/redis/event-log.js";
-import { LARGE_EVENT_BYTES, PAGE_BYTES } from "../src/redis/large-events.js";
-import { decodeCursor, encodeCursor, sessionTag } from "../src/services/event-cursor.js";
+import { parseEntry } from "../src/sessions/redis/event-log.js";
+import { LARGE_EVENT_BYTES, PAGE_BYTES } from "../src/sessions/redis/large-events.js";
+import { decodeCursor, encodeCursor, sessionTag } from "../src/streaming/event-cursor.js";
 import { createAgent, createSession, sendOk, waitForStatus } from "./support/api.js";
 import { testKeys, testRedis } from "./support/redis.js";
 import { until } from "./support/sessions.js";

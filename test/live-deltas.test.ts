@@ -1,13 +1,13 @@
 import { expect } from "chai";
-import { LiveDeltas } from "../actors/live-deltas.js";
-import { draft } from "../src/domain/events.js";
+import { LiveDeltas } from "../src/worker/live-deltas.js";
+import { draft } from "../src/sessions/domain/events.js";
 import { isAppError } from "../src/errors.js";
 import { newId } from "../src/ids.js";
 import { createRedis, type RedisClient } from "../src/redis/client.js";
 import { Keys } from "../src/redis/keys.js";
 import { createLogger } from "../src/log.js";
-import { LiveEcho } from "../src/redis/live-echo.js";
-import { LiveStream } from "../src/redis/live-stream.js";
+import { LiveEcho } from "../src/streaming/redis/live-echo.js";
+import { LiveStream } from "../src/streaming/redis/live-stream.js";
 import { env } from "./support/hooks.js";
 
 /** A model call's deltas go out without a round trip each, in order, and a lost lock still stops them. */

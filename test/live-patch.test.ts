@@ -5,15 +5,15 @@
  */
 import { expect } from "chai";
 import { randomUUID } from "node:crypto";
-import { draft, type Draft, type Payload } from "../src/domain/events.js";
-import type { Plan } from "../src/domain/session-state.js";
+import { draft, type Draft, type Payload } from "../src/sessions/domain/events.js";
+import type { Plan } from "../src/sessions/domain/session-state.js";
 import { createLogger } from "../src/log.js";
 import type { RedisClient } from "../src/redis/client.js";
-import { EventAppender } from "../src/redis/event-appender.js";
-import { EventLog, parseEntry, toLiveFrame } from "../src/redis/event-log.js";
+import { EventAppender } from "../src/sessions/redis/event-appender.js";
+import { EventLog, parseEntry, toLiveFrame } from "../src/sessions/redis/event-log.js";
 import type { Keys } from "../src/redis/keys.js";
-import { LARGE_EVENT_BYTES } from "../src/redis/large-events.js";
-import { LiveEcho } from "../src/redis/live-echo.js";
+import { LARGE_EVENT_BYTES } from "../src/sessions/redis/large-events.js";
+import { LiveEcho } from "../src/streaming/redis/live-echo.js";
 import { testKeys, testRedis } from "./support/redis.js";
 
 const REPLACED = "evt_running";

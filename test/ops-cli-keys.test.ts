@@ -4,8 +4,8 @@
  * refused with 401 once revoked).
  */
 import { expect } from "chai";
-import { KEY_CACHE_TTL_MS } from "../src/store/key-cache.js";
-import { hashKey } from "../src/store/organizations.js";
+import { KEY_CACHE_TTL_MS } from "../src/accounts/store/key-cache.js";
+import { hashKey } from "../src/accounts/store/organizations.js";
 import { cli } from "./support/cli.js";
 import { expectError } from "./support/expect.js";
 import { secret } from "./support/secrets.js";

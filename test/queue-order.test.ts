@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { planTurnEnd } from "../src/domain/turn-plans.js";
+import { planTurnEnd } from "../src/worker/domain/turn-plans.js";
 import { client, startServer, type Client, type TestServer } from "./support/server.js";
 import { createSession, sendText } from "./support/sessions.js";
 

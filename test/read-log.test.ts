@@ -6,7 +6,7 @@
 import { expect } from "chai";
 import { randomUUID } from "node:crypto";
 import type { RedisClient } from "../src/redis/client.js";
-import { EventLog } from "../src/redis/event-log.js";
+import { EventLog } from "../src/sessions/redis/event-log.js";
 import type { Keys } from "../src/redis/keys.js";
 import { testKeys, testRedis } from "./support/redis.js";
 

@@ -5,7 +5,7 @@
  */
 import { networkInterfaces } from "node:os";
 import { expect } from "chai";
-import { isolationAvailable } from "../src/tools/isolation-probe.js";
+import { isolationAvailable } from "../src/agent-tools/sandbox/isolation-probe.js";
 import { env } from "./support/hooks.js";
 import { startTestHost, type TestHost } from "./support/netns-hosts.js";
 import { client, otherDeployment, startServer, type Client, type TestServer } from "./support/server.js";

@@ -1,9 +1,9 @@
 /** The secrets of an account (`sec_<id>`, for deployments): the service the deployments interface's routes call, against the real stores. */
 import { expect } from "chai";
 import { isAppError } from "../src/errors.js";
-import { SecretService, SECRET_VALUE_BYTES } from "../src/services/secrets.js";
-import { DeploymentSecretRefs } from "../src/store/deployment-secret-refs.js";
-import { SecretStore } from "../src/store/secrets.js";
+import { SecretService, SECRET_VALUE_BYTES } from "../src/vaults/secrets.js";
+import { DeploymentSecretRefs } from "../src/deployments/store/secret-refs.js";
+import { SecretStore } from "../src/vaults/store/secrets.js";
 import { insertDeployment } from "./support/deployment-records.js";
 import { secret } from "./support/secrets.js";
 import { startServer, type TestServer } from "./support/server.js";

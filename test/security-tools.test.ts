@@ -1,7 +1,7 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect } from "chai";
-import { isolationAvailable } from "../src/tools/isolation-probe.js";
+import { isolationAvailable } from "../src/agent-tools/sandbox/isolation-probe.js";
 import { client, startServer, type Client, type TestServer } from "./support/server.js";
 import { agentTexts, createSession, sendText, settle } from "./support/sessions.js";
 

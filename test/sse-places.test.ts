@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { createLogger } from "../src/log.js";
 import type { RedisClient } from "../src/redis/client.js";
-import { OpenStreams } from "../src/redis/open-streams.js";
+import { OpenStreams } from "../src/streaming/redis/open-streams.js";
 import { deploymentsClient, readyDeployment } from "./support/deployments.js";
 import { startProcess, type ServiceProcess } from "./support/processes.js";
 import { testKeys, testRedis } from "./support/redis.js";

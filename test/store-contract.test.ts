@@ -3,7 +3,7 @@
  * the real store modules and read back as exact documents, on the run's MONGO_URL (FerretDB as
  * `npm run services` builds it, here) and on mongo:7 in Docker (testcontainers) when an engine answers.
  * A server the run cannot reach is said so in the output (a pending test), never passed over in silence.
- * Each target ends by checking that every write in src/ and actors/ was made by a case, in each of its
+ * Each target ends by checking that every write in src/ was made by a case, in each of its
  * shapes (`store-contract/write-sites.ts`), so a new write or operator fails here until a case covers it.
  */
 import { expect } from "chai";
@@ -30,7 +30,7 @@ function uncovered(target: Target): string[] {
     if (!made.has(w.shape)) problems.push(`${w.where} (${w.site}): "${w.shape}" is made by no case of the store contract (test/store-contract/)`);
   }
   for (const site of new Set(CASES.flatMap((c) => c.sites))) {
-    if (!sites.some((w) => w.site === site)) problems.push(`a case names ${site}, which makes no write in src/ or actors/`);
+    if (!sites.some((w) => w.site === site)) problems.push(`a case names ${site}, which makes no write in src/`);
   }
   return problems;
 }
@@ -58,7 +58,7 @@ function contract(describeTitle: string, open: () => Promise<Target>): void {
       });
     }
 
-    it("every write in src/ and actors/ is made by a case, in each of its shapes", function () {
+    it("every write in src/ is made by a case, in each of its shapes", function () {
       // A run of some cases only (mocha's --grep) cannot tell: said so, not failed.
       if (ran.size < CASES.length) this.skip();
       expect(uncovered(target)).to.deep.equal([]);

@@ -4,7 +4,7 @@ import { env } from "./support/hooks.js";
 import { client, otherDeployment, startServer, type Client, type TestServer } from "./support/server.js";
 import { createSession, history, sendText, settle, until } from "./support/sessions.js";
 import { startTcpCut, type TcpCut } from "./support/tcp-cut.js";
-import { connectMongo } from "../src/store/mongo.js";
+import { connectMongo } from "../src/mongo/mongo.js";
 
 const hostPort = (url: string) => {
   const u = new URL(url);

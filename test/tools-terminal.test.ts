@@ -2,8 +2,8 @@
 import { expect } from "chai";
 import { client, startServer, type Client, type TestServer } from "./support/server.js";
 import { join } from "node:path";
-import { isolationAvailable } from "../src/tools/isolation-probe.js";
-import { killGroup, runsBackground, spawnLimited } from "../src/tools/sandbox.js";
+import { isolationAvailable } from "../src/agent-tools/sandbox/isolation-probe.js";
+import { killGroup, runsBackground, spawnLimited } from "../src/agent-tools/sandbox/sandbox.js";
 import { createSession, until } from "./support/sessions.js";
 import { answer, processesOf, toolCaller } from "./support/tool-calls.js";
 import { allow, toolset } from "./tools-cases.js";

@@ -1,8 +1,8 @@
 /** Turns built from a worker's cached transcript plus the events since: replaced results, queued prompts and steers, and a second worker starting cold. */
 import { expect } from "chai";
-import { TranscriptCache } from "../actors/transcript-cache.js";
-import { Transcripts } from "../actors/transcripts.js";
-import { conversation } from "../src/domain/transcript-fold.js";
+import { TranscriptCache } from "../src/worker/transcript-cache.js";
+import { Transcripts } from "../src/worker/transcripts.js";
+import { conversation } from "../src/worker/domain/transcript-fold.js";
 import { FakeAnthropic } from "./support/fake-anthropic.js";
 import { client, startServer, type Client, type TestServer } from "./support/server.js";
 import { createSession, history, sendText, settle } from "./support/sessions.js";

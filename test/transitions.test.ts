@@ -1,9 +1,9 @@
 import { expect } from "chai";
 import { isAppError } from "../src/errors.js";
-import { SessionTransitions, MAX_ATTEMPTS, change, unchanged } from "../src/services/session-transitions.js";
-import { StatusProjector, type StatusProjection } from "../src/services/status-projector.js";
-import type { Commit, EventAppender } from "../src/redis/event-appender.js";
-import type { Plan } from "../src/domain/session-state.js";
+import { SessionTransitions, MAX_ATTEMPTS, change, unchanged } from "../src/sessions/transitions.js";
+import { StatusProjector, type StatusProjection } from "../src/sessions/status-projector.js";
+import type { Commit, EventAppender } from "../src/sessions/redis/event-appender.js";
+import type { Plan } from "../src/sessions/domain/session-state.js";
 import type { RedisClient } from "../src/redis/client.js";
 import { testKeys, testRedis } from "./support/redis.js";
 import { client, startServer, type Client, type TestServer } from "./support/server.js";

@@ -1,7 +1,7 @@
 import { expect } from "chai";
-import type { Plan } from "../src/domain/session-state.js";
-import type { Commit } from "../src/redis/event-appender.js";
-import { MAX_ATTEMPTS } from "../src/services/session-transitions.js";
+import type { Plan } from "../src/sessions/domain/session-state.js";
+import type { Commit } from "../src/sessions/redis/event-appender.js";
+import { MAX_ATTEMPTS } from "../src/sessions/transitions.js";
 import { client, startServer, type Client, type TestServer } from "./support/server.js";
 import { agentTexts, createSession, sendText, settle } from "./support/sessions.js";
 

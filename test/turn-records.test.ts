@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import type { CommandStartedEvent } from "mongodb";
-import type { Usage } from "../src/domain/events.js";
+import type { Usage } from "../src/sessions/domain/events.js";
 import { allEvents, completeTurn, newSession } from "./support/api.js";
 import { client, startServer, type Client, type TestServer } from "./support/server.js";
 import { openSse } from "./support/sse.js";

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { createLogger } from "../src/log.js";
-import { WebhookSender, type DeliveryTarget } from "../src/services/webhook-sender.js";
-import type { Fetch } from "../src/tools/outbound.js";
+import { WebhookSender, type DeliveryTarget } from "../src/webhooks/webhook-sender.js";
+import type { Fetch } from "../src/outbound/outbound.js";
 import { secret } from "./support/secrets.js";
 import { client, startServer, type TestServer } from "./support/server.js";
 import { until } from "./support/sessions.js";

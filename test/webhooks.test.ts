@@ -7,7 +7,7 @@ import { createSession, sendText, settle, until } from "./support/sessions.js";
 import { agentBody, client, startServer, type Client, type TestServer } from "./support/server.js";
 import { webhookReceiver } from "./support/webhook-receiver.js";
 import { OrgEpochs } from "../src/redis/org-epochs.js";
-import { WebhookNotices } from "../src/services/webhook-notices.js";
+import { WebhookNotices } from "../src/webhooks/webhook-notices.js";
 import { sessionSteps } from "./tools-cases.js";
 
 describe("webhooks: signed deliveries of session changes, retried, logged", () => {

@@ -11,7 +11,7 @@ import { unavailable } from "../errors.js";
 import { createRedis, isCluster, type RedisClient } from "../redis/client.js";
 import { withLocalState } from "../local-state.js";
 import { Keys } from "../redis/keys.js";
-import { connectMongo, ensureIndexes } from "../store/mongo.js";
+import { connectMongo, ensureIndexes } from "../mongo/mongo.js";
 
 /** The service's config as this shell's environment and the local state give it (never making a vault key). */
 export function operatorConfig(): Config {

@@ -5,11 +5,11 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Command } from "commander";
-import { formatUsd, parseUsd } from "../domain/credits.js";
+import { formatUsd, parseUsd } from "../accounts/domain/credits.js";
 import { isAppError } from "../errors.js";
-import { CreditService } from "../services/credits.js";
-import { CreditStore } from "../store/credits.js";
-import { OrganizationStore } from "../store/organizations.js";
+import { CreditService } from "../accounts/credits.js";
+import { CreditStore } from "../accounts/store/credits.js";
+import { OrganizationStore } from "../accounts/store/organizations.js";
 import { operatorConfig, withMongo } from "./backends.js";
 import { noOrganization, orgName } from "./keys.js";
 import { checked, usageError } from "./program.js";

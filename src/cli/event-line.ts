@@ -3,8 +3,8 @@
  * short summary of its payload (the text of a message, the tool and what it does, why a turn stopped).
  * The envelope itself is what `--json` prints.
  */
-import type { Envelope } from "../domain/events.js";
-import { toolPreview } from "../domain/tool-preview.js";
+import type { Envelope } from "../sessions/domain/events.js";
+import { toolPreview } from "../agent-tools/domain/tool-preview.js";
 import { shorten } from "./text.js";
 
 const SUMMARY_MAX = 160;

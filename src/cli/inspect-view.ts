@@ -1,10 +1,10 @@
 /** The readable form of `sessions inspect`: one section per store, one `label  value` line per fact. */
-import type { Usage } from "../domain/events.js";
-import type { RuntimeState } from "../domain/session-state.js";
-import type { SessionIdentity } from "../redis/event-log.js";
+import type { Usage } from "../sessions/domain/events.js";
+import type { RuntimeState } from "../sessions/domain/session-state.js";
+import type { SessionIdentity } from "../sessions/redis/event-log.js";
 import type { Keys } from "../redis/keys.js";
-import type { PendingWakeup } from "../redis/wakeups.js";
-import type { SessionDoc } from "../store/sessions.js";
+import type { PendingWakeup } from "../sessions/redis/wakeups.js";
+import type { SessionDoc } from "../sessions/store/sessions.js";
 import { duration, shorten, when } from "./text.js";
 
 export interface Inspection {

@@ -6,8 +6,8 @@
  */
 import { Argument, type Command } from "commander";
 import { AppError } from "../errors.js";
-import { KEY_CACHE_TTL_MS } from "../store/key-cache.js";
-import { DEFAULT_KEY_SCOPES, KEY_SCOPES, OrganizationStore, type KeyScope, type KeySummary } from "../store/organizations.js";
+import { KEY_CACHE_TTL_MS } from "../accounts/store/key-cache.js";
+import { DEFAULT_KEY_SCOPES, KEY_SCOPES, OrganizationStore, type KeyScope, type KeySummary } from "../accounts/store/organizations.js";
 import { operatorConfig, withMongo } from "./backends.js";
 import { checked } from "./program.js";
 import { table, when } from "./text.js";

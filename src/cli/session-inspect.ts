@@ -5,14 +5,14 @@
  */
 import type { RedisClient } from "../redis/client.js";
 import { AppError } from "../errors.js";
-import { EventLog, identityOf } from "../redis/event-log.js";
-import { Intents } from "../redis/intents.js";
+import { EventLog, identityOf } from "../sessions/redis/event-log.js";
+import { Intents } from "../sessions/redis/intents.js";
 import type { Keys } from "../redis/keys.js";
-import { Kickoffs } from "../redis/kickoffs.js";
+import { Kickoffs } from "../worker/redis/kickoffs.js";
 import { Locks } from "../redis/locks.js";
-import { Wakeups } from "../redis/wakeups.js";
-import { OrganizationStore } from "../store/organizations.js";
-import { SessionStore } from "../store/sessions.js";
+import { Wakeups } from "../sessions/redis/wakeups.js";
+import { OrganizationStore } from "../accounts/store/organizations.js";
+import { SessionStore } from "../sessions/store/sessions.js";
 import { operatorConfig, setting, shownUrl, withMongo, withRedis } from "./backends.js";
 import { renderInspection, type Inspection } from "./inspect-view.js";
 

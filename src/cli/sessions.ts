@@ -4,9 +4,9 @@
  * state, turn lock and pending work.
  */
 import { Argument, Option, type Command } from "commander";
-import type { Envelope } from "../domain/events.js";
+import type { Envelope } from "../sessions/domain/events.js";
 import { AppError } from "../errors.js";
-import { EventLog } from "../redis/event-log.js";
+import { EventLog } from "../sessions/redis/event-log.js";
 import { operatorConfig, withRedis } from "./backends.js";
 import { eventLine } from "./event-line.js";
 import { inspectSession } from "./session-inspect.js";

@@ -9,16 +9,16 @@ import { bodyParser, errors, requireJson } from "./middleware.js";
 import { requestMetrics } from "./metrics.js";
 import { buildOpenApi } from "./openapi.js";
 import { Routes } from "./route.js";
-import { agentVaultRoutes } from "./routes/agent-vaults.js";
-import { mcpServerRoutes } from "./routes/mcp-servers.js";
-import { agentRoutes } from "./routes/agents.js";
-import { automationRoutes } from "./routes/automations.js";
-import { eventRoutes } from "./routes/events.js";
-import { mcpInstallationRoutes } from "./routes/mcp-installations.js";
-import { openRoutes } from "./routes/health.js";
-import { sessionRoutes } from "./routes/sessions.js";
-import { vaultRoutes } from "./routes/vaults.js";
-import { webhookRoutes } from "./routes/webhooks.js";
+import { agentVaultRoutes } from "../vaults/http/agent-vaults.js";
+import { mcpServerRoutes } from "../vaults/http/mcp-servers.js";
+import { agentRoutes } from "../agents/http/agents.js";
+import { automationRoutes } from "../automations/http/automations.js";
+import { eventRoutes } from "../sessions/http/events.js";
+import { mcpInstallationRoutes } from "../vaults/http/mcp-installations.js";
+import { openRoutes } from "../health/http/health.js";
+import { sessionRoutes } from "../sessions/http/sessions.js";
+import { vaultRoutes } from "../vaults/http/vaults.js";
+import { webhookRoutes } from "../webhooks/http/webhooks.js";
 
 /** The core interface's routes, declared once: `createApp` serves them, and the document they serve describes them. */
 function coreRoutes(services: Services): { open: Routes; api: Routes } {

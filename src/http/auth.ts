@@ -6,7 +6,7 @@
  * ceiling, as the count is awaited here last.
  */
 import type { Context, Middleware } from "koa";
-import type { Principal } from "../store/organizations.js";
+import type { Principal } from "../accounts/store/organizations.js";
 import type { AppState, Services } from "./context.js";
 
 export function authenticate(services: Pick<Services, "access">): Middleware<AppState> {

@@ -1,22 +1,22 @@
 /** What request handlers can reach: the services of one process, built once at start. */
 import type { Config } from "../config.js";
 import type { Logger } from "../log.js";
-import type { IdempotencyKeys } from "../redis/idempotency.js";
-import type { OpenStreams } from "../redis/open-streams.js";
-import type { AccessService } from "../services/access.js";
-import type { AgentVaultService } from "../services/agent-vaults.js";
-import type { AgentService } from "../services/agents.js";
-import type { AutomationService } from "../services/automations.js";
-import type { EventStreams } from "../services/event-stream.js";
-import type { EventService } from "../services/events.js";
-import type { HealthService } from "../services/health.js";
-import type { McpInstallationService } from "../services/mcp-installations.js";
-import type { CredentialService } from "../services/credentials.js";
-import type { McpServerTests } from "../services/mcp-server-tests.js";
-import type { SessionService } from "../services/sessions.js";
-import type { VaultService } from "../services/vaults.js";
-import type { WebhookEndpoints } from "../services/webhook-endpoints.js";
-import type { Principal } from "../store/organizations.js";
+import type { IdempotencyKeys } from "../idempotency/redis/records.js";
+import type { OpenStreams } from "../streaming/redis/open-streams.js";
+import type { AccessService } from "../accounts/access.js";
+import type { AgentVaultService } from "../vaults/agent-vaults.js";
+import type { AgentService } from "../agents/agents.js";
+import type { AutomationService } from "../automations/automations.js";
+import type { EventStreams } from "../streaming/event-stream.js";
+import type { EventService } from "../sessions/events.js";
+import type { HealthService } from "../health/readiness.js";
+import type { McpInstallationService } from "../vaults/mcp-installations.js";
+import type { CredentialService } from "../vaults/credentials.js";
+import type { McpServerTests } from "../vaults/mcp-server-tests.js";
+import type { SessionService } from "../sessions/sessions.js";
+import type { VaultService } from "../vaults/vaults.js";
+import type { WebhookEndpoints } from "../webhooks/webhook-endpoints.js";
+import type { Principal } from "../accounts/store/organizations.js";
 import type { Validator } from "./validate.js";
 
 export interface Services {

@@ -1,7 +1,7 @@
 /** The core interface's request metrics, and the listener that serves `GET /metrics` to the scraper. */
 import { createServer, type Server } from "node:http";
 import type { Middleware } from "koa";
-import { httpDuration, rateLimited, registry, secondsSince, storeErrors } from "../metrics.js";
+import { httpDuration, rateLimited, registry, secondsSince, storeErrors } from "../telemetry/metrics.js";
 import { isAppError } from "../errors.js";
 import type { AppState } from "./context.js";
 import { errorResponse } from "./errors.js";

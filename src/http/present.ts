@@ -1,13 +1,13 @@
 /** Resource → response body. The only place that decides what a client sees (skill content never). */
-import { stateOf, type RunSummary } from "../domain/automations.js";
-import { describeSchedule, normalizedSchedule } from "../domain/schedule.js";
-import type { SessionView } from "../services/sessions.js";
-import type { AutomationDoc } from "../store/automations.js";
-import type { RunDoc } from "../store/automation-runs.js";
-import type { AgentDoc, Page, VersionDoc } from "../store/agents.js";
-import type { CredentialAuth, CredentialDoc } from "../store/vault-credentials.js";
-import type { VaultDoc } from "../store/vaults.js";
-import { spentUsd } from "../domain/budgets.js";
+import { stateOf, type RunSummary } from "../automations/domain/automations.js";
+import { describeSchedule, normalizedSchedule } from "../automations/domain/schedule.js";
+import type { SessionView } from "../sessions/sessions.js";
+import type { AutomationDoc } from "../automations/store/automations.js";
+import type { RunDoc } from "../automations/store/automation-runs.js";
+import type { AgentDoc, Page, VersionDoc } from "../agents/store/agents.js";
+import type { CredentialAuth, CredentialDoc } from "../vaults/store/vault-credentials.js";
+import type { VaultDoc } from "../vaults/store/vaults.js";
+import { spentUsd } from "../sessions/domain/budgets.js";
 
 export function presentVersion(v: VersionDoc) {
   return {

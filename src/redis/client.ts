@@ -2,7 +2,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Cluster, Redis, type RedisOptions } from "ioredis";
-import { storeErrors } from "../metrics.js";
+import { storeErrors } from "../telemetry/metrics.js";
 import { luaScriptsDir } from "../paths.js";
 
 /** A connection to a single node, or to a Redis Cluster (ioredis' cluster client, which routes each command by its keys' slot). */

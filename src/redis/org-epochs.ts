@@ -6,7 +6,7 @@
  * `mcp-access.ts`) and for webhook endpoints (the notices' targets, `webhook-notices.ts`).
  */
 import type { RedisClient } from "./client.js";
-import type { OrgChanges } from "../store/org-changes.js";
+import type { OrgChanges } from "../mongo/org-changes.js";
 
 export class OrgEpochs implements OrgChanges {
   constructor(

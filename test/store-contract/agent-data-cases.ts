@@ -1,10 +1,10 @@
 /** Store contract: what agents keep per subject (skills, grants, memories), sessions' todo lists and workspace snapshots, read back exactly. */
 import { expect } from "chai";
-import { MemoryStore } from "../../src/store/memories.js";
-import { SubjectSkillStore } from "../../src/store/subject-skills.js";
-import { SnapshotStore } from "../../src/store/workspace-snapshots.js";
-import { TodoStore } from "../../src/store/todos.js";
-import { ToolGrantStore } from "../../src/store/tool-grants.js";
+import { MemoryStore } from "../../src/agent-tools/store/memories.js";
+import { SubjectSkillStore } from "../../src/agent-tools/store/subject-skills.js";
+import { SnapshotStore } from "../../src/deployments/store/workspace-snapshots.js";
+import { TodoStore } from "../../src/agent-tools/store/todos.js";
+import { ToolGrantStore } from "../../src/worker/store/tool-grants.js";
 import { any, deps, expectDoc, uid, type ContractCase } from "./target.js";
 
 const AT = new Date("2026-01-02T03:04:05.000Z");

@@ -1,10 +1,10 @@
 /** Store contract: automations, their runs, and credit ledgers, read back exactly. */
 import { expect } from "chai";
-import { countsOf, type RunSummary } from "../../src/domain/automations.js";
-import { AutomationRunStore, type RunDoc } from "../../src/store/automation-runs.js";
-import { AutomationStore, type AutomationDoc } from "../../src/store/automations.js";
-import type { CreditHead } from "../../src/domain/credits.js";
-import { CreditStore } from "../../src/store/credits.js";
+import { countsOf, type RunSummary } from "../../src/automations/domain/automations.js";
+import { AutomationRunStore, type RunDoc } from "../../src/automations/store/automation-runs.js";
+import { AutomationStore, type AutomationDoc } from "../../src/automations/store/automations.js";
+import type { CreditHead } from "../../src/accounts/domain/credits.js";
+import { CreditStore } from "../../src/accounts/store/credits.js";
 import { any, expectDoc, uid, type ContractCase } from "./target.js";
 
 const AT = new Date("2026-01-02T03:04:05.000Z");

@@ -1,8 +1,8 @@
-/** Store contract: deployment records (`src/store/deployments.ts`, `deployment-secret-refs.ts`), read back exactly. */
+/** Store contract: deployment records (`src/deployments/store/deployments.ts`, `deployment-secret-refs.ts`), read back exactly. */
 import { expect } from "chai";
-import { DEFAULT_FEATURES, DEFAULT_SANDBOX, type DeploymentSettings } from "../../src/domain/deployments.js";
-import { DeploymentSecretRefs } from "../../src/store/deployment-secret-refs.js";
-import { DeploymentStore, type DeploymentDoc, type StatusTransition } from "../../src/store/deployments.js";
+import { DEFAULT_FEATURES, DEFAULT_SANDBOX, type DeploymentSettings } from "../../src/deployments/domain/deployments.js";
+import { DeploymentSecretRefs } from "../../src/deployments/store/secret-refs.js";
+import { DeploymentStore, type DeploymentDoc, type StatusTransition } from "../../src/deployments/store/deployments.js";
 import { any, deps, expectDoc, uid, type ContractCase, type Target } from "./target.js";
 
 const AT = new Date("2026-01-02T03:04:05.000Z");

@@ -1,11 +1,11 @@
 /** Store contract: sessions (and their migration), agents, their versions and attached vaults, read back exactly. */
 import { expect } from "chai";
-import type { AgentConfig } from "../../src/domain/agent-config.js";
-import type { Usage } from "../../src/domain/events.js";
-import { AgentStore, versionId } from "../../src/store/agents.js";
-import { AgentVaultStore } from "../../src/store/agent-vaults.js";
-import { migrate } from "../../src/store/migrations.js";
-import { SessionStore, type SessionDoc } from "../../src/store/sessions.js";
+import type { AgentConfig } from "../../src/agents/domain/agent-config.js";
+import type { Usage } from "../../src/sessions/domain/events.js";
+import { AgentStore, versionId } from "../../src/agents/store/agents.js";
+import { AgentVaultStore } from "../../src/vaults/store/agent-vaults.js";
+import { migrate } from "../../src/mongo/migrations.js";
+import { SessionStore, type SessionDoc } from "../../src/sessions/store/sessions.js";
 import { any, deps, expectDoc, uid, type ContractCase } from "./target.js";
 
 const AT = new Date("2026-01-02T03:04:05.000Z");

@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { expect } from "chai";
 import { MongoClient, type Db, type Document } from "mongodb";
-import { SecretBox } from "../../src/store/secret-box.js";
+import { SecretBox } from "../../src/vaults/store/secret-box.js";
 import { shapeOfCommand } from "./write-sites.js";
 
 export interface Target {

@@ -1,11 +1,11 @@
 /** Store contract: organizations and keys, vaults, credentials, secrets and MCP installation records, read back exactly. */
 import { createHash } from "node:crypto";
 import { expect } from "chai";
-import { McpInstallationStore, type InstallationAnswer } from "../../src/store/mcp-installations.js";
-import { hashKey, OrganizationStore } from "../../src/store/organizations.js";
-import { SecretStore } from "../../src/store/secrets.js";
-import { CredentialStore } from "../../src/store/vault-credentials.js";
-import { VaultStore } from "../../src/store/vaults.js";
+import { McpInstallationStore, type InstallationAnswer } from "../../src/vaults/store/mcp-installations.js";
+import { hashKey, OrganizationStore } from "../../src/accounts/store/organizations.js";
+import { SecretStore } from "../../src/vaults/store/secrets.js";
+import { CredentialStore } from "../../src/vaults/store/vault-credentials.js";
+import { VaultStore } from "../../src/vaults/store/vaults.js";
 import { any, deps, expectDoc, uid, type ContractCase } from "./target.js";
 
 const AT = new Date("2026-01-02T03:04:05.000Z");

@@ -1,8 +1,8 @@
 /** Store contract: webhook endpoints, deployments' filesystem webhooks and manifests, and the delivery queue, read back exactly. */
 import { expect } from "chai";
-import { DeploymentWebhookStore } from "../../src/store/deployment-webhooks.js";
-import { WebhookDeliveryStore, type DeliveryDoc } from "../../src/store/webhook-deliveries.js";
-import { WebhookEndpointStore } from "../../src/store/webhook-endpoints.js";
+import { DeploymentWebhookStore } from "../../src/deployments/store/webhooks.js";
+import { WebhookDeliveryStore, type DeliveryDoc } from "../../src/webhooks/store/webhook-deliveries.js";
+import { WebhookEndpointStore } from "../../src/webhooks/store/webhook-endpoints.js";
 import { any, deps, expectDoc, uid, type ContractCase } from "./target.js";
 
 const AT = new Date("2026-01-02T03:04:05.000Z");

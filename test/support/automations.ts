@@ -1,5 +1,5 @@
 /** Automations under a clock the test moves by hand, and schedulers the test runs when it has moved it. */
-import { Scheduler } from "../../actors/scheduler.js";
+import { Scheduler } from "../../src/automations/scheduler.js";
 import type { Clock } from "../../src/clock.js";
 import { dropDatabase, env } from "./hooks.js";
 import { otherDeployment, startServer, type TestServer } from "./server.js";

@@ -3,10 +3,10 @@
  * for tests of the worker side that need neither the deployments interface nor its provisioning: the
  * sessions on the agent are the deployment's threads, driven through the core interface.
  */
-import { configFromCreateBody, rateLimitsFrom } from "../../src/domain/agent-config.js";
-import { DEFAULT_FEATURES, DEFAULT_SANDBOX, type DeploymentSandbox } from "../../src/domain/deployments.js";
+import { configFromCreateBody, rateLimitsFrom } from "../../src/agents/domain/agent-config.js";
+import { DEFAULT_FEATURES, DEFAULT_SANDBOX, type DeploymentSandbox } from "../../src/deployments/domain/deployments.js";
 import { newId } from "../../src/ids.js";
-import type { DeploymentDoc, DeploymentStore } from "../../src/store/deployments.js";
+import type { DeploymentDoc, DeploymentStore } from "../../src/deployments/store/deployments.js";
 import type { TestServer } from "./server.js";
 import { agentBody } from "./server.js";
 

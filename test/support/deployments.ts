@@ -1,5 +1,5 @@
 /** The deployments interface in tests: Bearer clients with chosen scopes, a create body, and waiting for a status. */
-import type { KeyScope } from "../../src/store/organizations.js";
+import type { KeyScope } from "../../src/accounts/store/organizations.js";
 import { client, type Client, type TestServer } from "./server.js";
 import { until, userMessage } from "./sessions.js";
 

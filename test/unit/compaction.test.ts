@@ -1,9 +1,9 @@
 /** Compaction in the transcript fold and its plans (pure). */
 import { expect } from "chai";
-import { compactionDue, planCompacted, planCompactionUnused, planCompactRequested, summaryMessage, summaryRequest, COMPACTION_REQUEST, type CompactedPayload } from "../../src/domain/compaction.js";
-import type { Envelope, Usage } from "../../src/domain/events.js";
-import { INITIAL_STATE, type RuntimeState } from "../../src/domain/session-state.js";
-import { compactionCut, conversation, EMPTY_FOLD, fold, revise, transcript } from "../../src/domain/transcript-fold.js";
+import { compactionDue, planCompacted, planCompactionUnused, planCompactRequested, summaryMessage, summaryRequest, COMPACTION_REQUEST, type CompactedPayload } from "../../src/worker/domain/compaction.js";
+import type { Envelope, Usage } from "../../src/sessions/domain/events.js";
+import { INITIAL_STATE, type RuntimeState } from "../../src/sessions/domain/session-state.js";
+import { compactionCut, conversation, EMPTY_FOLD, fold, revise, transcript } from "../../src/worker/domain/transcript-fold.js";
 import { ev, restart, text } from "./envelopes.js";
 
 const compacted = (kept: string | null, summary: string, summarized: number): Envelope =>

@@ -1,11 +1,11 @@
 /**
  * The transcript builder as it stood before it became a fold (commit 833c32c, `conversation` and
- * `pendingSteers` of src/domain/conversation.ts), kept as the oracle the fold is compared with: on
+ * `pendingSteers` of src/worker/domain/conversation.ts), kept as the oracle the fold is compared with: on
  * every log the service writes, folding must give what this full rebuild gave.
  */
-import { FINAL_RESULT_ARRIVED, NO_RESULT, payloadOf, promptBlocks, resultText, toolUse } from "../../src/domain/conversation.js";
-import { writtenText, type Envelope, type TextBlock } from "../../src/domain/events.js";
-import type { ModelBlock, ModelMessage } from "../../src/domain/model-types.js";
+import { FINAL_RESULT_ARRIVED, NO_RESULT, payloadOf, promptBlocks, resultText, toolUse } from "../../src/worker/domain/conversation.js";
+import { writtenText, type Envelope, type TextBlock } from "../../src/sessions/domain/events.js";
+import type { ModelBlock, ModelMessage } from "../../src/providers/domain/model-types.js";
 
 export function oracleConversation(log: Envelope[]): ModelMessage[] {
   const prompts = new Map<string, Envelope[]>();

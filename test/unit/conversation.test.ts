@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { conversation } from "../../src/domain/transcript-fold.js";
+import { conversation } from "../../src/worker/domain/transcript-fold.js";
 import { ev, text } from "./envelopes.js";
 
 const prompt = (t: string) => ev("user.message", { content: text(t) });

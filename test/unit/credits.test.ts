@@ -10,8 +10,8 @@ import {
   turnDebitMicros,
   turnEntryId,
   type CreditHead,
-} from "../../src/domain/credits.js";
-import type { Usage } from "../../src/domain/events.js";
+} from "../../src/accounts/domain/credits.js";
+import type { Usage } from "../../src/sessions/domain/events.js";
 
 const usage = (over: Partial<Usage>): Usage => ({
   model: "anthropic/claude-sonnet-4-6",

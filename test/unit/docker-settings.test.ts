@@ -1,7 +1,7 @@
 /** The docker backend's settings and what an environment file can carry: each is one argument or line of the client's. */
 import { expect } from "chai";
 import { ConfigError, loadConfig } from "../../src/config.js";
-import { DockerEngine } from "../../src/tools/docker.js";
+import { DockerEngine } from "../../src/agent-tools/sandbox/docker.js";
 
 describe("docker backend settings", () => {
   it("defaults: look for an engine, debian:bookworm-slim on the bridge network, one CPU", () => {

@@ -1,5 +1,5 @@
 /** Envelopes of hand-written logs for the pure tests: numbered in the order made, from 1 after `restart`. */
-import type { Envelope } from "../../src/domain/events.js";
+import type { Envelope } from "../../src/sessions/domain/events.js";
 
 let seq = 0;
 

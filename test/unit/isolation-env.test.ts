@@ -1,7 +1,7 @@
 /** The secret variables' hand-over script of the isolated backend: a shell evaluating it gets each value exactly, and runs nothing of it. */
 import { execFileSync } from "node:child_process";
 import { expect } from "chai";
-import { exportScript } from "../../src/tools/isolation.js";
+import { exportScript } from "../../src/agent-tools/sandbox/isolation.js";
 
 describe("isolation: the variables' export script (pure)", () => {
   it("gives a shell every value byte for byte, whatever quotes, expansions or lines it holds", () => {

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { KeyCache } from "../../src/store/key-cache.js";
+import { KeyCache } from "../../src/accounts/store/key-cache.js";
 
 /** The cache's rules that need a lookup held open at a chosen moment; the lookup is a plain function. */
 describe("KeyCache", () => {

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { connectionStatuses, credentialStatus, isExpired, matchCredential, type CredentialFacts, type McpServerRef } from "../../src/domain/mcp-connection-status.js";
+import { connectionStatuses, credentialStatus, isExpired, matchCredential, type CredentialFacts, type McpServerRef } from "../../src/vaults/domain/mcp-connection-status.js";
 
 const now = new Date("2025-06-01T12:00:00.000Z");
 const nowIso = now.toISOString();

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { normalizeServerUrl, serverUrlProblem } from "../../src/domain/mcp-server-url.js";
+import { normalizeServerUrl, serverUrlProblem } from "../../src/vaults/domain/mcp-server-url.js";
 
 /** Asserts every URL in `raws` normalizes to `expected`. */
 function allNormalizeTo(raws: string[], expected: string): void {

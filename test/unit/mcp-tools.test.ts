@@ -1,8 +1,8 @@
 import { expect } from "chai";
-import type { McpToolset } from "../../src/domain/agent-config.js";
-import { mcpToolOf, offeredMcpTools, readToolOf } from "../../src/domain/mcp-tools.js";
-import { resolveTool } from "../../src/domain/tool-permissions.js";
-import { turnPrompt } from "../../src/domain/turn-prompt.js";
+import type { McpToolset } from "../../src/agents/domain/agent-config.js";
+import { mcpToolOf, offeredMcpTools, readToolOf } from "../../src/vaults/domain/mcp-tools.js";
+import { resolveTool } from "../../src/worker/domain/tool-permissions.js";
+import { turnPrompt } from "../../src/worker/domain/turn-prompt.js";
 
 const toolset = (name: string, extra: Partial<McpToolset> = {}): McpToolset => ({
   type: "mcp_toolset",

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { ConfigError, loadConfig } from "../../src/config.js";
-import { isOutboundRefused, OutboundPolicy, OutboundRefused, type ResolvedAddress } from "../../src/tools/outbound-policy.js";
+import { isOutboundRefused, OutboundPolicy, OutboundRefused, type ResolvedAddress } from "../../src/outbound/outbound-policy.js";
 
 /** A resolver that knows only `names`; the system's DNS is never asked. */
 function resolver(names: Record<string, string[]>) {

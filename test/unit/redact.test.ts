@@ -1,6 +1,6 @@
 /** Secret values in what the agent's commands print, replaced by their variable's name (pure). */
 import { expect } from "chai";
-import { redactor, REDACTED_MIN } from "../../src/tools/redact.js";
+import { redactor, REDACTED_MIN } from "../../src/agent-tools/redact.js";
 
 describe("redact (pure)", () => {
   it("replaces every occurrence of each value, the longest first, and leaves short values and other text", () => {

@@ -1,6 +1,6 @@
 import { expect } from "chai";
-import { applyChange, exhausted, nextAfterOccurrence, nextFrom, stateOf, type AutomationFacts } from "../../src/domain/automations.js";
-import { describeSchedule, normalizedSchedule, occurrenceAfter, parseSchedule, ScheduleError, type Schedule } from "../../src/domain/schedule.js";
+import { applyChange, exhausted, nextAfterOccurrence, nextFrom, stateOf, type AutomationFacts } from "../../src/automations/domain/automations.js";
+import { describeSchedule, normalizedSchedule, occurrenceAfter, parseSchedule, ScheduleError, type Schedule } from "../../src/automations/domain/schedule.js";
 
 const NOW = Date.parse("2026-11-22T10:15:00Z");
 const MIN = 60_000;

@@ -5,7 +5,7 @@
  * clarifications, pauses, interrupts) and changing the status overlay as they do. `read` gives the log
  * as the event log does: after a sequence, a page at a time, each event with the overlay as it now is.
  */
-import type { Envelope, EventStatus, Payload } from "../../src/domain/events.js";
+import type { Envelope, EventStatus, Payload } from "../../src/sessions/domain/events.js";
 
 /** A seeded generator (mulberry32), so a failing case can be replayed from its seed. */
 export function random(seed: number): () => number {

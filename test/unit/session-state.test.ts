@@ -1,6 +1,6 @@
 import { expect } from "chai";
-import { planInbound } from "../../src/domain/inbound-plan.js";
-import { INITIAL_STATE, type RuntimeState } from "../../src/domain/session-state.js";
+import { planInbound } from "../../src/sessions/domain/inbound-plan.js";
+import { INITIAL_STATE, type RuntimeState } from "../../src/sessions/domain/session-state.js";
 
 /** The state machine is pure: these cases pin instants that black-box tests can only hit by chance. */
 describe("session state machine (pure)", () => {

@@ -1,8 +1,8 @@
 import { expect } from "chai";
-import { replaceOnce, skillSummary } from "../../src/domain/skills.js";
-import { systemPrompt } from "../../src/domain/turn-prompt.js";
-import { checkSkillMd } from "../../src/tools/skill-md.js";
-import { inputProblem } from "../../src/tools/tool-input.js";
+import { replaceOnce, skillSummary } from "../../src/agent-tools/domain/skills.js";
+import { systemPrompt } from "../../src/worker/domain/turn-prompt.js";
+import { checkSkillMd } from "../../src/agent-tools/skill-md.js";
+import { inputProblem } from "../../src/agent-tools/tool-input.js";
 
 const refunds = { name: "refunds", content: "---\nname: refunds\ndescription: Use when a refund is asked for.\n---\nWithin 30 days." };
 

@@ -1,7 +1,7 @@
 /** Text the service writes is cut into blocks of at most 20,000 characters, and read back whole. */
 import { expect } from "chai";
-import { TEXT_BLOCK_MAX_CHARS, textBlocks, writtenText } from "../../src/domain/events.js";
-import { conversation } from "../../src/domain/transcript-fold.js";
+import { TEXT_BLOCK_MAX_CHARS, textBlocks, writtenText } from "../../src/sessions/domain/events.js";
+import { conversation } from "../../src/worker/domain/transcript-fold.js";
 import { ev, restart, text } from "./envelopes.js";
 
 describe("text blocks the service writes", () => {

@@ -1,6 +1,6 @@
 import { expect } from "chai";
-import type { ToolConfig } from "../../src/domain/agent-config.js";
-import { decide, resolveTool, wouldAsk } from "../../src/domain/tool-permissions.js";
+import type { ToolConfig } from "../../src/agents/domain/agent-config.js";
+import { decide, resolveTool, wouldAsk } from "../../src/worker/domain/tool-permissions.js";
 
 const tools: ToolConfig[] = [
   {

@@ -1,6 +1,6 @@
 /** The one-line preview of built-in tool uses. */
 import { expect } from "chai";
-import { toolPreview } from "../../src/domain/tool-preview.js";
+import { toolPreview } from "../../src/agent-tools/domain/tool-preview.js";
 
 describe("tool previews", () => {
   it("says what a call does in one line", () => {

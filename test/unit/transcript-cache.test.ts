@@ -1,6 +1,6 @@
 import { expect } from "chai";
-import { TranscriptCache } from "../../actors/transcript-cache.js";
-import { EMPTY_FOLD, type TranscriptFold } from "../../src/domain/transcript-fold.js";
+import { TranscriptCache } from "../../src/worker/transcript-cache.js";
+import { EMPTY_FOLD, type TranscriptFold } from "../../src/worker/domain/transcript-fold.js";
 
 const sized = (bytes: number): TranscriptFold => ({ ...EMPTY_FOLD, bytes });
 

@@ -1,6 +1,6 @@
 import { expect } from "chai";
-import type { Envelope } from "../../src/domain/events.js";
-import { conversation, EMPTY_FOLD, fold, held, pendingSteers, revise, transcript, type TranscriptFold } from "../../src/domain/transcript-fold.js";
+import type { Envelope } from "../../src/sessions/domain/events.js";
+import { conversation, EMPTY_FOLD, fold, held, pendingSteers, revise, transcript, type TranscriptFold } from "../../src/worker/domain/transcript-fold.js";
 import { oracleConversation, oraclePendingSteers } from "./conversation-oracle.js";
 import { random, SessionSimulation } from "./session-simulation.js";
 import { ev, restart, text } from "./envelopes.js";

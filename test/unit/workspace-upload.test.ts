@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { lstat, mkdir, mkdtemp, readFile, readlink, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { scanWorkspace, writeWorkspaceFile } from "../../src/tools/deployment-files.js";
+import { scanWorkspace, writeWorkspaceFile } from "../../src/deployments/workspace-files.js";
 
 describe("uploads into a deployment's workspace (the service's own user)", () => {
   let workspace: string;

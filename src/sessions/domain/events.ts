@@ -1,0 +1,121 @@
+/** Event envelopes of the per-session log, and the shapes of inbound events. */
+import type { FromSchemas } from "../../../schemas/index.js";
+import type { attachmentSchema } from "../../../schemas/attachment.js";
+import type { inboundEventSchema } from "../../../schemas/inbound-event.js";
+import { textBlockSchema } from "../../../schemas/text-block.js";
+import { textContentSchema } from "../../../schemas/text-content.js";
+
+export type EventStatus = "queued" | "received" | "processed" | "complete" | "running" | "streaming";
+
+export interface Usage {
+  model: string;
+  input: number;
+  output: number;
+  cache_read: number;
+  cache_write: number;
+  reasoning: number;
+  total: number;
+  calls: number;
+  context_used: number;
+  context_max: number;
+  context_percent: number;
+  cost_usd?: number;
+  cost_status: "estimated" | "included" | "unknown";
+  last_turn_latency_ms: number;
+  latency_ms: number;
+}
+
+export type StopReason = { type: "end_turn" } | { type: "error"; message: string } | { type: "requires_action"; event_ids: string[] }
+  | { type: "budget_exceeded"; scope: "session" | "subject"; limit_usd: number; spent_usd: number };
+
+/** Inbound shapes, as the schemas accept them. */
+export type TextBlock = FromSchemas<typeof textBlockSchema>;
+export type Attachment = FromSchemas<typeof attachmentSchema>;
+export type InboundEvent = FromSchemas<typeof inboundEventSchema>;
+
+export type Payload = { type: string } & Record<string, unknown>;
+
+export interface Envelope {
+  id: string;
+  type: string;
+  sessionId: string;
+  /** Gapless per session; `null` only on live-only frames, which are never in history. */
+  sequence: number;
+  turnId: string | null;
+  status: EventStatus | null;
+  usage?: Usage;
+  payload: Payload;
+  processedAt: string | null;
+  createdAt: string;
+}
+
+/**
+ * An envelope before the log gives it its sequence. `liveOnly`: a frame of the live stream, never in
+ * the log. `replacementOf`: a live-only frame whose `payload.payload` is the replacement payload the
+ * same plan writes to the overlay for that event (`session.tool_updated`); the live stream may then
+ * hold it without that payload.
+ */
+export type Draft = Omit<Envelope, "sequence"> & ({ liveOnly?: undefined; replacementOf?: undefined } | { liveOnly: true; replacementOf?: string });
+
+export function draft(
+  sessionId: string,
+  id: string,
+  payload: Payload,
+  opts: { turnId?: string | null; status?: EventStatus | null; usage?: Usage; processedAt?: string | null; now: string },
+): Draft {
+  const d: Draft = {
+    id,
+    type: payload.type,
+    sessionId,
+    turnId: opts.turnId ?? null,
+    status: opts.status ?? null,
+    payload,
+    processedAt: opts.processedAt ?? null,
+    createdAt: opts.now,
+  };
+  if (opts.usage) d.usage = opts.usage;
+  return d;
+}
+
+/** The text of a message's blocks, joined as the model sees it. */
+export function textOf(blocks: TextBlock[]): string {
+  return blocks.map((b) => b.text).join("\n");
+}
+
+/** The most characters a text block holds: the spec's bound on every `text`, the service's own included. */
+export const TEXT_BLOCK_MAX_CHARS = textBlockSchema.properties.text.maxLength;
+/** The most blocks an array of them holds; with the bound above, the most text one event carries. */
+export const TEXT_BLOCKS_MAX = textContentSchema.maxItems;
+const TEXT_MAX_CHARS = TEXT_BLOCKS_MAX * TEXT_BLOCK_MAX_CHARS;
+
+/** Where `text` may be cut at or before `at` without splitting a surrogate pair. */
+function cutAt(text: string, at: number): number {
+  if (at >= text.length) return text.length;
+  const last = text.charCodeAt(at - 1);
+  return last >= 0xd800 && last <= 0xdbff ? at - 1 : at;
+}
+
+/**
+ * Text the service writes (a model's message or reasoning, a tool's result) as text blocks: one block,
+ * or as many as a longer text needs up to the bound on blocks, none cut inside a surrogate pair (so none
+ * over the bound in code points either). A text past 100 blocks (an MCP server's result can be) is cut
+ * there, saying so. Callers give text: no text, no block. `writtenText` reads them back.
+ */
+export function textBlocks(text: string): TextBlock[] {
+  if (text.length > TEXT_MAX_CHARS) {
+    const note = `\n[cut here: the text has ${text.length} characters, more than one event holds]`;
+    text = text.slice(0, cutAt(text, TEXT_MAX_CHARS - note.length)) + note;
+  }
+  const blocks: TextBlock[] = [];
+  for (let at = 0; at < text.length; ) {
+    const end = cutAt(text, at + TEXT_BLOCK_MAX_CHARS);
+    blocks.push({ type: "text", text: text.slice(at, end) });
+    at = end;
+  }
+  return blocks;
+}
+
+/** The text of blocks the service wrote (`textBlocks`): exactly the text it split, a signed reasoning's too. */
+export function writtenText(blocks: TextBlock[]): string {
+  return blocks.map((b) => b.text).join("");
+}

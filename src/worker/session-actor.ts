@@ -1,0 +1,117 @@
+/**
+ * The session actor: under the session's lock it drains the mailbox in order (the active turn, a
+ * compaction asked for between turns, then queued prompts one turn each), and after releasing the lock looks once more, so a wake-up that
+ * arrived meanwhile is never lost. A turn found already started was begun by a worker that died:
+ * it is run again from the log, or ended with an error once it has failed to finish too often.
+ */
+import type { RuntimeState } from "../sessions/domain/session-state.js";
+import { planNextQueued, planTurnAttempt } from "./domain/turn-plans.js";
+import { isAppError, unavailable } from "../errors.js";
+import type { Logger } from "../log.js";
+import type { EventLog } from "../sessions/redis/event-log.js";
+import type { Intents } from "../sessions/redis/intents.js";
+import type { Locks } from "../redis/locks.js";
+import { change, unchanged, type SessionTransitions } from "../sessions/transitions.js";
+import type { Compactor } from "./compactor.js";
+import type { SessionRecords } from "./session-records.js";
+import type { TurnRunner } from "./turn.js";
+import type { TurnEnding } from "./turn-end.js";
+
+/** Workers that may start one turn before it is given up as failing. */
+export const MAX_TURN_ATTEMPTS = 3;
+
+export interface ActorDeps {
+  log: EventLog;
+  transitions: SessionTransitions;
+  records: SessionRecords;
+  intents: Intents;
+  locks: Locks;
+  turns: TurnRunner;
+  compactor: Compactor;
+  ending: TurnEnding;
+  logger: Logger;
+  lockTtlMs: number;
+  /** Aborts running turns at shutdown; they stay `running` and the next worker resumes them. */
+  shutdown: AbortSignal;
+}
+
+export function hasWork(state: RuntimeState): boolean {
+  if (state.status === "running" && state.turn !== null) return true;
+  if (state.status === "waiting_on_human" && state.turn !== null && state.interrupt === state.turn.id) return true;
+  return state.status === "idle" && (state.queue.length > 0 || state.compact === true);
+}
+
+export class SessionActor {
+  constructor(private readonly deps: ActorDeps) {}
+
+  /** Processes everything waiting for the session; returns when the mailbox is empty or another worker has it. */
+  async process(sessionId: string): Promise<void> {
+    const { log, intents, locks, shutdown } = this.deps;
+    while (!shutdown.aborted) {
+      const seenAt = Date.now();
+      const outcome = await locks.withSessionLock(sessionId, this.deps.lockTtlMs, shutdown, (fence, lost) => this.drain(sessionId, fence, lost));
+      if (!outcome.acquired || shutdown.aborted) return;
+      await intents.clearPending(sessionId, seenAt);
+      // Another pass only when this one could act: a session without a record has nothing to run.
+      if (!outcome.value || !hasWork(await log.state(sessionId))) return;
+    }
+  }
+
+  /**
+   * Runs what the mailbox holds; false when the session has no record (deleted), so nothing can run. A
+   * session this worker already knows is not looked up again: deleting one also removes its runtime
+   * state, which then holds nothing to run.
+   */
+  private async drain(sessionId: string, fence: string, lost: AbortSignal): Promise<boolean> {
+    const { log, records, transitions, turns, ending, logger } = this.deps;
+    const session = await records.facts(sessionId);
+    if (!session) {
+      // A log with work but no record: a replica behind the write (a deleted session's log holds nothing to run).
+      if (hasWork(await log.state(sessionId))) throw unavailable("the session's record is not readable yet");
+      return false;
+    }
+    try {
+      for (;;) {
+        if (lost.aborted) return true;
+        const state = await log.state(sessionId);
+        if (state.status === "waiting_on_human" && state.turn && state.interrupt === state.turn.id) {
+          // Interrupted while waiting for the human: the turn ends; its open questions stay unanswered.
+          await ending.endEarly(session, state, { type: "end_turn" }, fence);
+        } else if (state.status === "running" && state.turn) {
+          const { value: taken } = await transitions.run(
+            sessionId,
+            (s) => {
+              const attempt = s.status === "running" ? planTurnAttempt(s) : null;
+              return attempt ? change(attempt, { ...s, turn: { ...s.turn!, attempts: s.turn!.attempts + 1 } }) : unchanged(null);
+            },
+            { fence },
+          );
+          if (!taken) continue;
+          if (taken.turn!.attempts > MAX_TURN_ATTEMPTS) {
+            logger.warn("turn abandoned after repeated worker failures", { sessionId, turnId: taken.turn!.id });
+            await ending.endEarly(session, taken, { type: "error", message: "the worker running this turn stopped before it finished; the turn was ended" }, fence);
+            continue;
+          }
+          if (taken.turn!.attempts > 1) logger.info("resuming a turn a stopped worker began", { sessionId, turnId: taken.turn!.id });
+          await turns.run(session, taken, fence, lost);
+        } else if (state.status === "idle" && state.compact) {
+          await this.deps.compactor.compactIdle(session, state, fence, lost);
+        } else if (state.status === "idle" && state.queue.length > 0) {
+          await transitions.run(sessionId, (s) => {
+            const next = planNextQueued(s, sessionId, new Date().toISOString());
+            return next ? change(next, null) : unchanged(null);
+          }, { fence });
+        } else {
+          return true;
+        }
+      }
+    } catch (err) {
+      if (isAppError(err, "lock_lost", "not_found")) {
+        if (isAppError(err, "not_found")) records.forget(sessionId);
+        logger.warn("lost the session or its lock; another worker takes over", { sessionId });
+        return true;
+      }
+      throw err;
+    }
+  }
+}
