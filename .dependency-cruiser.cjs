@@ -92,7 +92,7 @@ module.exports = {
       name: "one-writer-of-session-state",
       comment: "The compare-and-set append is the session transition function's alone (the composition root builds it). Type-only imports count: an appender handed in needs only its type.",
       severity: "error",
-      from: { path: "^src/", pathNot: ["^src/sessions/transitions\\.ts$", "^src/roles/runtime\\.ts$"] },
+      from: { path: "^src/", pathNot: ["^src/sessions/transitions\\.ts$", "^src/roles/core\\.ts$"] },
       to: { path: "^src/sessions/redis/event-appender\\.ts$" },
     },
     {

@@ -24,7 +24,7 @@ interface Round {
 }
 
 function startScheduler(service: Service, n: number): Promise<ChildProcess> {
-  const { config } = service.runtime.components;
+  const { config } = service.runtime.core;
   const child = spawn(process.execPath, ["dist/src/main.js"], {
     // No recovery of turns during the round (no worker runs them here): wake-ups stay pending.
     env: { ...process.env, ROLE: "scheduler", MONGO_URL: config.mongoUrl, REDIS_URL: config.redisUrl, REDIS_KEY_PREFIX: config.redisKeyPrefix, PORT: "0", LOG_LEVEL: "info", CLAIM_IDLE_MS: "3600000", SCHEDULER_CONCURRENCY: String(CONCURRENCY) },
@@ -42,7 +42,7 @@ function startScheduler(service: Service, n: number): Promise<ChildProcess> {
 
 /** Makes every automation due now (its one-time occurrence moved to this moment), records and due set alike. */
 async function makeDue(service: Service): Promise<Date> {
-  const { mongo, automationQueue } = service.runtime.components;
+  const { mongo, automationQueue } = service.runtime.core;
   const at = new Date();
   const automations = mongo.db.collection("automations");
   await automations.updateMany({}, { $set: { "schedule.at": at.getTime(), nextRunAt: at, lastOccurrenceAt: null, completedOccurrences: 0 } });
@@ -53,7 +53,7 @@ async function makeDue(service: Service): Promise<Date> {
 
 /** Waits until every run of the occurrence at `at` is finished; then counts failures and duplicate sessions. */
 async function settle(service: Service, at: Date, started: number): Promise<Omit<Round, "label">> {
-  const db = service.runtime.components.mongo.db;
+  const db = service.runtime.core.mongo.db;
   for (;;) {
     if ((await db.collection("automation_runs").countDocuments({ scheduledFor: at, status: { $ne: "pending" } })) >= COUNT) break;
     await delay(250);
@@ -80,7 +80,7 @@ async function round(service: Service, schedulers: number): Promise<Round> {
 
 /** The baseline: sessions created and prompted straight through the services, CONCURRENCY at once. */
 async function direct(service: Service, orgId: string, agentId: string): Promise<Round> {
-  const { sessions, events } = service.runtime.components;
+  const { sessions, events } = service.runtime.core;
   const limit = pLimit(CONCURRENCY);
   const started = performance.now();
   await Promise.all(
@@ -97,7 +97,7 @@ async function direct(service: Service, orgId: string, agentId: string): Promise
 async function main(): Promise<void> {
   const service = await startService("bench-automations", { ROLE: "api" });
   try {
-    const { automations, organizations } = service.runtime.components;
+    const { automations, organizations } = service.runtime.core;
     const orgId = await organizations.ensureOrganization(service.run);
     const agent = await service.post("/v1/agents", { name: "automations", modelName: "mock/echo", systemPrompt: "You answer.", skills: [], tools: [] });
     const agentId = String(agent.id);

@@ -71,7 +71,7 @@ async function main(): Promise<void> {
   // Every subscriber is a stream of the bench's one organization: room for all of them.
   const service = await startService("bench-fanout", { ROLE: "api", SSE_STREAMS_PER_ORGANIZATION: String(SUBSCRIBERS + 10) });
   const { base, key } = service;
-  const { appender } = service.runtime.components;
+  const { appender } = service.runtime.core;
 
   // When the latest POST's append script was sent, and how long until its reply was handled.
   let appendSent = 0;

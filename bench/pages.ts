@@ -36,8 +36,8 @@ async function main(): Promise<void> {
   const service: Service = await startService("bench-pages");
   const raw = new Redis(redisUrl);
   try {
-    const { eventLog } = service.runtime.components;
-    const keys = service.runtime.components.keys;
+    const { eventLog } = service.runtime.core;
+    const keys = service.runtime.core.keys;
     const agent = await service.post("/v1/agents", { name: "bench", modelName: "mock/bench", systemPrompt: "", skills: [], tools: [], rateLimits: { conversationsPerMinute: 300, messagesPerMinute: 1000 } });
     const open = async (subjectId: string) => String((await service.post("/v1/sessions", { agentId: agent.id, subjectId })).id);
     const small = await open("small");

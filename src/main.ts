@@ -34,7 +34,7 @@ async function main(): Promise<void> {
   let deploymentsServer: Server | undefined;
   let metricsServer: Server | undefined;
   if (config.metricsPort !== undefined) {
-    metricsServer = await serveMetrics(runtime.components.wakeups, config.metricsPort, config.host);
+    metricsServer = await serveMetrics(runtime.core.wakeups, config.metricsPort, config.host);
     log.info("metrics listening", { port: portOf(metricsServer, config.metricsPort) });
   }
   if (config.role !== "api") {
@@ -46,7 +46,7 @@ async function main(): Promise<void> {
     log.info("scheduler started");
   }
   if (config.role === "api" || config.role === "all") {
-    server = await listen(createHttpServer(createApp(runtime.components)), config.port, config.host);
+    server = await listen(createHttpServer(createApp(runtime.core)), config.port, config.host);
     log.info("listening", { port: portOf(server, config.port) });
     if (config.deploymentsPort !== undefined) {
       deploymentsServer = await listen(createHttpServer(createDeploymentsApp(runtime.deployments.services)), config.deploymentsPort, config.host);

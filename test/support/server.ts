@@ -11,7 +11,8 @@ import type { LogLevel } from "../../src/config.js";
 import { createLogger, printedAt, type LogSink } from "../../src/log.js";
 import type { DeploymentParts } from "../../src/roles/deployments.js";
 import { serveMetrics } from "../../src/roles/metrics.js";
-import { createRuntime, type Components } from "../../src/roles/runtime.js";
+import type { Core } from "../../src/roles/core.js";
+import { createRuntime } from "../../src/roles/runtime.js";
 import type { MongoOptions } from "../../src/mongo/mongo.js";
 import { checkResponse, forgetContract } from "./contract.js";
 import { env } from "./hooks.js";
@@ -24,7 +25,7 @@ export interface TestServer {
   /** `GET /metrics` of the same process (served on its own port, as METRICS_PORT does). */
   metricsUrl: string;
   /** Every component of the server process (services, stores, Redis parts). */
-  services: Components;
+  services: Core;
   /** The deployments interface's parts (its store, provisioning and sweeps), for tests that run a sweep by hand. */
   deployments: DeploymentParts;
   /** Creates a fresh organization (or uses `org`) and an API key for it, with `scopes` (default: the core interface's). */
@@ -64,7 +65,7 @@ export const otherDeployment = (name: string) => `${env.redisKeyPrefix}-${name}`
 export async function startServer(extraEnv: Record<string, string> = {}, mongo: MongoOptions = {}, clock?: Clock): Promise<TestServer> {
   const config = loadConfig({ MONGO_URL: env.mongoUrl, REDIS_URL: env.redisUrl, REDIS_KEY_PREFIX: env.redisKeyPrefix, PORT: "0", LOG_LEVEL: "error", VAULT_ENCRYPTION_KEY: env.vaultKey, OUTBOUND_ALLOWED_NETWORKS: LOOPBACK, ...extraEnv });
   const runtime = await createRuntime(config, createLogger("debug", {}, scannedLog(config.logLevel)), { mongo, ...(clock ? { clock } : {}) });
-  const services = runtime.components;
+  const services = runtime.core;
   if (config.role !== "api") await runtime.startWorker(config.role !== "scheduler");
   if (!clock && (config.role === "scheduler" || config.role === "all")) await runtime.startScheduler();
   const server: Server = createHttpServer(createApp(services)).listen(0, "127.0.0.1");
