@@ -3,7 +3,7 @@
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-# patch-package applies patches/ after the install (see docs/decisions.md, "ioredis's pipelines").
+# patch-package applies patches/ after the install (see docs/decisions/redis.md).
 COPY patches ./patches
 # The TypeScript client is a workspace of the repository: npm ci reads its manifest, the build compiles it.
 COPY clients/typescript/package.json ./clients/typescript/

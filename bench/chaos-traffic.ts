@@ -48,7 +48,7 @@ export class Api {
         const parsed = (await res.json().catch(() => ({}))) as Reply["body"];
         this.statuses.set(res.status, (this.statuses.get(res.status) ?? 0) + 1);
         if (res.status >= 500 && res.status !== 503) this.unexpected.push(`${method} ${path} → ${res.status} ${JSON.stringify(parsed).slice(0, 200)}`);
-        // A first attempt that died with its process holds the key until its lease ends: wait it out, as the README says.
+        // A first attempt that died with its process holds the key until its lease ends: wait it out, as docs/api-guide.md says.
         const keyBusy = res.status === 409 && String(parsed.message ?? "").includes("is still running");
         if ((res.status !== 503 && res.status !== 429 && !keyBusy) || Date.now() > deadline) return { status: res.status, body: parsed };
       } catch (err) {

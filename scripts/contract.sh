@@ -3,7 +3,7 @@
 # check it has against the served OpenAPI documents of the core interface and the deployments interface of a
 # real service process (role all, mock models), in its examples, coverage, fuzzing and stateful phases (every check is on by
 # default; the config file turns one off for one operation, which a CLI `--checks all` would override).
-# Prints the requests each interface received; exits non-zero on any failure. Exclusions: docs/decisions.md,
+# Prints the requests each interface received; exits non-zero on any failure. Exclusions: docs/decisions/operations-and-ci.md,
 # "Contract tested by a third party".
 set -euo pipefail
 cd "$(dirname "$0")/.."

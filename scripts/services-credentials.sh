@@ -18,7 +18,7 @@ write_credentials() {
   local tmp line
   tmp=$(mktemp "$SECRETS_DIR/.credentials.XXXXXX")
   {
-    echo "# The local stores' passwords and URLs, made once by scripts/services.sh (README: \"Local services"
+    echo "# The local stores' passwords and URLs, made once by scripts/services.sh (docs/operations.md: \"Local services"
     echo "# without Docker\"). npm start, npm test and the CLI use the URLs when MONGO_URL and REDIS_URL are unset."
     for line in LOCAL_STORES REDIS_PASSWORD MONGO_USERNAME MONGO_PASSWORD POSTGRES_PASSWORD LOCAL_MONGO_URL LOCAL_REDIS_URL LOCAL_REDIS_CLUSTER_URL; do
       [ -n "${!line}" ] && printf "%s='%s'\n" "${line#LOCAL_}" "${!line}"

@@ -32,7 +32,7 @@ check_postgres_password() {
   if [ -n "$PREVIOUS_POSTGRES_PASSWORD" ] && echo "ALTER ROLE postgres PASSWORD '$POSTGRES_PASSWORD';" | pg_sql "$PREVIOUS_POSTGRES_PASSWORD" 2>/dev/null; then
     return
   fi
-  log "PostgreSQL on 127.0.0.1:$POSTGRES_PORT refuses the password in $CREDENTIALS; README, \"Local services without Docker\", says how to reset"
+  log "PostgreSQL on 127.0.0.1:$POSTGRES_PORT refuses the password in $CREDENTIALS; docs/operations.md, \"Local services without Docker\", says how to reset"
   exit 1
 }
 

@@ -3,8 +3,8 @@ import { createAgent, eventually, newSubject, newTenant, waitForStatus } from ".
 import { automationsPath } from "./support/automations.js";
 import { startServer, type Client, type TestServer } from "./support/server.js";
 
-/** The README's walk-through, on the system clock: the scheduler's own loop fires, a worker runs the turn. */
-describe("automations: live, as the README shows them", function () {
+/** The API guide's walk-through, on the system clock: the scheduler's own loop fires, a worker runs the turn. */
+describe("automations: live, as the API guide shows them", function () {
   this.timeout(60_000);
   let server: TestServer;
   let api: Client;

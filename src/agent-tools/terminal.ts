@@ -64,7 +64,7 @@ function log(p: BackgroundProcess, offset: number | undefined, limit: number): R
   };
 }
 
-/** An id this worker never gave: a background process lives on the worker that started it (docs/decisions.md). */
+/** An id this worker never gave: a background process lives on the worker that started it (docs/decisions/tools-and-sandbox.md). */
 const elsewhere = (id: string) =>
   `background process ${id} is not on the worker running this turn: a background process can be managed only from the worker that started it, which is another one or has since stopped (its processes were then killed); process list shows the ones here`;
 

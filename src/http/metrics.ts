@@ -31,7 +31,7 @@ export function requestMetrics(): Middleware<AppState> {
   };
 }
 
-/** `GET /metrics` and nothing else: no key, so it is bound where only the scraper reaches it (docs/decisions.md). */
+/** `GET /metrics` and nothing else: no key, so it is bound where only the scraper reaches it (docs/decisions/operations-and-ci.md, "Metrics"). */
 export function createMetricsServer(): Server {
   return createServer((req, res) => {
     if (req.method !== "GET" || (req.url ?? "").split("?")[0] !== "/metrics") {

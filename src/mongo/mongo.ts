@@ -33,7 +33,7 @@ export async function connectMongo(url: string, opts: MongoOptions = {}): Promis
 /**
  * Creates the indexes; idempotent, run at start by every process. Only features FerretDB v1 supports.
  * MongoDB uses them for lists and scoped reads; FerretDB v1 uses none of them for queries (it pushes
- * down only a filter of `_id` alone, which is why every lookup by id is one; docs/decisions.md, issue 8).
+ * down only a filter of `_id` alone, which is why every lookup by id is one; docs/decisions/storage-and-ferretdb.md).
  */
 export async function ensureIndexes(db: Db): Promise<void> {
   await Promise.all([

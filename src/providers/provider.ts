@@ -5,7 +5,7 @@ export type { ModelBlock, ModelMessage, TokenUsage, ToolSpec, ToolUse } from "./
 
 export interface ModelRequest {
   model: string;
-  /** The agent's system prompt, with the skills section the turn engine adds (see docs/decisions.md). */
+  /** The agent's system prompt, with the skills section the turn engine adds (see docs/decisions/models-and-providers.md). */
   system: string;
   /** Shared with the worker's cached transcript: providers read it and never change it. */
   messages: readonly ModelMessage[];

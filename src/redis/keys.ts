@@ -7,7 +7,7 @@
  * On a single node a session's tag is `{<sessionId>}` and the intent sets and the wake-up stream are
  * global. On a Redis Cluster the sessions are spread over CLUSTER_SHARDS shards: a session's keys carry
  * its shard's tag, and each shard has its own intent sets and wake-up stream under that tag, so the
- * commit (`append-events-11.lua`) touches one slot only (docs/decisions.md, "Redis Cluster").
+ * commit (`append-events-11.lua`) touches one slot only (docs/decisions/redis.md, "Redis Cluster").
  */
 
 export const WINDOW_MS = 60_000;

@@ -9,7 +9,7 @@ import { HandlerRequest } from "../../src/http/route.js";
  * getter) gives that object a hidden class of its own, allocated in V8's old generation. The class holds
  * the getter, whose closure holds the object: every young collection then keeps the object and all it
  * points to alive until a full collection, so short-lived objects promote and the pauses grow with them
- * (docs/decisions.md, issue 8, "Nepotism"). The objects made for every request keep their accessors on
+ * (docs/decisions/performance.md, "What the collections copied"). The objects made for every request keep their accessors on
  * a prototype.
  */
 describe("objects made per request keep their accessors on a prototype", () => {

@@ -3,7 +3,7 @@
  * holding the balance after it. An entry is applied by inserting the next link: the unique `_id` lets one
  * writer take a number, so concurrent grants and debits of one organization are applied one after the
  * other and none is lost, on MongoDB and on FerretDB alike (whose updates are not atomic; see
- * docs/decisions.md, "Credits"). `credit_accounts` (`_id` the organization) holds a copy of a recent
+ * docs/decisions/budgets-and-credits.md). `credit_accounts` (`_id` the organization) holds a copy of a recent
  * head, a hint that saves walking the ledger from its start; the links after it are found by `_id`.
  */
 import { createHash } from "node:crypto";

@@ -1,7 +1,7 @@
 /**
  * Organizations and their API keys. Keys are stored only as SHA-256 hashes, under an id derived from
  * the hash, so a request's key is found by `_id` (the one lookup FerretDB v1 pushes down; see
- * docs/decisions.md, issue 8).
+ * docs/decisions/storage-and-ferretdb.md).
  */
 import { createHash, randomBytes } from "node:crypto";
 import type { Collection, Db } from "mongodb";

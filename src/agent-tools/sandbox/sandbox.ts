@@ -87,7 +87,7 @@ const SANDBOX_UIDS = 1_000_000_000;
 /**
  * A uid of the session's own, when this process may switch users (it runs as root): the session's
  * processes then cannot read the service's /proc entries (its environment, with its keys) nor any other
- * session's workspace. Null otherwise: tools then run as the service's user (see docs/decisions.md).
+ * session's workspace. Null otherwise: the worker cannot isolate tools, which then run only where SANDBOX_UNISOLATED allows (docs/decisions/tools-and-sandbox.md).
  */
 export function sandboxUser(sessionId: string): SandboxUser | null {
   if (typeof process.getuid !== "function" || process.getuid() !== 0) return null;

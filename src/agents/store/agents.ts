@@ -9,7 +9,7 @@
  * only moves forward, and a writer that finds its number taken moves it forward first, which also
  * repairs a writer that died between the two steps.
  *
- * Lookups name one document by `_id` (the one filter FerretDB v1 pushes down; see docs/decisions.md,
+ * Lookups name one document by `_id` (the one filter FerretDB v1 pushes down; see docs/decisions/storage-and-ferretdb.md,
  * issue 8): an agent of another organization reads as absent, and a version's id is derived from its
  * agent and number. Checking the organization before a write is safe: it never changes, and ids are
  * never reused.

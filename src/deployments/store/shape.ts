@@ -2,7 +2,7 @@
  * How a deployment record is stored. The secrets map (variable name → `sec_<id>`) is stored as a list of
  * `{name, ref}` pairs, so a name is a value on disk: FerretDB v1 skips a `$set` whose value equals the
  * stored one by values alone, keys ignored, so `{C: ref}` → `{E: ref}` written as a map was silently
- * dropped (docs/decisions.md, "Writes that land: the store contract"). Records written before hold the
+ * dropped (docs/decisions/storage-and-ferretdb.md, "Writes that land: the store contract"). Records written before hold the
  * map itself, and read as they are; their next settings write stores the pairs.
  */
 import type { DeploymentSettings } from "../domain/deployments.js";

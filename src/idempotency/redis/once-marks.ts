@@ -31,7 +31,7 @@ export const fingerprintOf = (orgId: string, key: string, request: string) => cr
 /**
  * The plain hash fingerprints were before: a retry reaching this version while the first attempt ran on
  * the one before it (a rolling deploy) still matches. Records holding one expire a day after that deploy,
- * so this can go in the release after (docs/decisions.md, "Idempotency-Key").
+ * so this can go in the release after (docs/decisions/idempotency.md).
  */
 export const legacyFingerprint = (request: string) => digest(request);
 

@@ -143,7 +143,7 @@ export class EventAppender {
   /**
    * Commits a plan in one round trip (`append-events-11.lua`), if what it read still holds. On a Redis
    * Cluster the allowance's counter is in another slot than the session: it is counted first, by a step
-   * of its own, and its points are given back when the commit is refused (docs/decisions.md, "Redis Cluster").
+   * of its own, and its points are given back when the commit is refused (docs/decisions/redis.md, "Redis Cluster").
    */
   async apply(sessionId: string, plan: Plan, commit: Commit): Promise<AppendResult> {
     const now = Date.now();

@@ -166,7 +166,7 @@ export class EventLog {
    * (`large-events.ts`); `more` says whether the log holds events after the page (up to `upTo`).
    * Plain commands in three round trips (a fourth for a replacement payload), not one script: a
    * script's XRANGE costs Redis several times the plain command's time in converting the reply
-   * (docs/decisions.md, "Large events").
+   * (docs/decisions/sessions-and-events.md, "Large events").
    */
   async page(sessionId: string, after: number, limit: number, upTo?: number): Promise<LogPage> {
     const overlayKey = this.keys.sessionOverlay(sessionId);

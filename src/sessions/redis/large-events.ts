@@ -1,5 +1,5 @@
 /**
- * How the size of events bounds what one read of a session's streams holds (docs/decisions.md, "Large
+ * How the size of events bounds what one read of a session's streams holds (docs/decisions/sessions-and-events.md, "Large
  * events"). An event whose envelope is LARGE_EVENT_BYTES or more is written whole to the durable log
  * only, and named with its size in the log's index of large events (`<sequence>:<bytes>`, scored by the
  * sequence); the live stream gets a stub of it (type, seq, bytes), which its readers fill from the log.

@@ -1,6 +1,6 @@
 /**
  * How a session record is stored. Every conditional write of a record is a `$max` or a `$set` on a
- * filter of `_id` alone (the one filter FerretDB v1 pushes down; see docs/decisions.md, issue 8), so
+ * filter of `_id` alone (the one filter FerretDB v1 pushes down; see docs/decisions/storage-and-ferretdb.md), so
  * the fields a guard compares are one sub-document each whose first field orders it:
  *
  * - `projected: {version, status}`: the status as of a state version; `$max` keeps the later version.

@@ -1,5 +1,5 @@
 /**
- * The rules of an MCP installation (docs/decisions.md, issue 9, "MCP installations"): the configuration
+ * The rules of an MCP installation (docs/decisions/vaults-and-mcp.md, "MCP installations"): the configuration
  * change it makes, and whether the credentials already at the agent's disposal let its authentication
  * give the server the status it asks for. Pure functions, no I/O.
  */

@@ -3,7 +3,7 @@
  * record's identity as additional data, so a sealed value copied onto another record does not open.
  * Each sealed value names its key by id (the first 16 hex digits of the key's SHA-256, which reveals
  * nothing usable), so keys rotate: a new current key seals, older keys listed beside it still open
- * what they sealed until it is re-encrypted (docs/decisions.md, issue 9).
+ * what they sealed until it is re-encrypted (docs/decisions/security.md, "Secrets at rest").
  */
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
 import { AppError, unavailable } from "../../errors.js";

@@ -1,6 +1,6 @@
 /**
  * Vaults: named sets of credentials that agents attach. Lookups name one vault by `_id` and check the
- * organization in code (the store's rule, docs/decisions.md issue 8): another organization's vault
+ * organization in code (the store's rule, docs/decisions/storage-and-ferretdb.md): another organization's vault
  * reads as absent.
  */
 import type { Collection, Db } from "mongodb";
