@@ -13,7 +13,7 @@
  */
 import { performance } from "node:perf_hooks";
 import { Redis } from "ioredis";
-import { parseEntry } from "../src/sessions/redis/event-log.js";
+import { parseEntry } from "../src/sessions/redis/log-entries.js";
 import { PAGE_BYTES } from "../src/sessions/redis/large-events.js";
 import { fill } from "./logs.js";
 import { conditions, fixed, redisUrl, startService, summary, type Service } from "./support.js";
@@ -38,7 +38,14 @@ async function main(): Promise<void> {
   try {
     const { eventLog } = service.runtime.core;
     const keys = service.runtime.core.keys;
-    const agent = await service.post("/v1/agents", { name: "bench", modelName: "mock/bench", systemPrompt: "", skills: [], tools: [], rateLimits: { conversationsPerMinute: 300, messagesPerMinute: 1000 } });
+    const agent = await service.post("/v1/agents", {
+      name: "bench",
+      modelName: "mock/bench",
+      systemPrompt: "",
+      skills: [],
+      tools: [],
+      rateLimits: { conversationsPerMinute: 300, messagesPerMinute: 1000 },
+    });
     const open = async (subjectId: string) => String((await service.post("/v1/sessions", { agentId: agent.id, subjectId })).id);
     const small = await open("small");
     await fill(service, small, EVENTS);
@@ -81,9 +88,12 @@ async function main(): Promise<void> {
 
     const large = await open("large");
     await fill(service, large, LARGE_EVENTS, 1_000_000);
-    const logBytes = (await raw.xrange(keys.sessionLog(large), "-", "+", "COUNT", PAGE)).reduce((sum, [, fields]) => sum + Buffer.byteLength(parseEntry(fields).env!), 0);
+    const logBytes = (await raw.xrange(keys.sessionLog(large), "-", "+", "COUNT", PAGE)).reduce(
+      (sum, [, fields]) => sum + Buffer.byteLength(parseEntry(fields).env!),
+      0,
+    );
     const pages: { events: number; bytes: number; ms: number }[] = [];
-    for (let after = 0, more = true; more; ) {
+    for (let after = 0, more = true; more;) {
       const t0 = performance.now();
       const page = await eventLog.page(large, after, PAGE);
       const ms = performance.now() - t0;
@@ -97,12 +107,20 @@ async function main(): Promise<void> {
     const reads = perRound * ROUNDS;
     console.log(await conditions());
     console.log(`(a) a page of ${PAGE} small events (about 0.4 KB each) from a log of ${EVENTS}, ${reads} pages a side in ${ROUNDS} alternating rounds`);
-    console.log(`    EventLog.page       p50 ${fixed(s.p50)} ms   p99 ${fixed(s.p99)} ms   Redis ${fixed(redisUsec.page / reads, 6, 0)} µs a page   (three round trips, cut by bytes before reading)`);
-    console.log(`    XRANGE + HMGET      p50 ${fixed(t.p50)} ms   p99 ${fixed(t.p99)} ms   Redis ${fixed(redisUsec.two / reads, 6, 0)} µs a page   (the read it replaced: two round trips, no bound)`);
-    console.log(`    ratio               p50 ${fixed(s.p50 / t.p50, 6, 2)}x   p99 ${fixed(s.p99 / t.p99, 6, 2)}x   Redis ${fixed(redisUsec.page / redisUsec.two, 6, 2)}x`);
+    console.log(
+      `    EventLog.page       p50 ${fixed(s.p50)} ms   p99 ${fixed(s.p99)} ms   Redis ${fixed(redisUsec.page / reads, 6, 0)} µs a page   (three round trips, cut by bytes before reading)`,
+    );
+    console.log(
+      `    XRANGE + HMGET      p50 ${fixed(t.p50)} ms   p99 ${fixed(t.p99)} ms   Redis ${fixed(redisUsec.two / reads, 6, 0)} µs a page   (the read it replaced: two round trips, no bound)`,
+    );
+    console.log(
+      `    ratio               p50 ${fixed(s.p50 / t.p50, 6, 2)}x   p99 ${fixed(s.p99 / t.p99, 6, 2)}x   Redis ${fixed(redisUsec.page / redisUsec.two, 6, 2)}x`,
+    );
     const most = Math.max(...pages.map((p) => p.bytes));
     console.log(`(b) ${LARGE_EVENTS} events, half of them about 1 MB (prompts and answers of 1,000,000 characters), pages of at most ${PAGE}`);
-    console.log(`    EventLog.page       ${pages.length} pages of ${pages.map((p) => p.events).join(", ")} events; the largest ${(most / MB).toFixed(1)} MB (bound ${PAGE_BYTES / MB} MB); ${fixed(summary(pages.map((p) => p.ms)).p50)} ms a page p50`);
+    console.log(
+      `    EventLog.page       ${pages.length} pages of ${pages.map((p) => p.events).join(", ")} events; the largest ${(most / MB).toFixed(1)} MB (bound ${PAGE_BYTES / MB} MB); ${fixed(summary(pages.map((p) => p.ms)).p50)} ms a page p50`,
+    );
     console.log(`    XRANGE COUNT ${PAGE}     one read of ${(logBytes / MB).toFixed(1)} MB`);
   } finally {
     raw.disconnect();

@@ -8,19 +8,25 @@ export interface Case {
 }
 
 export const x = (n: number) => "x".repeat(n);
-const times = <T>(n: number, item: (i: number) => T): T[] => Array.from({ length: n }, (_, i) => item(i));
+export const times = <T>(n: number, item: (i: number) => T): T[] => Array.from({ length: n }, (_, i) => item(i));
 export const docs = { type: "url", name: "docs", url: "https://docs.example.com/mcp" };
-const tool = (t: Record<string, unknown>) => ({ tools: [t] });
-export const custom = (over: Record<string, unknown> = {}) => ({ type: "custom_tool", name: "lookup", description: "Looks up", input_schema: { type: "object" }, ...over });
-const mcp = (over: Record<string, unknown> = {}) => ({ tools: [{ type: "mcp_toolset", mcpServerName: "docs", ...over }], mcpServers: [docs] });
+export const tool = (t: Record<string, unknown>) => ({ tools: [t] });
+export const custom = (over: Record<string, unknown> = {}) => ({
+  type: "custom_tool",
+  name: "lookup",
+  description: "Looks up",
+  input_schema: { type: "object" },
+  ...over,
+});
+export const mcp = (over: Record<string, unknown> = {}) => ({ tools: [{ type: "mcp_toolset", mcpServerName: "docs", ...over }], mcpServers: [docs] });
 const toolset = (over: Record<string, unknown>) => tool({ type: "agent_toolset", ...over });
-const role = (over: Record<string, unknown>) => ({ roles: [{ name: "r", tools: [], ...over }] });
-const serverItem = (over: Record<string, unknown>) => ({ mcpServers: [{ ...docs, ...over }] });
-const without = (o: Record<string, unknown>, key: string) => Object.fromEntries(Object.entries(o).filter(([k]) => k !== key));
+export const role = (over: Record<string, unknown>) => ({ roles: [{ name: "r", tools: [], ...over }] });
+export const serverItem = (over: Record<string, unknown>) => ({ mcpServers: [{ ...docs, ...over }] });
+export const without = (o: Record<string, unknown>, key: string) => Object.fromEntries(Object.entries(o).filter(([k]) => k !== key));
 
-const POLICY_ENUM = "must be one of: always_allow, always_ask, always_deny";
-const TOOLSET_NAMES = "must be one of: clarify, vision, skills, todo, memory, session_search, code_execution, web, terminal, file";
-const METADATA_VALUE = "metadata[*]: must be one of: string (at most 512 characters), number, boolean, null";
+export const POLICY_ENUM = "must be one of: always_allow, always_ask, always_deny";
+export const TOOLSET_NAMES = "must be one of: clarify, vision, skills, todo, memory, session_search, code_execution, web, terminal, file";
+export const METADATA_VALUE = "metadata[*]: must be one of: string (at most 512 characters), number, boolean, null";
 
 /** An input schema over 64 KB as JSON, within the schema's other bounds (at most 100 properties). */
 const hugeInputSchema = {
@@ -35,7 +41,11 @@ export const fieldCases: Case[] = [
   { what: "name too long", fields: { name: x(201) }, entry: "name: must be at most 200 characters" },
 
   { what: "modelName of the wrong type", fields: { modelName: ["mock/echo"] }, entry: "modelName: must be string" },
-  { what: "modelName without a provider", fields: { modelName: "echo" }, entry: "modelName: must match the pattern ^[a-z][a-z0-9_-]*/[A-Za-z0-9][A-Za-z0-9._:@/-]*$" },
+  {
+    what: "modelName without a provider",
+    fields: { modelName: "echo" },
+    entry: "modelName: must match the pattern ^[a-z][a-z0-9_-]*/[A-Za-z0-9][A-Za-z0-9._:@/-]*$",
+  },
   { what: "modelName too long", fields: { modelName: `mock/${x(196)}` }, entry: "modelName: must be at most 200 characters" },
   { what: "modelName with an unknown provider", fields: { modelName: "openai/gpt-4o" }, entry: "modelName: provider must be one of: anthropic, mock" },
 
@@ -54,7 +64,16 @@ export const fieldCases: Case[] = [
   { what: "a skill content too long", fields: { skills: [{ name: "s", content: x(100_001) }] }, entry: "skills[0].content: must be at most 100000 characters" },
   { what: "a skill content of the wrong type", fields: { skills: [{ name: "s", content: false }] }, entry: "skills[0].content: must be string" },
   { what: "a skill with an unknown property", fields: { skills: [{ name: "s", content: "c", version: 2 }] }, entry: "skills[0].version: is not allowed" },
-  { what: "two skills with one name", fields: { skills: [{ name: "s", content: "a" }, { name: "s", content: "b" }] }, entry: "skills[1].name: must be unique" },
+  {
+    what: "two skills with one name",
+    fields: {
+      skills: [
+        { name: "s", content: "a" },
+        { name: "s", content: "b" },
+      ],
+    },
+    entry: "skills[1].name: must be unique",
+  },
 
   { what: "tools of the wrong type", fields: { tools: {} }, entry: "tools: must be array" },
   { what: "too many tools", fields: { tools: times(101, (i) => custom({ name: `t${i}` })) }, entry: "tools: must have at most 100 items" },
@@ -63,17 +82,53 @@ export const fieldCases: Case[] = [
   { what: "a tool of an unknown type", fields: tool({ type: "shell" }), entry: "tools[0].type: must be one of: agent_toolset, mcp_toolset, custom_tool" },
 
   { what: "agent_toolset defaultConfig of the wrong type", fields: toolset({ defaultConfig: true }), entry: "tools[0].defaultConfig: must be object" },
-  { what: "agent_toolset defaultConfig.enabled of the wrong type", fields: toolset({ defaultConfig: { enabled: "yes" } }), entry: "tools[0].defaultConfig.enabled: must be boolean" },
-  { what: "agent_toolset with an unknown policy", fields: toolset({ defaultConfig: { permissionPolicy: { type: "sometimes" } } }), entry: `tools[0].defaultConfig.permissionPolicy.type: ${POLICY_ENUM}` },
-  { what: "agent_toolset policy without a type", fields: toolset({ defaultConfig: { permissionPolicy: {} } }), entry: "tools[0].defaultConfig.permissionPolicy.type: is required" },
-  { what: "agent_toolset defaultConfig with an unknown property", fields: toolset({ defaultConfig: { enabled: true, mode: "x" } }), entry: "tools[0].defaultConfig.mode: is not allowed" },
+  {
+    what: "agent_toolset defaultConfig.enabled of the wrong type",
+    fields: toolset({ defaultConfig: { enabled: "yes" } }),
+    entry: "tools[0].defaultConfig.enabled: must be boolean",
+  },
+  {
+    what: "agent_toolset with an unknown policy",
+    fields: toolset({ defaultConfig: { permissionPolicy: { type: "sometimes" } } }),
+    entry: `tools[0].defaultConfig.permissionPolicy.type: ${POLICY_ENUM}`,
+  },
+  {
+    what: "agent_toolset policy without a type",
+    fields: toolset({ defaultConfig: { permissionPolicy: {} } }),
+    entry: "tools[0].defaultConfig.permissionPolicy.type: is required",
+  },
+  {
+    what: "agent_toolset defaultConfig with an unknown property",
+    fields: toolset({ defaultConfig: { enabled: true, mode: "x" } }),
+    entry: "tools[0].defaultConfig.mode: is not allowed",
+  },
   { what: "agent_toolset configs of the wrong type", fields: toolset({ configs: {} }), entry: "tools[0].configs: must be array" },
-  { what: "agent_toolset with too many configs", fields: toolset({ configs: times(11, () => ({ name: "web" })) }), entry: "tools[0].configs: must have at most 10 items" },
-  { what: "agent_toolset config naming no built-in toolset", fields: toolset({ configs: [{ name: "browser" }] }), entry: `tools[0].configs[0].name: ${TOOLSET_NAMES}` },
+  {
+    what: "agent_toolset with too many configs",
+    fields: toolset({ configs: times(11, () => ({ name: "web" })) }),
+    entry: "tools[0].configs: must have at most 10 items",
+  },
+  {
+    what: "agent_toolset config naming no built-in toolset",
+    fields: toolset({ configs: [{ name: "browser" }] }),
+    entry: `tools[0].configs[0].name: ${TOOLSET_NAMES}`,
+  },
   { what: "agent_toolset config without a name", fields: toolset({ configs: [{ enabled: false }] }), entry: "tools[0].configs[0].name: is required" },
-  { what: "agent_toolset config enabled of the wrong type", fields: toolset({ configs: [{ name: "web", enabled: "no" }] }), entry: "tools[0].configs[0].enabled: must be boolean" },
-  { what: "agent_toolset config with an unknown policy", fields: toolset({ configs: [{ name: "web", permissionPolicy: { type: "ask" } }] }), entry: `tools[0].configs[0].permissionPolicy.type: ${POLICY_ENUM}` },
-  { what: "agent_toolset with one toolset configured twice", fields: toolset({ configs: [{ name: "web" }, { name: "web" }] }), entry: "tools[0].configs[1].name: must be unique" },
+  {
+    what: "agent_toolset config enabled of the wrong type",
+    fields: toolset({ configs: [{ name: "web", enabled: "no" }] }),
+    entry: "tools[0].configs[0].enabled: must be boolean",
+  },
+  {
+    what: "agent_toolset config with an unknown policy",
+    fields: toolset({ configs: [{ name: "web", permissionPolicy: { type: "ask" } }] }),
+    entry: `tools[0].configs[0].permissionPolicy.type: ${POLICY_ENUM}`,
+  },
+  {
+    what: "agent_toolset with one toolset configured twice",
+    fields: toolset({ configs: [{ name: "web" }, { name: "web" }] }),
+    entry: "tools[0].configs[1].name: must be unique",
+  },
   { what: "agent_toolset with an unknown property", fields: toolset({ mcpServerName: "docs" }), entry: "tools[0].mcpServerName: is not allowed" },
   { what: "two agent_toolset entries", fields: { tools: [{ type: "agent_toolset" }, { type: "agent_toolset" }] }, entry: "tools[1].type: must be unique" },
 
@@ -83,71 +138,86 @@ export const fieldCases: Case[] = [
   { what: "mcp_toolset mcpServerName of the wrong type", fields: mcp({ mcpServerName: 7 }), entry: "tools[0].mcpServerName: must be string" },
   { what: "mcp_toolset resources of the wrong type", fields: mcp({ resources: "yes" }), entry: "tools[0].resources: must be boolean" },
   { what: "mcp_toolset prompts of the wrong type", fields: mcp({ prompts: 1 }), entry: "tools[0].prompts: must be boolean" },
-  { what: "mcp_toolset defaultConfig with an unknown policy", fields: mcp({ defaultConfig: { permissionPolicy: { type: "yes" } } }), entry: `tools[0].defaultConfig.permissionPolicy.type: ${POLICY_ENUM}` },
-  { what: "mcp_toolset with too many configs", fields: mcp({ configs: times(201, (i) => ({ name: `t${i}` })) }), entry: "tools[0].configs: must have at most 200 items" },
+  {
+    what: "mcp_toolset defaultConfig with an unknown policy",
+    fields: mcp({ defaultConfig: { permissionPolicy: { type: "yes" } } }),
+    entry: `tools[0].defaultConfig.permissionPolicy.type: ${POLICY_ENUM}`,
+  },
+  {
+    what: "mcp_toolset with too many configs",
+    fields: mcp({ configs: times(201, (i) => ({ name: `t${i}` })) }),
+    entry: "tools[0].configs: must have at most 200 items",
+  },
   { what: "mcp_toolset config name too long", fields: mcp({ configs: [{ name: x(129) }] }), entry: "tools[0].configs[0].name: must be at most 128 characters" },
   { what: "mcp_toolset config without a name", fields: mcp({ configs: [{ enabled: true }] }), entry: "tools[0].configs[0].name: is required" },
-  { what: "mcp_toolset config with an unknown policy", fields: mcp({ configs: [{ name: "search", permissionPolicy: { type: "never" } }] }), entry: `tools[0].configs[0].permissionPolicy.type: ${POLICY_ENUM}` },
-  { what: "mcp_toolset config with an unknown property", fields: mcp({ configs: [{ name: "search", timeout: 5 }] }), entry: "tools[0].configs[0].timeout: is not allowed" },
-  { what: "mcp_toolset with one tool configured twice", fields: mcp({ configs: [{ name: "search" }, { name: "search" }] }), entry: "tools[0].configs[1].name: must be unique" },
-  { what: "two mcp_toolsets for one server", fields: { tools: [{ type: "mcp_toolset", mcpServerName: "docs" }, { type: "mcp_toolset", mcpServerName: "docs" }], mcpServers: [docs] }, entry: "tools[1].mcpServerName: must be unique" },
+  {
+    what: "mcp_toolset config with an unknown policy",
+    fields: mcp({ configs: [{ name: "search", permissionPolicy: { type: "never" } }] }),
+    entry: `tools[0].configs[0].permissionPolicy.type: ${POLICY_ENUM}`,
+  },
+  {
+    what: "mcp_toolset config with an unknown property",
+    fields: mcp({ configs: [{ name: "search", timeout: 5 }] }),
+    entry: "tools[0].configs[0].timeout: is not allowed",
+  },
+  {
+    what: "mcp_toolset with one tool configured twice",
+    fields: mcp({ configs: [{ name: "search" }, { name: "search" }] }),
+    entry: "tools[0].configs[1].name: must be unique",
+  },
+  {
+    what: "two mcp_toolsets for one server",
+    fields: {
+      tools: [
+        { type: "mcp_toolset", mcpServerName: "docs" },
+        { type: "mcp_toolset", mcpServerName: "docs" },
+      ],
+      mcpServers: [docs],
+    },
+    entry: "tools[1].mcpServerName: must be unique",
+  },
 
   { what: "custom_tool without a name", fields: tool(without(custom(), "name")), entry: "tools[0].name: is required" },
   { what: "custom_tool name with a space", fields: tool(custom({ name: "look up" })), entry: "tools[0].name: must match the pattern ^[A-Za-z0-9_-]{1,64}$" },
   { what: "custom_tool name too long", fields: tool(custom({ name: x(65) })), entry: "tools[0].name: must match the pattern ^[A-Za-z0-9_-]{1,64}$" },
   { what: "custom_tool name of the wrong type", fields: tool(custom({ name: 3 })), entry: "tools[0].name: must be string" },
-  { what: "custom_tool named like a built-in tool", fields: tool(custom({ name: "terminal" })), entry: "tools[0].name: must not be the name of a built-in tool" },
+  {
+    what: "custom_tool named like a built-in tool",
+    fields: tool(custom({ name: "terminal" })),
+    entry: "tools[0].name: must not be the name of a built-in tool",
+  },
   { what: "custom_tool without a description", fields: tool(without(custom(), "description")), entry: "tools[0].description: is required" },
   { what: "custom_tool with an empty description", fields: tool(custom({ description: "" })), entry: "tools[0].description: must not be empty" },
-  { what: "custom_tool description too long", fields: tool(custom({ description: x(10_001) })), entry: "tools[0].description: must be at most 10000 characters" },
+  {
+    what: "custom_tool description too long",
+    fields: tool(custom({ description: x(10_001) })),
+    entry: "tools[0].description: must be at most 10000 characters",
+  },
   { what: "custom_tool without input_schema", fields: tool(without(custom(), "input_schema")), entry: "tools[0].input_schema: is required" },
   { what: "custom_tool input_schema of the wrong type", fields: tool(custom({ input_schema: "object" })), entry: "tools[0].input_schema: must be object" },
-  { what: "custom_tool input_schema without a type", fields: tool(custom({ input_schema: { properties: {} } })), entry: "tools[0].input_schema.type: is required" },
-  { what: "custom_tool input_schema that is not object-shaped", fields: tool(custom({ input_schema: { type: "string" } })), entry: "tools[0].input_schema.type: must be object" },
-  { what: "custom_tool input_schema over 64 KB", fields: tool(custom({ input_schema: hugeInputSchema })), entry: "tools[0].input_schema: must be at most 65536 bytes as JSON" },
+  {
+    what: "custom_tool input_schema without a type",
+    fields: tool(custom({ input_schema: { properties: {} } })),
+    entry: "tools[0].input_schema.type: is required",
+  },
+  {
+    what: "custom_tool input_schema that is not object-shaped",
+    fields: tool(custom({ input_schema: { type: "string" } })),
+    entry: "tools[0].input_schema.type: must be object",
+  },
+  {
+    what: "custom_tool input_schema over 64 KB",
+    fields: tool(custom({ input_schema: hugeInputSchema })),
+    entry: "tools[0].input_schema: must be at most 65536 bytes as JSON",
+  },
   { what: "custom_tool enabled of the wrong type", fields: tool(custom({ enabled: "true" })), entry: "tools[0].enabled: must be boolean" },
-  { what: "custom_tool with an unknown policy", fields: tool(custom({ permissionPolicy: { type: "maybe" } })), entry: `tools[0].permissionPolicy.type: ${POLICY_ENUM}` },
+  {
+    what: "custom_tool with an unknown policy",
+    fields: tool(custom({ permissionPolicy: { type: "maybe" } })),
+    entry: `tools[0].permissionPolicy.type: ${POLICY_ENUM}`,
+  },
   { what: "custom_tool with an unknown property", fields: tool(custom({ handler: "x" })), entry: "tools[0].handler: is not allowed" },
   { what: "two custom tools with one name", fields: { tools: [custom(), custom({ description: "again" })] }, entry: "tools[1].name: must be unique" },
-
-  { what: "roles of the wrong type", fields: { roles: "admin" }, entry: "roles: must be array" },
-  { what: "too many roles", fields: { roles: times(51, (i) => ({ name: `r${i}`, tools: [] })) }, entry: "roles: must have at most 50 items" },
-  { what: "a role without a name", fields: { roles: [{ tools: [] }] }, entry: "roles[0].name: is required" },
-  { what: "a role with an empty name", fields: role({ name: "" }), entry: "roles[0].name: must not be empty" },
-  { what: "a role name too long", fields: role({ name: x(201) }), entry: "roles[0].name: must be at most 200 characters" },
-  { what: "a role description of the wrong type", fields: role({ description: 5 }), entry: "roles[0].description: must be string" },
-  { what: "a role description too long", fields: role({ description: x(2001) }), entry: "roles[0].description: must be at most 2000 characters" },
-  { what: "a role without tools", fields: { roles: [{ name: "r" }] }, entry: "roles[0].tools: is required" },
-  { what: "a role with a tool of an unknown type", fields: role({ tools: [{ type: "shell" }] }), entry: "roles[0].tools[0].type: must be one of: agent_toolset, mcp_toolset, custom_tool" },
-  { what: "a role with two custom tools of one name", fields: role({ tools: [custom(), custom()] }), entry: "roles[0].tools[1].name: must be unique" },
-  { what: "a role with an unknown property", fields: role({ prompt: "x" }), entry: "roles[0].prompt: is not allowed" },
-  { what: "two roles with one name", fields: { roles: [{ name: "r", tools: [] }, { name: "r", tools: [] }] }, entry: "roles[1].name: must be unique" },
-
-  { what: "mcpServers of the wrong type", fields: { mcpServers: {} }, entry: "mcpServers: must be array" },
-  { what: "too many MCP servers", fields: { mcpServers: times(51, (i) => ({ ...docs, name: `s${i}` })) }, entry: "mcpServers: must have at most 50 items" },
-  { what: "an MCP server without a type", fields: { mcpServers: [without(docs, "type")] }, entry: "mcpServers[0].type: is required" },
-  { what: "an MCP server of another type", fields: serverItem({ type: "stdio" }), entry: "mcpServers[0].type: must be url" },
-  { what: "an MCP server without a name", fields: { mcpServers: [without(docs, "name")] }, entry: "mcpServers[0].name: is required" },
-  { what: "an MCP server name with bad characters", fields: serverItem({ name: "my docs!" }), entry: "mcpServers[0].name: must match the pattern ^[A-Za-z0-9_-]{1,100}$" },
-  { what: "an MCP server name too long", fields: serverItem({ name: x(101) }), entry: "mcpServers[0].name: must match the pattern ^[A-Za-z0-9_-]{1,100}$" },
-  { what: "an MCP server without a url", fields: { mcpServers: [without(docs, "url")] }, entry: "mcpServers[0].url: is required" },
-  { what: "an MCP server url that is no URI", fields: serverItem({ url: "not a url" }), entry: "mcpServers[0].url: must be a valid uri" },
-  { what: "an MCP server url that is not http(s)", fields: serverItem({ url: "ftp://docs.example.com/mcp" }), entry: "mcpServers[0].url: must match the pattern ^https?://" },
-  { what: "an MCP server url with credentials in it", fields: serverItem({ url: "https://user:pass@docs.example.com/mcp" }), entry: "mcpServers[0].url: must not contain credentials" },
-  { what: "an MCP server url too long", fields: serverItem({ url: `https://docs.example.com/${x(2030)}` }), entry: "mcpServers[0].url: must be at most 2048 characters" },
-  { what: "an MCP server with an unknown property", fields: serverItem({ headers: {} }), entry: "mcpServers[0].headers: is not allowed" },
-  { what: "two MCP servers with one name", fields: { mcpServers: [docs, { ...docs, url: "https://other.example.com" }] }, entry: "mcpServers[1].name: must be unique" },
-
-  { what: "metadata of the wrong type", fields: { metadata: ["a"] }, entry: "metadata: must be object" },
-  { what: "metadata with too many keys", fields: { metadata: Object.fromEntries(times(51, (i) => [`k${i}`, i])) }, entry: "metadata: must have at most 50 properties" },
-  { what: "a metadata key too long", fields: { metadata: { [x(65)]: 1 } }, entry: "metadata: has a property name that is empty or longer than 64 characters" },
-  { what: "an empty metadata key", fields: { metadata: { "": 1 } }, entry: "metadata: has a property name that is empty or longer than 64 characters" },
-  { what: "a metadata string too long", fields: { metadata: { note: x(513) } }, entry: METADATA_VALUE },
-  { what: "a metadata value that is an object", fields: { metadata: { nested: { a: 1 } } }, entry: METADATA_VALUE },
-  { what: "a metadata value that is an array", fields: { metadata: { list: [1] } }, entry: METADATA_VALUE },
-
-  { what: "an unknown property", fields: { temperature: 0.2 }, entry: "temperature: is not allowed" },
-  { what: "an unknown property whose name is not field-like", fields: { "x-custom-1": 1 }, entry: "body: must not have unknown properties" },
 ];
 
 /** A required field of the create body, left out. */
@@ -159,8 +229,16 @@ export const requiredCases: Case[] = ["name", "modelName", "systemPrompt", "skil
 
 /** An MCP toolset must name a server of the same body (create and full replace see the whole body). */
 export const referenceCases: Case[] = [
-  { what: "an mcp_toolset naming no configured server", fields: { tools: [{ type: "mcp_toolset", mcpServerName: "nowhere" }], mcpServers: [docs] }, entry: "tools[0].mcpServerName: must equal the name of an entry in mcpServers" },
-  { what: "a role's mcp_toolset naming no configured server", fields: { roles: [{ name: "r", tools: [{ type: "mcp_toolset", mcpServerName: "nowhere" }] }] }, entry: "roles[0].tools[0].mcpServerName: must equal the name of an entry in mcpServers" },
+  {
+    what: "an mcp_toolset naming no configured server",
+    fields: { tools: [{ type: "mcp_toolset", mcpServerName: "nowhere" }], mcpServers: [docs] },
+    entry: "tools[0].mcpServerName: must equal the name of an entry in mcpServers",
+  },
+  {
+    what: "a role's mcp_toolset naming no configured server",
+    fields: { roles: [{ name: "r", tools: [{ type: "mcp_toolset", mcpServerName: "nowhere" }] }] },
+    entry: "roles[0].tools[0].mcpServerName: must equal the name of an entry in mcpServers",
+  },
 ];
 
 export const rateLimitValueCases = (root: string): Case[] => [

@@ -2,6 +2,7 @@ import { expect } from "chai";
 import { entriesOf, expectValidation, secretLike } from "./support/expect.js";
 import { agentBody, client, startServer, type Client, type TestServer } from "./support/server.js";
 import { custom, docs, fieldCases, rateLimitValueCases, referenceCases, requiredCases, x, type Case } from "./agents-validation-cases.js";
+import { roleServerMetadataCases } from "./agents-validation-more-cases.js";
 
 describe("agents: validation", () => {
   let server: TestServer;
@@ -24,7 +25,7 @@ describe("agents: validation", () => {
   }
 
   describe("create body (POST /v1/agents)", () => {
-    for (const c of [...fieldCases, ...requiredCases, ...referenceCases]) {
+    for (const c of [...fieldCases, ...roleServerMetadataCases, ...requiredCases, ...referenceCases]) {
       it(`${c.what} → ${c.entry}`, async () => {
         expectValidation(await api.post("/v1/agents", createBody(c.fields)), c.entry);
       });
@@ -60,12 +61,15 @@ describe("agents: validation", () => {
     }
 
     it("rateLimits out of range → rateLimits.messagesPerMinute: must be <= 1000", async () => {
-      expectValidation(await api.post(`/v1/agents/${agentId}`, agentBody({ rateLimits: { messagesPerMinute: 1001 } })), "rateLimits.messagesPerMinute: must be <= 1000");
+      expectValidation(
+        await api.post(`/v1/agents/${agentId}`, agentBody({ rateLimits: { messagesPerMinute: 1001 } })),
+        "rateLimits.messagesPerMinute: must be <= 1000",
+      );
     });
   });
 
   describe("PATCH body", () => {
-    for (const c of fieldCases) {
+    for (const c of [...fieldCases, ...roleServerMetadataCases]) {
       it(`${c.what} → ${c.entry}`, async () => {
         expectValidation(await api.patch(`/v1/agents/${agentId}`, c.fields), c.entry);
       });
@@ -120,7 +124,10 @@ describe("agents: validation", () => {
         name: secret + x(200),
         modelName: secret,
         systemPrompt: secret.repeat(3000),
-        skills: [{ name: secret + x(200), content: "" }, { name: 1, content: secret, [secret]: secret }],
+        skills: [
+          { name: secret + x(200), content: "" },
+          { name: 1, content: secret, [secret]: secret },
+        ],
         tools: [
           { type: secret },
           { type: "custom_tool", name: secret + " tool", description: secret, input_schema: { type: secret, [secret]: secret } },
@@ -128,7 +135,10 @@ describe("agents: validation", () => {
           { type: "agent_toolset", configs: [{ name: secret }], defaultConfig: { permissionPolicy: { type: secret } } },
         ],
         roles: [{ name: secret + x(200), description: 5, tools: [{ type: "mcp_toolset", mcpServerName: secret }] }],
-        mcpServers: [{ type: secret, name: secret + "!", url: secret }, { type: "url", name: "ok", url: `ftp://${secret}.example.com` }],
+        mcpServers: [
+          { type: secret, name: secret + "!", url: secret },
+          { type: "url", name: "ok", url: `ftp://${secret}.example.com` },
+        ],
         rateLimits: { conversationsPerMinute: secret, [secret]: 1 },
         metadata: { [secret]: secret + x(600), [secret + x(64)]: 1, note: { secret } },
         [secret]: secret,
@@ -141,14 +151,32 @@ describe("agents: validation", () => {
 
     it("cross-field problems do not echo the names they compare", async () => {
       const secret = secretLike();
-      const res = await api.post("/v1/agents", agentBody({
-        modelName: `${secret.replace(/-/g, "")}/model`,
-        skills: [{ name: secret, content: "a" }, { name: secret, content: "b" }],
-        tools: [{ type: "mcp_toolset", mcpServerName: secret }, { ...custom({ name: secret }) }, { ...custom({ name: secret }) }],
-        mcpServers: [{ ...docs, name: secret }, { ...docs, name: secret }],
-        roles: [{ name: secret, tools: [] }, { name: secret, tools: [] }],
-      }));
-      expectValidation(res, "skills[1].name: must be unique", "roles[1].name: must be unique", "mcpServers[1].name: must be unique", "tools[2].name: must be unique");
+      const res = await api.post(
+        "/v1/agents",
+        agentBody({
+          modelName: `${secret.replace(/-/g, "")}/model`,
+          skills: [
+            { name: secret, content: "a" },
+            { name: secret, content: "b" },
+          ],
+          tools: [{ type: "mcp_toolset", mcpServerName: secret }, { ...custom({ name: secret }) }, { ...custom({ name: secret }) }],
+          mcpServers: [
+            { ...docs, name: secret },
+            { ...docs, name: secret },
+          ],
+          roles: [
+            { name: secret, tools: [] },
+            { name: secret, tools: [] },
+          ],
+        }),
+      );
+      expectValidation(
+        res,
+        "skills[1].name: must be unique",
+        "roles[1].name: must be unique",
+        "mcpServers[1].name: must be unique",
+        "tools[2].name: must be unique",
+      );
       expect(res.body.message).to.not.include(secret.slice(8));
     });
 

@@ -6,7 +6,7 @@
  */
 import { expect } from "chai";
 import type { RedisClient } from "../src/redis/client.js";
-import { parseEntry } from "../src/sessions/redis/event-log.js";
+import { parseEntry } from "../src/sessions/redis/log-entries.js";
 import { LARGE_EVENT_BYTES, PAGE_BYTES } from "../src/sessions/redis/large-events.js";
 import { decodeCursor, encodeCursor, sessionTag } from "../src/streaming/event-cursor.js";
 import { createAgent, createSession, sendOk, waitForStatus } from "./support/api.js";
@@ -17,7 +17,10 @@ import { client, startServer, type Client, type TestServer } from "./support/ser
 import { allow, lookup, sessionSteps } from "./tools-cases.js";
 
 /** A prompt of about 4 MB: 100 blocks of 20,000 two-byte characters, the most the schema allows. */
-const bigPrompt = (mark: string) => ({ type: "user.message", content: Array.from({ length: 100 }, (_, i) => ({ type: "text", text: `${mark}${i} ${"é".repeat(19_990)}` })) });
+const bigPrompt = (mark: string) => ({
+  type: "user.message",
+  content: Array.from({ length: 100 }, (_, i) => ({ type: "text", text: `${mark}${i} ${"é".repeat(19_990)}` })),
+});
 
 describe("large events", () => {
   let server: TestServer;
@@ -48,7 +51,7 @@ describe("large events", () => {
   /** Every page of the history at `limit`, as the API returns them. */
   async function pages(limit: number, of = sessionId): Promise<{ data: any[]; hasMore: boolean; bytes: number }[]> {
     const out = [];
-    for (let after = 0; ; ) {
+    for (let after = 0; ;) {
       const res = await api.get(`/v1/sessions/${of}/events?after=${after}&limit=${limit}`);
       expect(res.status).to.equal(200);
       out.push({ data: res.body.data, hasMore: res.body.pagination.hasMore, bytes: Buffer.byteLength(JSON.stringify(res.body.data)) });
@@ -64,7 +67,10 @@ describe("large events", () => {
     expect(all.map((e) => e.sequence)).to.deep.equal(all.map((_, i) => i + 1));
     expect(all.filter((e) => e.type === "user.message")).to.have.length(3);
     expect(walked.length, "the log did not fit one page").to.be.greaterThan(1);
-    expect(walked.some((p) => p.hasMore && p.data.length < 100), "a page cut by bytes").to.equal(true);
+    expect(
+      walked.some((p) => p.hasMore && p.data.length < 100),
+      "a page cut by bytes",
+    ).to.equal(true);
     for (const p of walked) if (p.data.length > 1) expect(p.bytes).to.be.at.most(PAGE_BYTES);
     // The prompts come whole, as sent.
     for (const [i, mark] of ["one", "two", "three"].entries()) {
@@ -106,10 +112,12 @@ describe("large events", () => {
       const resume: Record<string, string> = frames.length > 0 ? { "last-event-id": frames.at(-1)!.id! } : {};
       const sse = await openSse(`${server.url}/v1/sessions/${sessionId}/events/stream${frames.length > 0 ? "" : "?after=0"}`, key, resume);
       // A stream that closes first leaves this wait to time out unheard.
-      const reached = sse.waitFor((f) => f.some((x) => x.data.sequence === last), 30_000).then(
-        () => true,
-        () => false,
-      );
+      const reached = sse
+        .waitFor((f) => f.some((x) => x.data.sequence === last), 30_000)
+        .then(
+          () => true,
+          () => false,
+        );
       if (attempt === 0) await started;
       const done = await Promise.race([reached, sse.closed.then(() => false)]);
       sse.close();
@@ -142,7 +150,10 @@ describe("large events", () => {
     // A small steer first, so the stream has caught up and follows the live stream when the large one comes.
     const [small] = await sendOk(api, sessionId, [{ type: "user.steer", message: "small" }]);
     await sse.waitFor((f) => f.some((x) => x.data.id === small.id));
-    await until(async () => server.services.streams.inStep(sessionId), (n) => n === 1);
+    await until(
+      async () => server.services.streams.inStep(sessionId),
+      (n) => n === 1,
+    );
     // 20,000 two-byte characters: over LARGE_EVENT_BYTES, and a steer starts no turn after it.
     const [large] = await sendOk(api, sessionId, [{ type: "user.steer", message: "é".repeat(20_000) }]);
     await sse.waitFor((f) => f.some((x) => x.data.id === large.id));
@@ -157,12 +168,20 @@ describe("large events", () => {
     const toolSession = (await createSession(api, agent.id)).id;
     await sendOk(api, toolSession, [{ type: "user.message", content: [{ type: "text", text: "/tool lookup {}" }] }]);
     const use = (await paused(toolSession)).events.find((e: any) => e.type === "agent.custom_tool_use");
-    const running = await post(toolSession, { type: "user.custom_tool_result", tool_use_id: use.id, content: [{ type: "text", text: "job started" }], status: "running" });
+    const running = await post(toolSession, {
+      type: "user.custom_tool_result",
+      tool_use_id: use.id,
+      content: [{ type: "text", text: "job started" }],
+      status: "running",
+    });
     const runningEvent = running.body.data[0];
     await waitForStatus(api, toolSession, "idle");
 
     const sse = await openSse(`${server.url}/v1/sessions/${toolSession}/events/stream?after=${runningEvent.sequence}`, key);
-    await until(async () => server.services.streams.inStep(toolSession), (n) => n === 1);
+    await until(
+      async () => server.services.streams.inStep(toolSession),
+      (n) => n === 1,
+    );
     // A frame before it, whose cursor a client resumes from below.
     const [steer] = await sendOk(api, toolSession, [{ type: "user.steer", message: "before" }]);
     await sse.waitFor((f) => f.some((x) => x.data.id === steer.id));
@@ -179,7 +198,9 @@ describe("large events", () => {
 
     // The live stream holds it without the payload, naming the event whose overlay field has it.
     const keys = testKeys();
-    const entry = (await redis.xrange(keys.sessionLive(toolSession), "-", "+")).map(([, fields]) => parseEntry(fields)).find((f) => f.type === "session.tool_updated")!;
+    const entry = (await redis.xrange(keys.sessionLive(toolSession), "-", "+"))
+      .map(([, fields]) => parseEntry(fields))
+      .find((f) => f.type === "session.tool_updated")!;
     expect(entry.patch).to.equal(runningEvent.id);
     expect(Buffer.byteLength(entry.env!)).to.be.below(LARGE_EVENT_BYTES);
     expect(JSON.parse(entry.env!).payload.payload).to.equal(null);
@@ -199,12 +220,21 @@ describe("large events", () => {
 
   it("a client that stops reading while its replay waits for it is disconnected, not waited for", async () => {
     const streams = server.services.streams;
-    await until(async () => streams.subscribers(sessionId), (n) => n === 0);
+    await until(
+      async () => streams.subscribers(sessionId),
+      (n) => n === 0,
+    );
     const stalled = stalledStream(`${server.url}/v1/sessions/${sessionId}/events/stream?after=0`, key);
     stalled.on("error", () => undefined);
-    await until(async () => streams.subscribers(sessionId), (n) => n === 1);
+    await until(
+      async () => streams.subscribers(sessionId),
+      (n) => n === 1,
+    );
     // Its queue does not shrink for a keep-alive interval (1 s here): it is let go.
-    await until(async () => streams.subscribers(sessionId), (n) => n === 0);
+    await until(
+      async () => streams.subscribers(sessionId),
+      (n) => n === 0,
+    );
     const closed = new Promise<void>((resolve) => stalled.on("close", () => resolve()));
     stalled.resume();
     await closed;

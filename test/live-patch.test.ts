@@ -10,7 +10,8 @@ import type { Plan } from "../src/sessions/domain/session-state.js";
 import { createLogger } from "../src/log.js";
 import type { RedisClient } from "../src/redis/client.js";
 import { EventAppender } from "../src/sessions/redis/event-appender.js";
-import { EventLog, parseEntry, toLiveFrame } from "../src/sessions/redis/event-log.js";
+import { EventLog } from "../src/sessions/redis/event-log.js";
+import { parseEntry, toLiveFrame } from "../src/sessions/redis/log-entries.js";
 import type { Keys } from "../src/redis/keys.js";
 import { LARGE_EVENT_BYTES } from "../src/sessions/redis/large-events.js";
 import { LiveEcho } from "../src/streaming/redis/live-echo.js";
@@ -18,7 +19,12 @@ import { testKeys, testRedis } from "./support/redis.js";
 
 const REPLACED = "evt_running";
 
-const result = (chars: number): Payload => ({ type: "user.custom_tool_result", tool_use_id: "evt_use", content: [{ type: "text", text: "x".repeat(chars) }], status: "completed" });
+const result = (chars: number): Payload => ({
+  type: "user.custom_tool_result",
+  tool_use_id: "evt_use",
+  content: [{ type: "text", text: "x".repeat(chars) }],
+  status: "completed",
+});
 
 describe("a live-only frame carrying a replacement payload, as the commit writes it (Redis)", () => {
   let redis: RedisClient;
@@ -43,14 +49,24 @@ describe("a live-only frame carrying a replacement payload, as the commit writes
   after(() => redis.disconnect());
 
   const updated = (payload: Payload): Draft => ({
-    ...draft(sessionId, `evt_${randomUUID()}`, { type: "session.tool_updated", tool_use_id: "evt_use", event_id: REPLACED, payload }, { now: new Date().toISOString() }),
+    ...draft(
+      sessionId,
+      `evt_${randomUUID()}`,
+      { type: "session.tool_updated", tool_use_id: "evt_use", event_id: REPLACED, payload },
+      { now: new Date().toISOString() },
+    ),
     liveOnly: true,
     replacementOf: REPLACED,
   });
 
   /** Commits the frame, with the overlay's replacement when `written`; the live stream's entry it made. */
   async function commit(frame: Draft, written: Payload | null): Promise<Record<string, string>> {
-    const plan: Plan = { drafts: [frame], state: {}, statuses: written ? [{ eventId: REPLACED, status: "received", processedAt: null, payload: written }] : [], wake: false };
+    const plan: Plan = {
+      drafts: [frame],
+      state: {},
+      statuses: written ? [{ eventId: REPLACED, status: "received", processedAt: null, payload: written }] : [],
+      wake: false,
+    };
     const applied = await appender.apply(sessionId, plan, { reads: [], fence: "", projection: null });
     expect(applied.ok).to.equal(true);
     const entries = await redis.xrange(keys.sessionLive(sessionId), "-", "+");
@@ -63,7 +79,17 @@ describe("a live-only frame carrying a replacement payload, as the commit writes
   }
 
   /** The frame as readers must see it. */
-  const whole = (d: Draft) => ({ id: d.id, type: d.type, sessionId: d.sessionId, sequence: null, turnId: d.turnId, status: d.status, payload: d.payload, processedAt: d.processedAt, createdAt: d.createdAt });
+  const whole = (d: Draft) => ({
+    id: d.id,
+    type: d.type,
+    sessionId: d.sessionId,
+    sequence: null,
+    turnId: d.turnId,
+    status: d.status,
+    payload: d.payload,
+    processedAt: d.processedAt,
+    createdAt: d.createdAt,
+  });
 
   it("large, with its payload written by the same commit: patched, and completed from the overlay", async () => {
     const payload = result(LARGE_EVENT_BYTES);

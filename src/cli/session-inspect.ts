@@ -5,7 +5,8 @@
  */
 import type { RedisClient } from "../redis/client.js";
 import { AppError } from "../errors.js";
-import { EventLog, identityOf } from "../sessions/redis/event-log.js";
+import { EventLog } from "../sessions/redis/event-log.js";
+import { identityOf } from "../sessions/redis/log-entries.js";
 import { Intents } from "../sessions/redis/intents.js";
 import type { Keys } from "../redis/keys.js";
 import { Kickoffs } from "../worker/redis/kickoffs.js";
@@ -55,7 +56,10 @@ export async function inspectSession(sessionId: string, json: boolean): Promise<
   await withRedis(config, async ({ redis, keys, where }) => {
     const side = await redisSide(redis, keys, sessionId);
     if (!record && !side.runtime) {
-      throw new AppError("not_found", `no session ${sessionId}: no record in MongoDB (${setting("MONGO_URL", shownUrl(config.mongoUrl))}) and no state in Redis (${where})`);
+      throw new AppError(
+        "not_found",
+        `no session ${sessionId}: no record in MongoDB (${setting("MONGO_URL", shownUrl(config.mongoUrl))}) and no state in Redis (${where})`,
+      );
     }
     const inspection: Inspection = { sessionId, record, ...side };
     process.stdout.write(json ? `${JSON.stringify(inspection, null, 2)}\n` : renderInspection(inspection, keys, where));

@@ -6,16 +6,25 @@
  * an overloaded/api/rate-limit error) are retried with exponential backoff, but only while nothing has
  * reached the handlers, since the caller cannot take back a delta it has already published.
  */
-import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError } from "@anthropic-ai/sdk";
+import Anthropic, { APIError } from "@anthropic-ai/sdk";
 import type { MessageCreateParamsStreaming } from "@anthropic-ai/sdk/resources/messages";
 import { ANTHROPIC_READS, requestBody } from "./anthropic-request.js";
-import { isAbort, sleep, type ModelInputs, type ModelProvider, type ModelRequest, type ModelResult, type StreamHandlers, type TokenUsage, type ToolUse } from "./provider.js";
+import {
+  isAbort,
+  sleep,
+  type ModelInputs,
+  type ModelProvider,
+  type ModelRequest,
+  type ModelResult,
+  type StreamHandlers,
+  type TokenUsage,
+  type ToolUse,
+} from "./provider.js";
+import { AttemptFailure, describe, isTransient } from "./anthropic-errors.js";
 import { retryAfterMs } from "./retry-after.js";
 
 const CONTEXT_MAX = 200_000;
 const MAX_BACKOFF_MS = 30_000;
-/** Error types the API sends in an SSE `error` event that mean "try again later". */
-const TRANSIENT_STREAM_ERRORS = new Set(["overloaded_error", "api_error", "rate_limit_error", "timeout_error"]);
 
 export interface AnthropicOptions {
   apiKey: string | undefined;
@@ -27,18 +36,6 @@ export interface AnthropicOptions {
   timeoutMs?: number;
   /** Extended thinking's token budget for models that support it; 0 turns it off (see anthropic-request.ts). */
   thinkingBudget?: number;
-}
-
-/** A failure found by the provider itself inside an attempt. */
-class AttemptFailure extends Error {
-  constructor(
-    message: string,
-    readonly transient: boolean,
-    /** The message is the whole error, not a detail under "failed after…" or "refused…". */
-    readonly complete = false,
-  ) {
-    super(message);
-  }
 }
 
 /** Wraps an error thrown by a handler, so it reaches the caller unchanged (e.g. a lost lock). */
@@ -169,7 +166,13 @@ export class AnthropicProvider implements ModelProvider {
           }
           case "content_block_start": {
             const b = event.content_block;
-            blocks.set(event.index, { type: b.type, text: "", id: b.type === "tool_use" ? b.id : "", name: b.type === "tool_use" ? b.name : "", signature: "" });
+            blocks.set(event.index, {
+              type: b.type,
+              text: "",
+              id: b.type === "tool_use" ? b.id : "",
+              name: b.type === "tool_use" ? b.name : "",
+              signature: "",
+            });
             if (b.type === "tool_use" && handlers.onToolUseStreaming) await emit(() => handlers.onToolUseStreaming!({ id: b.id, name: b.name }), true);
             break;
           }
@@ -197,7 +200,8 @@ export class AnthropicProvider implements ModelProvider {
             } else if (block?.type === "tool_use") {
               const input = parseInput(block);
               toolUses.push({ id: block.id, name: block.name, input });
-              if (input !== undefined && handlers.onToolUseStreaming) await emit(() => handlers.onToolUseStreaming!({ id: block.id, name: block.name, input }), true);
+              if (input !== undefined && handlers.onToolUseStreaming)
+                await emit(() => handlers.onToolUseStreaming!({ id: block.id, name: block.name, input }), true);
             }
             break;
           }
@@ -267,29 +271,4 @@ function parseInput(block: { text: string }): unknown {
   } catch {
     return undefined;
   }
-}
-
-function isTransient(err: unknown): boolean {
-  if (err instanceof AttemptFailure) return err.transient;
-  if (err instanceof APIConnectionError) return true;
-  if (err instanceof APIError) {
-    if (err.status === undefined) return err.type !== null && TRANSIENT_STREAM_ERRORS.has(err.type);
-    return err.status === 408 || err.status === 429 || err.status >= 500;
-  }
-  // Anything else is the connection failing under the SDK (a reset while reading the body).
-  return true;
-}
-
-/** `529 overloaded_error: Overloaded`, from the status and the API's error body. */
-function describe(err: unknown, timeoutMs: number): string {
-  if (err instanceof AttemptFailure) return err.message;
-  if (err instanceof APIConnectionError) {
-    return err instanceof APIConnectionTimeoutError ? `timed out after ${timeoutMs} ms` : `connection error: ${err.message}`;
-  }
-  if (err instanceof APIError) {
-    const detail = [err.type, err.apiMessage].filter((x): x is string => Boolean(x)).join(": ");
-    const status = err.status === undefined ? "" : String(err.status);
-    return [status, detail || (err.status === undefined ? err.message : "")].filter(Boolean).join(" ") || "unknown error";
-  }
-  return err instanceof Error ? `connection error: ${err.message}` : "unknown error";
 }

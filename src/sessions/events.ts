@@ -9,7 +9,8 @@ import { startsTurn } from "./domain/session-state.js";
 import { spentUsd } from "./domain/budgets.js";
 import { idempotencyMismatch, isAppError, notFound, validationError, type RateLimitStanding } from "../errors.js";
 import { Lru } from "../lru.js";
-import { identityOf, type EventLog, type SessionIdentity } from "./redis/event-log.js";
+import { type EventLog } from "./redis/event-log.js";
+import { identityOf, type SessionIdentity } from "./redis/log-entries.js";
 import type { SessionStore } from "./store/sessions.js";
 import { doneBefore, onceField, sameRequest, type DoneBefore, type Once } from "../idempotency/redis/once-marks.js";
 import type { Budgets } from "./budgets.js";
@@ -93,7 +94,12 @@ export class EventService {
     const limitsOf = (agentId: string) => this.budgets.limits(orgId, agentId);
     const field = once && onceField(once.key);
     // The limits go with the first read when the agent is known; a session new to this process reads them after.
-    const [, from, cachedLimits, done] = await Promise.all([ceiling, this.log.snapshot(sessionId), cached && limitsOf(cached.agentId), field && this.log.onceMark(sessionId, field)]);
+    const [, from, cachedLimits, done] = await Promise.all([
+      ceiling,
+      this.log.snapshot(sessionId),
+      cached && limitsOf(cached.agentId),
+      field && this.log.onceMark(sessionId, field),
+    ]);
     if (!from) {
       this.identities.delete(sessionId);
       throw notFound("session");
@@ -101,9 +107,14 @@ export class EventService {
     const session = await this.identity(orgId, sessionId, identityOf(from.fields));
     if (done) return this.replay(sessionId, once!, doneBefore(done));
     const limits = cachedLimits === undefined ? await limitsOf(session.agentId) : cachedLimits;
-    if (events.some(startsTurn)) await this.budgets.refuseTurn({ sessionId, orgId, agentId: session.agentId, subjectId: session.subjectId }, spentUsd(from.state.usage), limits);
+    if (events.some(startsTurn))
+      await this.budgets.refuseTurn({ sessionId, orgId, agentId: session.agentId, subjectId: session.subjectId }, spentUsd(from.state.usage), limits);
     try {
-      const { value, applied, doneBefore: before } = await this.transitions.run(
+      const {
+        value,
+        applied,
+        doneBefore: before,
+      } = await this.transitions.run(
         sessionId,
         (state) => decided(planInbound(state, sessionId, events, body.delivery ?? "immediate", new Date().toISOString())),
         {
@@ -134,7 +145,6 @@ export class EventService {
     }
   }
 
-
   /**
    * The answer to a send whose first attempt was committed under the same Idempotency-Key and whose
    * answer was lost (its process died): the events it appended, as they now read; nothing is appended.
@@ -143,7 +153,9 @@ export class EventService {
     if (!sameRequest(once, before.fingerprint)) throw idempotencyMismatch();
     const wanted = new Set(before.sequences);
     const data: Envelope[] = [];
-    if (wanted.size > 0) for await (const { envelope } of this.log.events(sessionId, Math.min(...wanted) - 1, Math.max(...wanted))) if (wanted.has(envelope.sequence)) data.push(envelope);
+    if (wanted.size > 0)
+      for await (const { envelope } of this.log.events(sessionId, Math.min(...wanted) - 1, Math.max(...wanted)))
+        if (wanted.has(envelope.sequence)) data.push(envelope);
     return { data, replayed: true };
   }
 

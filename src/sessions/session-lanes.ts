@@ -4,7 +4,7 @@
  * refuse each other (the commit check only ever fails for another process's write), and a transition
  * queued behind another needs no read of its own.
  */
-import type { Snapshot } from "./redis/event-log.js";
+import type { Snapshot } from "./redis/log-entries.js";
 
 export interface Lane {
   /** The state after the lane's last commit, while transitions are queued on it. */

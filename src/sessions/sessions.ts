@@ -8,7 +8,8 @@ import { planArchive, planDelete, type SessionStatus } from "./domain/session-st
 import { AppError, invalidState, isAppError, notFound, validationError, type RateLimitStanding } from "../errors.js";
 import { newId } from "../ids.js";
 import type { Allowances } from "./redis/allowances.js";
-import type { EventLog, StateSummary } from "./redis/event-log.js";
+import type { EventLog } from "./redis/event-log.js";
+import type { StateSummary } from "./redis/log-entries.js";
 import type { Intents } from "./redis/intents.js";
 import type { SessionEndings } from "./redis/session-endings.js";
 import type { AgentStore, Page } from "../agents/store/agents.js";
@@ -33,7 +34,6 @@ export interface SessionView {
  * milliseconds, so there are seldom more than a few; past this many, a list filter can lag by a moment.
  */
 const CHANGING_LIMIT = 100;
-
 
 /**
  * The runtime state is the authority; the record's projection covers a state not yet written (and a

@@ -7,7 +7,7 @@
  * its own position until the feed reaches it).
  */
 import type { Envelope } from "../sessions/domain/events.js";
-import { toLiveFrame } from "../sessions/redis/event-log.js";
+import { toLiveFrame } from "../sessions/redis/log-entries.js";
 import { compareStreamIds, maxStreamId } from "../redis/stream-ids.js";
 import type { Cursor } from "./event-cursor.js";
 import type { FeedFrame, FeedSources, FrameSink, Follower, SessionFeed } from "./session-feed.js";
@@ -41,7 +41,7 @@ export class FeedFollower<W> implements Follower<W> {
     }
     // Durable frames up to here are all replayed; the live-only ones the feed passed before this
     // follower registered are read back, up to the first frame held.
-    for (let after = this.liveId; ; ) {
+    for (let after = this.liveId; ;) {
       if (this.sink.closed) return;
       const first = this.held![0];
       const end = first ? `(${first.liveId}` : this.feed.liveId;

@@ -8,7 +8,8 @@
  */
 import type { Envelope } from "../sessions/domain/events.js";
 import type { Logger } from "../log.js";
-import { toLiveFrame, type EventLog, type LiveFrame } from "../sessions/redis/event-log.js";
+import { type EventLog } from "../sessions/redis/event-log.js";
+import { toLiveFrame, type LiveFrame } from "../sessions/redis/log-entries.js";
 import type { LiveStream } from "./redis/live-stream.js";
 import { maxStreamId } from "../redis/stream-ids.js";
 import type { StreamEntry, StreamReader, Subscription } from "./redis/stream-reader.js";

@@ -6,76 +6,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-
-export interface FakeUsage {
-  input_tokens?: number;
-  output_tokens?: number;
-  cache_creation_input_tokens?: number;
-  cache_read_input_tokens?: number;
-}
-
-/** A streamed message: thinking first, then text, then tool uses, as the real API orders them. */
-export interface FakeMessage {
-  text?: string;
-  thinking?: string;
-  /** `rawJson` replaces the JSON of `input` as streamed (e.g. to send a broken one). */
-  toolUses?: { id: string; name: string; input?: unknown; rawJson?: string }[];
-  usage?: FakeUsage;
-  /** Characters per text/thinking delta and per input_json_delta (default 8). */
-  chunkSize?: number;
-  /** Pause before each event after message_start (default 0). */
-  delayMs?: number;
-  stopReason?: string;
-  /** Sends `event: error` with this body once the text (if any) has been streamed. */
-  streamError?: { type: string; message: string };
-  /** Sends message_start, then nothing more, keeping the connection open. */
-  stall?: boolean;
-  /** Ends the response after the content, without message_delta and message_stop. */
-  truncate?: boolean;
-  /** Answers one JSON message even to a streaming request (a proxy that drops `stream: true`). */
-  asJson?: boolean;
-}
-
-/** An HTTP error with the API's body `{type: "error", error: {type, message}}`. */
-export interface FakeError {
-  status: number;
-  type?: string;
-  message?: string;
-  /** Sent as the `retry-after` header (seconds). */
-  retryAfter?: number | string;
-}
-
-export type FakeReply = FakeMessage | FakeError;
-
-export interface RecordedRequest {
-  method: string;
-  path: string;
-  headers: Record<string, string>;
-  body: any;
-  /** True when the client went away before the reply was complete. */
-  closedEarly: boolean;
-}
-
-const ERROR_TYPES: Record<number, string> = {
-  400: "invalid_request_error",
-  401: "authentication_error",
-  403: "permission_error",
-  404: "not_found_error",
-  413: "request_too_large",
-  429: "rate_limit_error",
-  500: "api_error",
-  529: "overloaded_error",
-};
-const ERROR_MESSAGES: Record<string, string> = {
-  invalid_request_error: "Invalid request",
-  authentication_error: "invalid x-api-key",
-  permission_error: "Your API key does not have permission to use the specified resource.",
-  not_found_error: "Not found",
-  request_too_large: "Request exceeds the maximum allowed number of bytes.",
-  rate_limit_error: "Number of request tokens has exceeded your per-minute rate limit",
-  api_error: "Internal server error",
-  overloaded_error: "Overloaded",
-};
+import { ERROR_MESSAGES, ERROR_TYPES, type FakeError, type FakeMessage, type FakeReply, type RecordedRequest } from "./fake-anthropic-replies.js";
 
 const tokens = (s: string) => Math.ceil(s.length / 4);
 
@@ -251,16 +182,22 @@ export class FakeAnthropic {
 
     let index = 0;
     if (m.thinking) {
-      const steps: [string, unknown][] = [["content_block_start", { type: "content_block_start", index, content_block: { type: "thinking", thinking: "", signature: "" } }]];
-      for (const part of split(m.thinking, size)) steps.push(["content_block_delta", { type: "content_block_delta", index, delta: { type: "thinking_delta", thinking: part } }]);
+      const steps: [string, unknown][] = [
+        ["content_block_start", { type: "content_block_start", index, content_block: { type: "thinking", thinking: "", signature: "" } }],
+      ];
+      for (const part of split(m.thinking, size))
+        steps.push(["content_block_delta", { type: "content_block_delta", index, delta: { type: "thinking_delta", thinking: part } }]);
       steps.push(["content_block_delta", { type: "content_block_delta", index, delta: { type: "signature_delta", signature: "sig_fake" } }]);
       steps.push(["content_block_stop", { type: "content_block_stop", index }]);
       if (!(await ok(...steps))) return;
       index++;
     }
     if (m.text !== undefined) {
-      const steps: [string, unknown][] = [["content_block_start", { type: "content_block_start", index, content_block: { type: "text", text: "", citations: null } }]];
-      for (const part of split(m.text, size)) steps.push(["content_block_delta", { type: "content_block_delta", index, delta: { type: "text_delta", text: part } }]);
+      const steps: [string, unknown][] = [
+        ["content_block_start", { type: "content_block_start", index, content_block: { type: "text", text: "", citations: null } }],
+      ];
+      for (const part of split(m.text, size))
+        steps.push(["content_block_delta", { type: "content_block_delta", index, delta: { type: "text_delta", text: part } }]);
       if (!(await ok(...steps))) return;
       if (m.streamError) {
         await send("error", { type: "error", error: m.streamError });
@@ -276,8 +213,11 @@ export class FakeAnthropic {
     }
     for (const t of m.toolUses ?? []) {
       const json = t.rawJson ?? (t.input === undefined ? "" : JSON.stringify(t.input));
-      const steps: [string, unknown][] = [["content_block_start", { type: "content_block_start", index, content_block: { type: "tool_use", id: t.id, name: t.name, input: {} } }]];
-      for (const part of split(json, size)) steps.push(["content_block_delta", { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: part } }]);
+      const steps: [string, unknown][] = [
+        ["content_block_start", { type: "content_block_start", index, content_block: { type: "tool_use", id: t.id, name: t.name, input: {} } }],
+      ];
+      for (const part of split(json, size))
+        steps.push(["content_block_delta", { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: part } }]);
       steps.push(["content_block_stop", { type: "content_block_stop", index }]);
       if (!(await ok(...steps))) return;
       index++;
@@ -287,7 +227,10 @@ export class FakeAnthropic {
       return;
     }
     await ok(
-      ["message_delta", { type: "message_delta", delta: { stop_reason: this.stopReason(m), stop_sequence: null }, usage: { output_tokens: usage.output_tokens } }],
+      [
+        "message_delta",
+        { type: "message_delta", delta: { stop_reason: this.stopReason(m), stop_sequence: null }, usage: { output_tokens: usage.output_tokens } },
+      ],
       ["message_stop", { type: "message_stop" }],
     );
     res.end();

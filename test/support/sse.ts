@@ -1,6 +1,7 @@
 /** A small SSE client over fetch, recording every frame and comment, for black-box stream tests; frames are checked against the served document. */
 import { connect, type Socket } from "node:net";
 import { checkResponse, contractOf } from "./contract.js";
+import type { Reply } from "./server.js";
 
 export interface SseFrame {
   event: string;
@@ -105,4 +106,22 @@ export function stalledStream(url: string, key: string): Socket {
   const socket = connect(Number(port), hostname);
   socket.write(`GET ${pathname}${search} HTTP/1.1\r\nHost: ${hostname}\r\nx-api-key: ${key}\r\n\r\n`);
   return socket;
+}
+
+/** GET of an SSE stream: a refusal comes back with its JSON body; a 200 stream is closed at once. */
+export async function getStream(url: string, key: string, headers: Record<string, string> = {}): Promise<Reply<any>> {
+  const controller = new AbortController();
+  const res = await fetch(url, { headers: { "x-api-key": key, accept: "text/event-stream", ...headers }, signal: controller.signal });
+  if (res.status === 200) {
+    controller.abort();
+    return { status: 200, headers: res.headers, body: "(event stream)" };
+  }
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    /* stays text */
+  }
+  return { status: res.status, headers: res.headers, body };
 }

@@ -9,7 +9,7 @@ import type { Plan, StatusChange } from "../domain/session-state.js";
 import type { RateLimitStanding } from "../../errors.js";
 import type { AllowanceScope } from "./allowances.js";
 import { REFUSED, runScript, type RedisClient } from "../../redis/client.js";
-import { parseEntry } from "./event-log.js";
+import { parseEntry } from "./log-entries.js";
 import { consume, standing, windowStart } from "../../redis/fixed-window.js";
 import { WINDOW_MS, type Keys } from "../../redis/keys.js";
 import type { LiveEcho } from "../../streaming/redis/live-echo.js";
@@ -32,7 +32,6 @@ export interface Commit {
   /** The request's Idempotency-Key, marked in the same commit, so a retry after a lost answer commits nothing again. */
   once?: OnceMark;
 }
-
 
 export interface Appended {
   /** The durable drafts as they now stand in the log, with their sequences. */
@@ -148,7 +147,9 @@ export class EventAppender {
   async apply(sessionId: string, plan: Plan, commit: Commit): Promise<AppendResult> {
     const now = Date.now();
     const allowance = commit.allowance;
-    const counter = allowance ? this.keys.allowance(allowance.scope.orgId, allowance.scope.agentId, allowance.scope.subjectId, allowance.kind, windowStart(now)) : null;
+    const counter = allowance
+      ? this.keys.allowance(allowance.scope.orgId, allowance.scope.agentId, allowance.scope.subjectId, allowance.kind, windowStart(now))
+      : null;
     let apart: RateLimitStanding | null = null;
     if (allowance && counter && this.keys.cluster) {
       const { allowed, ...counted } = await consume(this.redis, counter, allowance.limit, allowance.cost, now);
@@ -166,7 +167,17 @@ export class EventAppender {
   private async commit(sessionId: string, plan: Plan, commit: Commit, now: number, counter: string | null): Promise<AppendResult> {
     const allowance = counter ? commit.allowance : undefined;
     const once = commit.once;
-    const args: (string | number)[] = [commit.fence, now, LIVE_MAXLEN, allowance?.limit ?? 0, allowance?.cost ?? 0, WINDOW_MS, plan.wake ? sessionId : "", commit.projection ?? "", WAKEUP_MAXLEN];
+    const args: (string | number)[] = [
+      commit.fence,
+      now,
+      LIVE_MAXLEN,
+      allowance?.limit ?? 0,
+      allowance?.cost ?? 0,
+      WINDOW_MS,
+      plan.wake ? sessionId : "",
+      commit.projection ?? "",
+      WAKEUP_MAXLEN,
+    ];
     args.push(once?.field ?? "", once ? `${once.fingerprint} ${once.answers.join(",")}` : "");
     args.push(commit.reads.length);
     for (const [field, value] of commit.reads) args.push(field, value === null ? "" : `=${value}`);

@@ -6,10 +6,11 @@
  */
 import type { Envelope, EventStatus, Payload } from "../domain/events.js";
 import { REPLACED_PAYLOAD_TYPE } from "../domain/inbound-plan.js";
-import { INITIAL_STATE, type RuntimeState, type SessionStatus } from "../domain/session-state.js";
+import type { RuntimeState } from "../domain/session-state.js";
 import type { RedisClient } from "../../redis/client.js";
 import type { Keys } from "../../redis/keys.js";
 import { keptWithPayloads, PAGE_BOUNDS, pageEnd, type PageBounds } from "./large-events.js";
+import { IDENTITY_FIELDS, identityOf, parseEntry, parseState, snapshotOf, type SessionIdentity, type Snapshot, type StateSummary } from "./log-entries.js";
 
 /** A durable event as a page of the log holds it, with the id of its live-stream entry. */
 export interface LoggedEvent {
@@ -44,77 +45,6 @@ function overlaid(envelope: Envelope, patch: string | null, turn: string | null,
   return merged;
 }
 
-/**
- * A frame of the live stream, as SSE delivers it. A large durable event's frame is a stub, without its
- * envelope: readers take the event from the log (`large-events.ts`). A large live-only frame that
- * carries a replacement payload comes without it (`payload.payload` is null) and names the event
- * whose overlay holds it (`replacementOf`): readers complete it with `completed`.
- */
-export type LiveFrame =
-  | {
-      liveId: string;
-      envelope: Envelope;
-      /** The durable sequence, absent for live-only frames (whose envelope has `sequence: null`). */
-      sequence?: number;
-      replacementOf?: undefined;
-    }
-  | { liveId: string; envelope: Envelope; sequence?: undefined; replacementOf: string }
-  | { liveId: string; envelope: null; sequence: number };
-
-export function parseState(hash: Record<string, string>): RuntimeState {
-  if (!hash.v) return { ...INITIAL_STATE };
-  const json = <T>(field: string, fallback: T): T => (hash[field] ? (JSON.parse(hash[field]!) as T) : fallback);
-  return {
-    v: Number(hash.v),
-    status: (hash.status as SessionStatus | "deleted" | undefined) ?? "idle",
-    turn: json("turn", null),
-    queue: json("queue", []),
-    interrupt: hash.interrupt || null,
-    grants: json("grants", []),
-    longRunning: json("longRunning", {}),
-    ...(hash.usage === undefined ? {} : { usage: json("usage", null) }),
-    ...(hash.compact === "true" ? { compact: true } : {}),
-  };
-}
-
-/** What lists show of a session's runtime state. */
-export type StateSummary = Pick<RuntimeState, "status" | "usage">;
-
-/** Whose a session is and whom it counts against: written beside its state at creation, never changed. */
-export interface SessionIdentity {
-  orgId: string;
-  agentId: string;
-  subjectId: string;
-}
-
-/** The state hash's fields of the identity (not state fields: no plan reads or writes them). */
-const IDENTITY_FIELDS = { orgId: "org", agentId: "agent", subjectId: "subject" } as const;
-
-/** The identity kept in a state hash; null for a session created before it was kept there. */
-export function identityOf(fields: Record<string, string | null | undefined>): SessionIdentity | null {
-  const orgId = fields[IDENTITY_FIELDS.orgId];
-  const agentId = fields[IDENTITY_FIELDS.agentId];
-  const subjectId = fields[IDENTITY_FIELDS.subjectId];
-  return orgId && agentId && subjectId ? { orgId, agentId, subjectId } : null;
-}
-
-/** The runtime state with the hash it was parsed from: a plan's preconditions are the strings it read. */
-export interface Snapshot {
-  state: RuntimeState;
-  fields: Record<string, string>;
-}
-
-/** A snapshot of a state hash; null for a session without state (deleted: creation writes it first). */
-export function snapshotOf(fields: Record<string, string>): Snapshot | null {
-  return fields.v === undefined ? null : { state: parseState(fields), fields };
-}
-
-export function parseEntry(fields: string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (let i = 0; i + 1 < fields.length; i += 2) out[fields[i]!] = fields[i + 1]!;
-  return out;
-}
-
 export class EventLog {
   constructor(
     private readonly redis: RedisClient,
@@ -142,7 +72,13 @@ export class EventLog {
 
   /** Whether the session has state, and its identity when the state keeps it, in one read. */
   async identity(sessionId: string): Promise<{ identity: SessionIdentity | null } | null> {
-    const [v, org, agent, subject] = await this.redis.hmget(this.keys.sessionState(sessionId), "v", IDENTITY_FIELDS.orgId, IDENTITY_FIELDS.agentId, IDENTITY_FIELDS.subjectId);
+    const [v, org, agent, subject] = await this.redis.hmget(
+      this.keys.sessionState(sessionId),
+      "v",
+      IDENTITY_FIELDS.orgId,
+      IDENTITY_FIELDS.agentId,
+      IDENTITY_FIELDS.subjectId,
+    );
     return v === null ? null : { identity: identityOf({ org, agent, subject }) };
   }
 
@@ -187,7 +123,10 @@ export class EventLog {
     ]);
     const kept = envelopes.slice(0, keptWithPayloads(spent, payloadBytes, this.bounds));
     const payloads = await Promise.all(kept.map((e, i) => (payloadBytes[i]! > 0 ? this.redis.hget(overlayKey, `${e.id}:payload`) : null)));
-    const events = kept.map((e, i) => ({ envelope: overlaid(e, overlay[2 * i] ?? null, overlay[2 * i + 1] ?? null, payloads[i] ?? null), liveId: entries[i]!.live ?? "0-0" }));
+    const events = kept.map((e, i) => ({
+      envelope: overlaid(e, overlay[2 * i] ?? null, overlay[2 * i + 1] ?? null, payloads[i] ?? null),
+      liveId: entries[i]!.live ?? "0-0",
+    }));
     const read = events.at(-1)?.envelope.sequence ?? after;
     return { events, more: events.length > 0 && read < last };
   }
@@ -267,7 +206,11 @@ export class EventLog {
 
   /** The last sequence given out, and how many entries the log and the capped live stream hold. */
   async sizes(sessionId: string): Promise<{ lastSequence: number; logEntries: number; liveEntries: number }> {
-    const [seq, log, live] = await Promise.all([this.lastSequence(sessionId), this.redis.xlen(this.keys.sessionLog(sessionId)), this.redis.xlen(this.keys.sessionLive(sessionId))]);
+    const [seq, log, live] = await Promise.all([
+      this.lastSequence(sessionId),
+      this.redis.xlen(this.keys.sessionLog(sessionId)),
+      this.redis.xlen(this.keys.sessionLive(sessionId)),
+    ]);
     return { lastSequence: seq, logEntries: log, liveEntries: live };
   }
 
@@ -283,13 +226,4 @@ export class EventLog {
   async delete(sessionId: string): Promise<void> {
     await this.redis.del(...this.keys.sessionKeys(sessionId));
   }
-}
-
-export function toLiveFrame(id: string, fields: string[]): LiveFrame {
-  const f = parseEntry(fields);
-  if (f.env === undefined) return { liveId: id, envelope: null, sequence: Number(f.seq) };
-  if (f.patch !== undefined) return { liveId: id, envelope: JSON.parse(f.env) as Envelope, replacementOf: f.patch };
-  const frame: LiveFrame = { liveId: id, envelope: JSON.parse(f.env) as Envelope };
-  if (f.seq !== undefined) frame.sequence = Number(f.seq);
-  return frame;
 }
