@@ -29,7 +29,10 @@ module.exports = {
         "Domain rules are pure: they import only domain rules, the schemas, ids and errors, and libraries that only compute (cron-parser and cronstrue read schedules); no I/O, no framework.",
       severity: "error",
       from: { path: DOMAIN },
-      to: { pathNot: [DOMAIN, "^schemas/", "^src/ids\\.ts$", "^src/errors\\.ts$", "^node_modules/(cron-parser|cronstrue)/"], dependencyTypesNot: ["type-only"] },
+      to: {
+        pathNot: [DOMAIN, "^schemas/", "^src/ids\\.ts$", "^src/errors\\.ts$", "^node_modules/(cron-parser|cronstrue)/"],
+        dependencyTypesNot: ["type-only"],
+      },
     },
     {
       name: "domain-imports-no-io-types",
@@ -68,7 +71,8 @@ module.exports = {
     },
     {
       name: "services-do-not-run-the-worker",
-      comment: "Workers use services (the transition function); services never reach into the workers (the turn engine's domain rules and its adapters are for all).",
+      comment:
+        "Workers use services (the transition function); services never reach into the workers (the turn engine's domain rules and its adapters are for all).",
       severity: "error",
       from: { path: "^src/", pathNot: ["^src/worker/", "^src/roles/"] },
       to: { path: "^src/worker/[^/]+\\.ts$" },
@@ -85,12 +89,23 @@ module.exports = {
       comment:
         "Deployments use the core's services; the core does not reach into deployments. Three crossings stand, to be turned into interfaces the core owns: the worker's placement of a deployment thread's tools, the secrets deployments use, the webhook notices of deployment records.",
       severity: "error",
-      from: { path: "^src/", pathNot: ["^src/deployments/", "^src/roles/", "^src/main\\.ts$", "^src/worker/placement\\.ts$", "^src/vaults/secrets\\.ts$", "^src/webhooks/record-notices\\.ts$"] },
+      from: {
+        path: "^src/",
+        pathNot: [
+          "^src/deployments/",
+          "^src/roles/",
+          "^src/main\\.ts$",
+          "^src/worker/placement\\.ts$",
+          "^src/vaults/secrets\\.ts$",
+          "^src/webhooks/record-notices\\.ts$",
+        ],
+      },
       to: { path: "^src/deployments/" },
     },
     {
       name: "one-writer-of-session-state",
-      comment: "The compare-and-set append is the session transition function's alone (the composition root builds it). Type-only imports count: an appender handed in needs only its type.",
+      comment:
+        "The compare-and-set append is the session transition function's alone (the composition root builds it). Type-only imports count: an appender handed in needs only its type.",
       severity: "error",
       from: { path: "^src/", pathNot: ["^src/sessions/transitions\\.ts$", "^src/roles/core\\.ts$"] },
       to: { path: "^src/sessions/redis/event-appender\\.ts$" },

@@ -27,7 +27,17 @@ function startScheduler(service: Service, n: number): Promise<ChildProcess> {
   const { config } = service.runtime.core;
   const child = spawn(process.execPath, ["dist/src/main.js"], {
     // No recovery of turns during the round (no worker runs them here): wake-ups stay pending.
-    env: { ...process.env, ROLE: "scheduler", MONGO_URL: config.mongoUrl, REDIS_URL: config.redisUrl, REDIS_KEY_PREFIX: config.redisKeyPrefix, PORT: "0", LOG_LEVEL: "info", CLAIM_IDLE_MS: "3600000", SCHEDULER_CONCURRENCY: String(CONCURRENCY) },
+    env: {
+      ...process.env,
+      ROLE: "scheduler",
+      MONGO_URL: config.mongoUrl,
+      REDIS_URL: config.redisUrl,
+      REDIS_KEY_PREFIX: config.redisKeyPrefix,
+      PORT: "0",
+      LOG_LEVEL: "info",
+      CLAIM_IDLE_MS: "3600000",
+      SCHEDULER_CONCURRENCY: String(CONCURRENCY),
+    },
     stdio: ["ignore", "pipe", "inherit"],
   });
   return new Promise((resolve, reject) => {
@@ -60,7 +70,10 @@ async function settle(service: Service, at: Date, started: number): Promise<Omit
   }
   const seconds = (performance.now() - started) / 1000;
   const failed = await db.collection("automation_runs").countDocuments({ scheduledFor: at, status: "failed" });
-  const sessions = await db.collection("sessions").find({ createdAt: { $gte: at } }, { projection: { subjectId: 1 } }).toArray();
+  const sessions = await db
+    .collection("sessions")
+    .find({ createdAt: { $gte: at } }, { projection: { subjectId: 1 } })
+    .toArray();
   const perSubject = new Map<string, number>();
   for (const s of sessions) perSubject.set(String(s.subjectId), (perSubject.get(String(s.subjectId)) ?? 0) + 1);
   return { seconds, failed, duplicates: [...perSubject.values()].reduce((n, c) => n + c - 1, 0) };
@@ -103,12 +116,17 @@ async function main(): Promise<void> {
     const agentId = String(agent.id);
     const seeding = performance.now();
     const limit = pLimit(CONCURRENCY);
-    await Promise.all(Array.from({ length: COUNT }, (_, i) => limit(() => automations.create(orgId, agentId, `subject-${i}`, { prompt: "Check in.", schedule: "1d" }))));
+    await Promise.all(
+      Array.from({ length: COUNT }, (_, i) => limit(() => automations.create(orgId, agentId, `subject-${i}`, { prompt: "Check in.", schedule: "1d" }))),
+    );
     process.stdout.write(`seeded ${COUNT} automations in ${((performance.now() - seeding) / 1000).toFixed(1)} s\n`);
     const rounds = [await direct(service, orgId, agentId), await round(service, 1), await round(service, 2)];
     process.stdout.write(`\nautomations due at the same moment: ${COUNT}, scheduler concurrency ${CONCURRENCY}\n${await conditions()}\n\n`);
     process.stdout.write(`${"".padEnd(42)} ${"seconds".padStart(8)} ${"per s".padStart(8)} ${"dup".padStart(5)} ${"failed".padStart(7)}\n`);
-    for (const r of rounds) process.stdout.write(`${r.label.padEnd(42)} ${f(r.seconds, 8, 1)} ${f(COUNT / r.seconds, 8, 0)} ${String(r.duplicates).padStart(5)} ${String(r.failed).padStart(7)}\n`);
+    for (const r of rounds)
+      process.stdout.write(
+        `${r.label.padEnd(42)} ${f(r.seconds, 8, 1)} ${f(COUNT / r.seconds, 8, 0)} ${String(r.duplicates).padStart(5)} ${String(r.failed).padStart(7)}\n`,
+      );
   } finally {
     await service.close();
   }

@@ -37,7 +37,7 @@ interface Stored {
 
 async function history(api: Api, sessionId: string): Promise<Stored[]> {
   const out: Stored[] = [];
-  for (let after = 0; ; ) {
+  for (let after = 0; ;) {
     const page = await api.call("GET", `/v1/sessions/${sessionId}/events?after=${after}&limit=100`);
     if (page.status !== 200) throw new Error(`history of ${sessionId}: ${page.status}`);
     const data = page.body.data as Stored[];
@@ -110,7 +110,10 @@ async function backlogDetail(redis: Redis, keys: Keys): Promise<string> {
       const group = ((await redis.xinfo("GROUPS", key)) as unknown[][]).map(fieldsOf).find((g) => g.get("name") === WORKER_GROUP);
       const consumers = ((await redis.xinfo("CONSUMERS", key, WORKER_GROUP)) as unknown[][]).map(fieldsOf);
       const alive = await Promise.all(consumers.map((c) => redis.exists(keys.consumerAlive(String(c.get("name"))))));
-      const held = consumers.map((c, i) => `${String(c.get("name")).slice(-12)}: ${String(c.get("pending"))} pending, idle ${String(c.get("idle"))} ms${alive[i] ? ", alive" : ", no heartbeat"}`);
+      const held = consumers.map(
+        (c, i) =>
+          `${String(c.get("name")).slice(-12)}: ${String(c.get("pending"))} pending, idle ${String(c.get("idle"))} ms${alive[i] ? ", alive" : ", no heartbeat"}`,
+      );
       const info = await redis.xinfo("STREAM", key);
       const last = fieldsOf(info as unknown[]).get("last-generated-id");
       return `shard ${shard}: lag ${String(group?.get("lag"))}, last delivered ${String(group?.get("last-delivered-id"))} of ${String(last)}, pending ${String(group?.get("pending"))}; ${held.join("; ")}`;

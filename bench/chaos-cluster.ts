@@ -49,7 +49,11 @@ export async function startRedis(appendfsync: "always" | "everysec"): Promise<{ 
   let child: ChildProcess;
   const start = async () => {
     // The password from stdin (`-`: a config file read there), not the command line, which `ps` shows.
-    child = spawn("redis-server", ["-", "--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--appendonly", "yes", "--appendfsync", appendfsync, "--save", ""], { stdio: ["pipe", "ignore", "ignore"] });
+    child = spawn(
+      "redis-server",
+      ["-", "--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--appendonly", "yes", "--appendfsync", appendfsync, "--save", ""],
+      { stdio: ["pipe", "ignore", "ignore"] },
+    );
     child.stdin!.end(`requirepass ${password}\n`);
     const probe = new Redis({ port, password, lazyConnect: true, retryStrategy: () => 50, maxRetriesPerRequest: null });
     probe.on("error", () => undefined);
@@ -137,7 +141,10 @@ export async function ready(apis: Supervised[], timeoutMs = 60_000): Promise<voi
   const deadline = Date.now() + timeoutMs;
   for (const api of apis) {
     for (;;) {
-      const ok = await fetch(`${api.url}/readyz`).then((r) => r.ok, () => false);
+      const ok = await fetch(`${api.url}/readyz`).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (ok) break;
       if (Date.now() > deadline) throw new Error(`${api.name} is not ready`);
       await sleep(100);

@@ -90,14 +90,25 @@ export async function startChaosDatabase(base: string): Promise<ChaosDatabase> {
   const backend = await ownBackend(local.backend, dir, base);
   let child: ChildProcess;
   const spawnIt = () => {
-    child = spawn(local.binary, [backend, `--listen-addr=127.0.0.1:${port}`, "--debug-addr=127.0.0.1:0", `--state-dir=${dir}`, "--telemetry=disable", "--log-level=warn"], { stdio: "ignore" });
+    child = spawn(
+      local.binary,
+      [backend, `--listen-addr=127.0.0.1:${port}`, "--debug-addr=127.0.0.1:0", `--state-dir=${dir}`, "--telemetry=disable", "--log-level=warn"],
+      { stdio: "ignore" },
+    );
   };
   // Started again until it answers a ping: a FerretDB met by every client at once can wedge (see decisions).
   const start = async () => {
     spawnIt();
-    for (let since = Date.now(); ; ) {
+    for (let since = Date.now(); ;) {
       const probe = new MongoClient(withHost(base, `127.0.0.1:${port}`, "admin"), { serverSelectionTimeoutMS: 500, socketTimeoutMS: 2_000 });
-      const answered = await probe.db().admin().command({ ping: 1 }).then(() => true, () => false);
+      const answered = await probe
+        .db()
+        .admin()
+        .command({ ping: 1 })
+        .then(
+          () => true,
+          () => false,
+        );
       await probe.close();
       if (answered) return;
       if (Date.now() - since > 15_000) {

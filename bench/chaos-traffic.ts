@@ -44,7 +44,12 @@ export class Api {
       const headers: Record<string, string> = { "x-api-key": this.key, "idempotency-key": idempotencyKey };
       if (body !== undefined) headers["content-type"] = "application/json";
       try {
-        const res = await fetch(pick(this.bases) + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(30_000) });
+        const res = await fetch(pick(this.bases) + path, {
+          method,
+          headers,
+          body: body === undefined ? undefined : JSON.stringify(body),
+          signal: AbortSignal.timeout(30_000),
+        });
         const parsed = (await res.json().catch(() => ({}))) as Reply["body"];
         this.statuses.set(res.status, (this.statuses.get(res.status) ?? 0) + 1);
         if (res.status >= 500 && res.status !== 503) this.unexpected.push(`${method} ${path} → ${res.status} ${JSON.stringify(parsed).slice(0, 200)}`);
@@ -78,9 +83,18 @@ export class Watch {
   private readonly stopping = new AbortController();
   readonly done: Promise<void>;
 
-  constructor(base: string, key: string, readonly sessionId: string) {
+  constructor(
+    base: string,
+    key: string,
+    readonly sessionId: string,
+  ) {
     const client = createAgentSessionsClient({ baseUrl: base, apiKey: key });
-    const stream = client.events(sessionId, { liveFrames: false, idleTimeoutMs: 5_000, reconnect: { initialDelayMs: 50, maxDelayMs: 1_000 }, signal: this.stopping.signal });
+    const stream = client.events(sessionId, {
+      liveFrames: false,
+      idleTimeoutMs: 5_000,
+      reconnect: { initialDelayMs: 50, maxDelayMs: 1_000 },
+      signal: this.stopping.signal,
+    });
     this.done = (async () => {
       for await (const event of stream) {
         this.events.push({ event, at: Date.now() });
@@ -133,7 +147,7 @@ export interface Tally {
 
 /** Waits for the turn to end, answering what it asks on the way (an approval, a custom tool's result). */
 async function finish(api: Api, watch: Watch, after: number, tally: Tally): Promise<void> {
-  for (let sequence = after; ; ) {
+  for (let sequence = after; ;) {
     const idle = await watch.next(sequence, (e) => e.type === "session.status_idle");
     if (!idle) {
       tally.stuck.push(`${watch.sessionId} after ${sequence}`);

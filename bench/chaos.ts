@@ -56,11 +56,16 @@ async function main(): Promise<void> {
   const env = { MONGO_URL: mongoUrl, REDIS_URL: redis.url, REDIS_KEY_PREFIX: run };
 
   // Not a synchronous child: the MongoDB path may be a proxy in this process, which must keep forwarding.
-  const key = (await promisify(execFile)(process.execPath, ["dist/src/cli/main.js", "keys", "create", "--org", run], { env: { ...process.env, ...env }, encoding: "utf8" })).stdout.trim();
+  const key = (
+    await promisify(execFile)(process.execPath, ["dist/src/cli/main.js", "keys", "create", "--org", run], { env: { ...process.env, ...env }, encoding: "utf8" })
+  ).stdout.trim();
   const mongo = new MongoClient(mongoUrl);
   await mongo.connect();
   // The run's own ceiling: hundreds of clients retrying through deaths would meet the default one.
-  await mongo.db().collection("api_keys").updateMany({}, { $set: { requestsPerMinute: 1_000_000 } });
+  await mongo
+    .db()
+    .collection("api_keys")
+    .updateMany({}, { $set: { requestsPerMinute: 1_000_000 } });
 
   const processes = [
     new Supervised("api-1", "api", await freePort(), env),
@@ -71,22 +76,36 @@ async function main(): Promise<void> {
   processes.forEach((p) => p.start());
   const apis = processes.filter((p) => p.role === "api");
   await ready(apis);
-  const api = new Api(apis.map((p) => p.url), key);
+  const api = new Api(
+    apis.map((p) => p.url),
+    key,
+  );
 
   const agent = await api.call("POST", "/v1/agents", {
     name: "chaos",
     modelName: "mock/echo",
     systemPrompt: "You answer under fire.",
     skills: [],
-    tools: [{ type: "custom_tool", name: "lookup", description: "Finds an order", input_schema: { type: "object", properties: { order: { type: "string" } }, required: ["order"] } }],
+    tools: [
+      {
+        type: "custom_tool",
+        name: "lookup",
+        description: "Finds an order",
+        input_schema: { type: "object", properties: { order: { type: "string" } }, required: ["order"] },
+      },
+    ],
   });
   if (agent.status !== 201) throw new Error(`agent: ${agent.status} ${JSON.stringify(agent.body)}`);
-  const sessionIds = await inBatches(Array.from({ length: SESSIONS }, (_, i) => i), 20, async (i) => {
-    const created = await api.call("POST", "/v1/sessions", { agentId: agent.body.id, subjectId: `${run}-subject-${i}` });
-    if (created.status !== 201) throw new Error(`session: ${created.status} ${JSON.stringify(created.body)}`);
-    api.accepted.set(created.body.id as string, []);
-    return created.body.id as string;
-  });
+  const sessionIds = await inBatches(
+    Array.from({ length: SESSIONS }, (_, i) => i),
+    20,
+    async (i) => {
+      const created = await api.call("POST", "/v1/sessions", { agentId: agent.body.id, subjectId: `${run}-subject-${i}` });
+      if (created.status !== 201) throw new Error(`session: ${created.status} ${JSON.stringify(created.body)}`);
+      api.accepted.set(created.body.id as string, []);
+      return created.body.id as string;
+    },
+  );
   const watches = sessionIds.map((id, i) => new Watch(apis[i % apis.length]!.url, key, id));
 
   const tally: Tally = { turns: 0, approvals: 0, toolResults: 0, interrupts: 0, stuck: [] };
@@ -148,25 +167,47 @@ async function main(): Promise<void> {
   const clear = samples.filter((x) => !nearStoreFault(x.at)).map((x) => x.seconds);
   const t = summary(clear.length ? clear : [0]);
   const all = summary(samples.length ? samples.map((x) => x.seconds) : [0]);
-  const statuses = [...api.statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${n} × ${s}`).join(", ");
-  const failures = findings.missing.length + findings.duplicated.length + findings.gaps.length + running.length + findings.running.length + findings.readers.length + findings.wakeupBacklog + api.unexpected.length + api.unanswered.length;
+  const statuses = [...api.statuses]
+    .sort(([a], [b]) => a - b)
+    .map(([s, n]) => `${n} × ${s}`)
+    .join(", ");
+  const failures =
+    findings.missing.length +
+    findings.duplicated.length +
+    findings.gaps.length +
+    running.length +
+    findings.running.length +
+    findings.readers.length +
+    findings.wakeupBacklog +
+    api.unexpected.length +
+    api.unanswered.length;
   console.log(`chaos: ${SESSIONS} sessions, ${trafficSeconds.toFixed(0)} s of traffic; Redis appendfsync ${APPENDFSYNC}`);
-  console.log(`  faults         ${kills.api} API and ${kills.worker} worker SIGKILLs (every ~${KILL_EVERY_MS / 1000} s), 2 Redis kills, ${database.outageKind} ${MONGO_DOWN_MS / 1000} s`);
+  console.log(
+    `  faults         ${kills.api} API and ${kills.worker} worker SIGKILLs (every ~${KILL_EVERY_MS / 1000} s), 2 Redis kills, ${database.outageKind} ${MONGO_DOWN_MS / 1000} s`,
+  );
   console.log(`  restarts       ${processes.map((p) => `${p.name} ${p.restarts}`).join(", ")}`);
   console.log(`  traffic        ${tally.turns} turns, ${tally.approvals} approvals, ${tally.toolResults} custom tool results, ${tally.interrupts} interrupts`);
   console.log(`  answers        ${statuses}; ${api.networkErrors} requests without an answer (retried; ${api.timeouts} of them silent for 30 s)`);
-  console.log(`  takeover       worker killed → another worker claims each wake-up it held: p50 ${fixed(t.p50, 6)} s  p99 ${fixed(t.p99, 6)} s  (n=${clear.length}; target p99 ≤ 5 s)`);
-  console.log(`                 with kills near a store outage too: p50 ${fixed(all.p50, 6)} s  p99 ${fixed(all.p99, 6)} s  (n=${samples.length}; ${never} never taken over within 60 s)`);
+  console.log(
+    `  takeover       worker killed → another worker claims each wake-up it held: p50 ${fixed(t.p50, 6)} s  p99 ${fixed(t.p99, 6)} s  (n=${clear.length}; target p99 ≤ 5 s)`,
+  );
+  console.log(
+    `                 with kills near a store outage too: p50 ${fixed(all.p50, 6)} s  p99 ${fixed(all.p99, 6)} s  (n=${samples.length}; ${never} never taken over within 60 s)`,
+  );
   // The slow ones, each with what else happened then: another worker killed too, a store down.
   const slow = new Map<string, number>();
   for (const s of samples.filter((x) => x.seconds > 5).sort((a, b) => b.seconds - a.seconds)) {
-    const others = workerKills.filter((k) => k.name !== s.victim && k.at > s.at - 5_000 && k.at < s.at + s.seconds * 1000).map((k) => `${k.name} killed at ${((k.at - s.at) / 1000).toFixed(1)} s`);
+    const others = workerKills
+      .filter((k) => k.name !== s.victim && k.at > s.at - 5_000 && k.at < s.at + s.seconds * 1000)
+      .map((k) => `${k.name} killed at ${((k.at - s.at) / 1000).toFixed(1)} s`);
     const line = `${s.seconds.toFixed(1)} s after ${s.victim}'s kill at t=${((s.at - started) / 1000).toFixed(0)} s${others.length ? `; ${others.join(", ")}` : ""}${nearStoreFault(s.at) ? "; a store down near it" : ""}`;
     slow.set(line, (slow.get(line) ?? 0) + 1);
   }
   for (const [line, n] of [...slow].slice(0, 8)) console.log(`                 slow: ${n} × ${line}`);
   console.log(`invariants (each should be 0):`);
-  console.log(`  202s missing from history       ${findings.missing.length}  (of ${[...api.accepted.values()].reduce((n, l) => n + l.length, 0)} accepted; ${findings.events} events in history)`);
+  console.log(
+    `  202s missing from history       ${findings.missing.length}  (of ${[...api.accepted.values()].reduce((n, l) => n + l.length, 0)} accepted; ${findings.events} events in history)`,
+  );
   console.log(`  duplicated events or messages   ${findings.duplicated.length}`);
   console.log(`  sessions with sequence gaps     ${findings.gaps.length}`);
   console.log(`  sessions left running           ${Math.max(running.length, findings.running.length)}`);
@@ -175,7 +216,8 @@ async function main(): Promise<void> {
   console.log(`  5xx other than 503              ${api.unexpected.length}`);
   console.log(`  requests never answered         ${api.unanswered.length}`);
   console.log(`  steps stuck past 150 s          ${tally.stuck.length}`);
-  for (const line of [...findings.missing, ...findings.duplicated, ...findings.readers, ...api.unexpected, ...api.unanswered, ...tally.stuck].slice(0, 10)) console.log(`    ${line}`);
+  for (const line of [...findings.missing, ...findings.duplicated, ...findings.readers, ...api.unexpected, ...api.unanswered, ...tally.stuck].slice(0, 10))
+    console.log(`    ${line}`);
   const errors = processes.flatMap((p) => p.errors);
   const messages = new Map<string, number>();
   for (const line of errors) {

@@ -64,8 +64,21 @@ async function seed(db: Db, log: EventLog): Promise<Target[]> {
       const org = orgs[i % ORGS]!;
       const now = new Date();
       batch.push({
-        _id: newId("ses"), orgId: org.orgId, agentId: org.agentId, agentVersion: 1, subjectId: `subject-${i}`, role: null, title: null, titleSource: null,
-        yoloMode: false, metadata: { bench: run }, status: "idle", statusVersion: 0, usage: null, createdAt: now, updatedAt: now,
+        _id: newId("ses"),
+        orgId: org.orgId,
+        agentId: org.agentId,
+        agentVersion: 1,
+        subjectId: `subject-${i}`,
+        role: null,
+        title: null,
+        titleSource: null,
+        yoloMode: false,
+        metadata: { bench: run },
+        status: "idle",
+        statusVersion: 0,
+        usage: null,
+        createdAt: now,
+        updatedAt: now,
       });
       if (i % step === 0 && targets.length < SAMPLES) targets.push({ sessionId: batch.at(-1)!._id, key: org.key });
     }
@@ -130,7 +143,9 @@ async function main(): Promise<void> {
       const [sc, sw] = [summary(c), summary(w)];
       return `${name.padEnd(34)} cold p50 ${sc.p50.toFixed(1).padStart(7)} p99 ${sc.p99.toFixed(1).padStart(7)}   warm p50 ${sw.p50.toFixed(1).padStart(7)} p99 ${sw.p99.toFixed(1).padStart(7)}   cold/warm p50 ${(sc.p50 / sw.p50).toFixed(2)}`;
     };
-    console.log(`cold vs warm API process, ms: ${SESSIONS} sessions in ${ORGS} organizations, ${targets.length} sampled; ${server}; ${cpus().length} CPUs, Node ${process.version}; service ${SERVICE}; seeded in ${(seeded / 1000).toFixed(1)} s`);
+    console.log(
+      `cold vs warm API process, ms: ${SESSIONS} sessions in ${ORGS} organizations, ${targets.length} sampled; ${server}; ${cpus().length} CPUs, Node ${process.version}; service ${SERVICE}; seeded in ${(seeded / 1000).toFixed(1)} s`,
+    );
     console.log(row("GET /v1/sessions/{id}", cold.session, warm.session));
     console.log(row("GET /v1/sessions/{id}/events", cold.events, warm.events));
   } finally {

@@ -42,7 +42,10 @@ export async function describeDatabase(db: Db): Promise<Database> {
   const status = await db.admin().command({ serverStatus: 1 });
   const pid = Number(status.pid);
   // The backend is a start flag; readable when FerretDB runs on this machine.
-  const handler = cmdline(pid).find((a) => a.startsWith("--handler="))?.slice("--handler=".length) ?? "backend unknown";
+  const handler =
+    cmdline(pid)
+      .find((a) => a.startsWith("--handler="))
+      ?.slice("--handler=".length) ?? "backend unknown";
   const local = cmdline(pid).length > 0;
   return {
     name: `FerretDB ${info.ferretdbVersion} (${handler}${local ? "" : ", not on this machine"})`,

@@ -65,7 +65,8 @@ async function main(): Promise<void> {
   const limits = fileLimits();
   // Each subscriber is two descriptors here: the client's socket and the server's.
   const needed = 2 * SUBSCRIBERS + 200;
-  if (limits.soft < needed) throw new Error(`open files limit ${limits.soft} is below the ${needed} needed; raise it (ulimit -n ${needed}, at most ${limits.hard})`);
+  if (limits.soft < needed)
+    throw new Error(`open files limit ${limits.soft} is below the ${needed} needed; raise it (ulimit -n ${needed}, at most ${limits.hard})`);
 
   // The API alone: steers start no turn, so no worker is needed.
   // Every subscriber is a stream of the bench's one organization: room for all of them.
@@ -94,7 +95,14 @@ async function main(): Promise<void> {
       else return json;
     }
   };
-  const agent = await post("/v1/agents", { name: "bench", modelName: "mock/bench", systemPrompt: "", skills: [], tools: [], rateLimits: { conversationsPerMinute: 300, messagesPerMinute: 1000 } });
+  const agent = await post("/v1/agents", {
+    name: "bench",
+    modelName: "mock/bench",
+    systemPrompt: "",
+    skills: [],
+    tools: [],
+    rateLimits: { conversationsPerMinute: 300, messagesPerMinute: 1000 },
+  });
 
   const measure = async (subscribers: number) => {
     const session = await post("/v1/sessions", { agentId: agent.id, subjectId: `fanout-${subscribers}` });
@@ -105,7 +113,10 @@ async function main(): Promise<void> {
     let cpu = process.cpuUsage();
     for (let n = 0; n < WARMUP + SAMPLES; n++) {
       if (n === WARMUP) cpu = process.cpuUsage();
-      const [received] = await Promise.all([clients.sample(n), post(`/v1/sessions/${sessionId}/events`, { events: [{ type: "user.steer", message: `${MARKER}${n}#` }] })]);
+      const [received] = await Promise.all([
+        clients.sample(n),
+        post(`/v1/sessions/${sessionId}/events`, { events: [{ type: "user.steer", message: `${MARKER}${n}#` }] }),
+      ]);
       if (n < WARMUP) continue;
       for (const at of received) latencies.push(at - appendSent);
       roundTrips.push(appendRoundTrip);
@@ -117,7 +128,14 @@ async function main(): Promise<void> {
     await clients.close();
     latencies.sort((a, b) => a - b);
     roundTrips.sort((a, b) => a - b);
-    return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies[latencies.length - 1]!, count: latencies.length, script: { p50: percentile(roundTrips, 50), p99: percentile(roundTrips, 99) }, cpuMs };
+    return {
+      p50: percentile(latencies, 50),
+      p99: percentile(latencies, 99),
+      max: latencies[latencies.length - 1]!,
+      count: latencies.length,
+      script: { p50: percentile(roundTrips, 50), p99: percentile(roundTrips, 99) },
+      cpuMs,
+    };
   };
   const one = await measure(1);
   const many = await measure(SUBSCRIBERS);
@@ -127,11 +145,17 @@ async function main(): Promise<void> {
   const f = (n: number) => n.toFixed(2).padStart(8);
   const line = (label: string, r: typeof one) => {
     console.log(`    ${label.padEnd(16)} p50 ${f(r.p50)} ms   p99 ${f(r.p99)} ms   max ${f(r.max)} ms   (${r.count} deliveries)`);
-    console.log(`${"".padEnd(21)}append script round trip p50 ${r.script.p50.toFixed(2)} ms, p99 ${r.script.p99.toFixed(2)} ms; CPU time per sample ${r.cpuMs.toFixed(2)} ms (server and subscribers)`);
+    console.log(
+      `${"".padEnd(21)}append script round trip p50 ${r.script.p50.toFixed(2)} ms, p99 ${r.script.p99.toFixed(2)} ms; CPU time per sample ${r.cpuMs.toFixed(2)} ms (server and subscribers)`,
+    );
   };
   const load = (l: number[]) => l.map((x) => x.toFixed(1)).join(" ");
-  console.log(`machine: ${cpus().length} cores (${cpus()[0]?.model ?? "unknown"}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB; node ${process.version}; open files limit ${limits.soft} (hard ${limits.hard}); load average ${load(loadBefore)} before, ${load(loadavg())} after`);
-  console.log("server and subscribers share this machine: the service on the main thread, the subscribers on a worker thread (raw TCP, byte search), Redis and MongoDB beside them");
+  console.log(
+    `machine: ${cpus().length} cores (${cpus()[0]?.model ?? "unknown"}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB; node ${process.version}; open files limit ${limits.soft} (hard ${limits.hard}); load average ${load(loadBefore)} before, ${load(loadavg())} after`,
+  );
+  console.log(
+    "server and subscribers share this machine: the service on the main thread, the subscribers on a worker thread (raw TCP, byte search), Redis and MongoDB beside them",
+  );
   console.log(`one user.steer → its SSE frame at every subscriber of the session, from the append script's call; ${SAMPLES} samples after ${WARMUP} warm-up`);
   line("1 subscriber", one);
   line(`${SUBSCRIBERS} subscribers`, many);

@@ -134,7 +134,9 @@ async function main(options: FirstFrameOptions): Promise<Sample[]> {
   for (let n = options.first ?? 0, i = 0; i < options.samples; i++, n++) {
     const body = Buffer.from(options.body.replace("#N#", `#${n}#`));
     const request = Buffer.concat([
-      Buffer.from(`POST ${post.pathname} HTTP/1.1\r\nHost: ${post.host}\r\nx-api-key: ${options.key}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n`),
+      Buffer.from(
+        `POST ${post.pathname} HTTP/1.1\r\nHost: ${post.host}\r\nx-api-key: ${options.key}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n`,
+      ),
       body,
     ]);
     marker = Buffer.from(`#${n}#`);

@@ -50,7 +50,14 @@ async function main(): Promise<void> {
   const service = await startService("bench-history");
   const abort = new AbortController();
   try {
-    const agent = await service.post("/v1/agents", { name: "bench", modelName: "mock/bench", systemPrompt: "", skills: [], tools: [], rateLimits: { conversationsPerMinute: 300, messagesPerMinute: 1000 } });
+    const agent = await service.post("/v1/agents", {
+      name: "bench",
+      modelName: "mock/bench",
+      systemPrompt: "",
+      skills: [],
+      tools: [],
+      rateLimits: { conversationsPerMinute: 300, messagesPerMinute: 1000 },
+    });
     const open = async (subjectId: string, events: number) => {
       const session = await service.post("/v1/sessions", { agentId: agent.id, subjectId });
       const t0 = performance.now();

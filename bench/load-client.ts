@@ -18,7 +18,6 @@ export interface LoadResult {
   statuses: Record<number, number>;
 }
 
-
 async function load({ urls, headers, body, connections, seconds }: LoadOptions): Promise<LoadResult> {
   const statuses: Record<number, number> = {};
   let done = 0;

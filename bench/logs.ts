@@ -21,7 +21,12 @@ function finishedTurn(sessionId: string, n: number, padding: number): Draft[] {
   return [
     draft(sessionId, newId("evt"), { type: "user.message", content: [{ type: "text", text }] }, { turnId, status: "processed", processedAt: now, now }),
     draft(sessionId, newId("evt"), { type: "session.status_running" }, { turnId, status: "complete", now }),
-    draft(sessionId, newId("evt"), { type: "agent.message", content: [{ type: "text", text: `echo: ${text}` }], delta: false }, { turnId, status: "complete", now }),
+    draft(
+      sessionId,
+      newId("evt"),
+      { type: "agent.message", content: [{ type: "text", text: `echo: ${text}` }], delta: false },
+      { turnId, status: "complete", now },
+    ),
     draft(sessionId, newId("evt"), { type: "session.status_idle", stop_reason: { type: "end_turn" } }, { turnId, status: "complete", now }),
   ];
 }
@@ -29,7 +34,7 @@ function finishedTurn(sessionId: string, n: number, padding: number): Draft[] {
 /** Appends `events` events of finished turns to the session's log. */
 export async function fill(service: Service, sessionId: string, events: number, padding = 0): Promise<void> {
   const batch = Math.max(4, Math.min(FILL_BATCH, Math.floor(FILL_BATCH_BYTES / (2 * padding + 1))));
-  for (let written = 0, n = 0; written < events; ) {
+  for (let written = 0, n = 0; written < events;) {
     const drafts: Draft[] = [];
     while (drafts.length < batch && written + drafts.length < events) drafts.push(...finishedTurn(sessionId, n++, padding));
     await service.runtime.core.transitions.run(sessionId, () => change({ drafts, state: {}, statuses: [], wake: false }, null));

@@ -50,8 +50,13 @@ async function main(): Promise<void> {
       rateLimits: { conversationsPerMinute: 300, messagesPerMinute: 1000 },
     });
     const vault = await service.post("/v1/vaults", { displayName: "bench" });
-    await service.post(`/v1/vaults/${String(vault.id)}/credentials`, { displayName: "tools", auth: { type: "static_bearer", mcpServerUrl: mcp.url, token: TOKEN } });
-    const vaults = await (await fetch(`${service.base}/v1/agents/${String(agent.id)}/vaults`, { headers: { "x-api-key": service.key } })).json() as { updatedAt: string };
+    await service.post(`/v1/vaults/${String(vault.id)}/credentials`, {
+      displayName: "tools",
+      auth: { type: "static_bearer", mcpServerUrl: mcp.url, token: TOKEN },
+    });
+    const vaults = (await (await fetch(`${service.base}/v1/agents/${String(agent.id)}/vaults`, { headers: { "x-api-key": service.key } })).json()) as {
+      updatedAt: string;
+    };
     const put = await fetch(`${service.base}/v1/agents/${String(agent.id)}/vaults`, {
       method: "PUT",
       headers: { "x-api-key": service.key, "content-type": "application/json" },
@@ -63,11 +68,16 @@ async function main(): Promise<void> {
     let used = 0;
     let onResult: (() => void) | null = null;
     let onIdle: (() => void) | null = null;
-    await sse(`${service.base}/v1/sessions/${String(session.id)}/events/stream?after=0`, service.key, (event) => {
-      if (event === "agent.mcp_tool_use") used = performance.now();
-      if (event === "agent.mcp_tool_result") onResult?.();
-      if (event === "session.status_idle") onIdle?.();
-    }, stop.signal);
+    await sse(
+      `${service.base}/v1/sessions/${String(session.id)}/events/stream?after=0`,
+      service.key,
+      (event) => {
+        if (event === "agent.mcp_tool_use") used = performance.now();
+        if (event === "agent.mcp_tool_result") onResult?.();
+        if (event === "session.status_idle") onIdle?.();
+      },
+      stop.signal,
+    );
 
     const viaSession: number[] = [];
     const turns: number[] = [];
@@ -75,7 +85,9 @@ async function main(): Promise<void> {
       const result = new Promise<number>((resolve) => (onResult = () => resolve(performance.now() - used)));
       const idle = new Promise<void>((resolve) => (onIdle = resolve));
       const t0 = performance.now();
-      await service.post(`/v1/sessions/${String(session.id)}/events`, { events: [{ type: "user.message", content: [{ type: "text", text: `/tool mcp__tools__echo {"text":"call ${i}"}` }] }] });
+      await service.post(`/v1/sessions/${String(session.id)}/events`, {
+        events: [{ type: "user.message", content: [{ type: "text", text: `/tool mcp__tools__echo {"text":"call ${i}"}` }] }],
+      });
       const ms = await result;
       await idle;
       if (i >= WARMUP) {

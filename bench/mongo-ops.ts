@@ -43,7 +43,11 @@ function describe(command: Document, name: string): string {
     case "find":
     case "count":
     case "distinct":
-      return shapeOf(command.filter ?? command.query ?? {}) + (command.sort ? ` sort ${shapeOf(command.sort)}` : "") + (command.limit ? ` limit ${String(command.limit)}` : "");
+      return (
+        shapeOf(command.filter ?? command.query ?? {}) +
+        (command.sort ? ` sort ${shapeOf(command.sort)}` : "") +
+        (command.limit ? ` limit ${String(command.limit)}` : "")
+      );
     case "update":
       return (command.updates as Document[]).map((u) => `${shapeOf(u.q)} → ${updateShape(u.u)}`).join("; ");
     case "delete":

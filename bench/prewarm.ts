@@ -28,7 +28,11 @@ const TOKEN = `bench-${randomBytes(8).toString("hex")}`;
 const allow = { enabled: true, permissionPolicy: { type: "always_allow" } };
 
 async function api(service: Service, method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
-  const res = await fetch(service.base + path, { method, headers: { "x-api-key": service.key, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(service.base + path, {
+    method,
+    headers: { "x-api-key": service.key, "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const json = (await res.json()) as Record<string, unknown>;
   if (res.status >= 300) throw new Error(`${method} ${path} → ${res.status} ${JSON.stringify(json)}`);
   return json;
@@ -41,19 +45,26 @@ async function newAgent(service: Service, mcp: RecordingServer, n: number): Prom
     modelName: "mock/bench",
     systemPrompt: "You answer.",
     skills: [],
-    tools: [{ type: "mcp_toolset", mcpServerName: "tools", defaultConfig: allow }, { type: "agent_toolset", defaultConfig: allow }],
+    tools: [
+      { type: "mcp_toolset", mcpServerName: "tools", defaultConfig: allow },
+      { type: "agent_toolset", defaultConfig: allow },
+    ],
     mcpServers: [{ type: "url", name: "tools", url: mcp.url }],
     rateLimits: { conversationsPerMinute: 300, messagesPerMinute: 1000 },
   });
   const agentId = String(agent.id);
   const vault = await service.post("/v1/vaults", { displayName: `prewarm-${n}` });
-  await service.post(`/v1/vaults/${String(vault.id)}/credentials`, { displayName: "tools", auth: { type: "static_bearer", mcpServerUrl: mcp.url, token: TOKEN } });
+  await service.post(`/v1/vaults/${String(vault.id)}/credentials`, {
+    displayName: "tools",
+    auth: { type: "static_bearer", mcpServerUrl: mcp.url, token: TOKEN },
+  });
   const { updatedAt } = await api(service, "GET", `/v1/agents/${agentId}/vaults`);
   await api(service, "PUT", `/v1/agents/${agentId}/vaults`, { vaultIds: [vault.id], expectedUpdatedAt: updatedAt });
   return agentId;
 }
 
-const prompt = (n: number, turn: number) => `/tool mcp__tools__echo {"text":"sample ${n} turn ${turn}"}\n/tool write_file {"path":"notes.txt","content":"turn ${turn}"}`;
+const prompt = (n: number, turn: number) =>
+  `/tool mcp__tools__echo {"text":"sample ${n} turn ${turn}"}\n/tool write_file {"path":"notes.txt","content":"turn ${turn}"}`;
 
 /** Waits until the server has answered a tools/list sent after `from` answers. */
 async function listedSince(mcp: RecordingServer, from: number): Promise<void> {
@@ -114,7 +125,9 @@ async function main(): Promise<void> {
   const w = summary(prewarmed);
   const l = summary(later);
   const row = (name: string, s: typeof c) => console.log(`    ${name.padEnd(26)} p50 ${f(s.p50)} ms   p95 ${f(s.p95)} ms   p99 ${f(s.p99)} ms`);
-  console.log(`First turn (POST user.message → session.status_idle; one MCP call and one file write), ${SAMPLES} samples each, MCP server ${MCP_DELAY_MS} ms a request`);
+  console.log(
+    `First turn (POST user.message → session.status_idle; one MCP call and one file write), ${SAMPLES} samples each, MCP server ${MCP_DELAY_MS} ms a request`,
+  );
   row("cold (new session)", c);
   row("after a prewarm", w);
   row("later turn (baseline)", l);

@@ -56,7 +56,8 @@ async function sendRounds(urls: string[], koaUrl: string, headers: Record<string
     for (const [status, n] of Object.entries(result.statuses)) statuses.set(Number(status), (statuses.get(Number(status)) ?? 0) + n);
     return result.rate;
   };
-  const onKoa = async (seconds: number) => (await loadFromThread({ urls: [koaUrl], headers: { "content-type": "application/json" }, body, connections: SEND_CONCURRENCY, seconds })).rate;
+  const onKoa = async (seconds: number) =>
+    (await loadFromThread({ urls: [koaUrl], headers: { "content-type": "application/json" }, body, connections: SEND_CONCURRENCY, seconds })).rate;
   await onService(WARM_UP_SECONDS);
   await onKoa(WARM_UP_SECONDS);
   const rounds: SendRounds = { service: [], koa: [], ratios: [], statuses };
@@ -75,7 +76,11 @@ async function sendRounds(urls: string[], koaUrl: string, headers: Record<string
 const overlap = (a: Sample, b: Sample) => a.start < b.start + b.ms && b.start < a.start + a.ms;
 
 const send = async (service: Service, sessionId: string, body: string) => {
-  const res = await fetch(`${service.base}/v1/sessions/${sessionId}/events`, { method: "POST", headers: { "x-api-key": service.key, "content-type": "application/json" }, body });
+  const res = await fetch(`${service.base}/v1/sessions/${sessionId}/events`, {
+    method: "POST",
+    headers: { "x-api-key": service.key, "content-type": "application/json" },
+    body,
+  });
   await res.arrayBuffer();
   return res.status;
 };
@@ -126,7 +131,11 @@ async function firstFrames(service: Service, agentId: string): Promise<{ frames:
   const perRound = Math.ceil(SAMPLES / LATENCY_ROUNDS);
   for (let first = 0; first < SAMPLES; first += perRound) {
     const samples = Math.min(perRound, SAMPLES - first);
-    frames.push(...(await collecting(collections, () => timedByClient({ postUrl: path, streamUrl: `${path}/stream`, key: service.key, samples, body, first, mainThreadWaits: true }))));
+    frames.push(
+      ...(await collecting(collections, () =>
+        timedByClient({ postUrl: path, streamUrl: `${path}/stream`, key: service.key, samples, body, first, mainThreadWaits: true }),
+      )),
+    );
     raw.push(...(await baselineRoundTrip(samples)));
     const floor = await timedByClient({ postUrl: relay.postUrl, streamUrl: relay.streamUrl, key: "none", samples, body, first, startsTurn: false });
     relayed.push(...floor.map((s) => s.ms));
@@ -148,7 +157,14 @@ async function sessionsFor(service: Service, agentId: string, prefix: string, se
 
 async function main(): Promise<void> {
   const service = await startService("bench");
-  const agent = await service.post("/v1/agents", { name: "bench", modelName: "mock/bench", systemPrompt: "", skills: [], tools: [], rateLimits: { conversationsPerMinute: 300, messagesPerMinute: 1000 } });
+  const agent = await service.post("/v1/agents", {
+    name: "bench",
+    modelName: "mock/bench",
+    systemPrompt: "",
+    skills: [],
+    tools: [],
+    rateLimits: { conversationsPerMinute: 300, messagesPerMinute: 1000 },
+  });
   const agentId = String(agent.id);
 
   const { frames, raw: roundTrips, relayed, collections } = await firstFrames(service, agentId);
@@ -191,7 +207,10 @@ async function main(): Promise<void> {
   await Promise.all(
     Array.from({ length: WRITERS }, async (_, w) => {
       for (let n = 0; n < 25; n++) {
-        const body = w % 2 === 0 ? oneSteer : JSON.stringify({ events: [{ type: "user.message", content: [{ type: "text", text: `queued ${w}.${n}` }] }], delivery: "when_idle" });
+        const body =
+          w % 2 === 0
+            ? oneSteer
+            : JSON.stringify({ events: [{ type: "user.message", content: [{ type: "text", text: `queued ${w}.${n}` }] }], delivery: "when_idle" });
         const status = await send(service, shared, body);
         contended.set(status, (contended.get(status) ?? 0) + 1);
       }
@@ -205,15 +224,20 @@ async function main(): Promise<void> {
   const k = summary(koaLatencies);
   const show = (m: Map<number, number>) => [...m].map(([s, n]) => `${n} × ${s}`).join(", ");
   console.log(await conditions());
-  console.log(`(a) POST user.message → first SSE frame, ${SAMPLES} samples, in ${LATENCY_ROUNDS} rounds alternating with the raw round trip's and the minimal relay's`);
+  console.log(
+    `(a) POST user.message → first SSE frame, ${SAMPLES} samples, in ${LATENCY_ROUNDS} rounds alternating with the raw round trip's and the minimal relay's`,
+  );
   console.log(`    service        p50 ${fixed(a.p50)} ms   p99 ${fixed(a.p99)} ms`);
   console.log(`    raw Redis      p50 ${fixed(b.p50)} ms   p99 ${fixed(b.p99)} ms   (XADD → blocked XREAD)`);
   console.log(`    ratio          p50 ${fixed(a.p50 / b.p50, 8, 1)}x   p99 ${fixed(a.p99 / b.p99, 8, 1)}x   (target: p99 ≤ 3x)`);
   const f = summary(relayed);
   console.log(`    minimal relay  p50 ${fixed(f.p50)} ms   p99 ${fixed(f.p99)} ms   (POST → XADD, SSE ← blocked XREAD, same Koa, client and rounds)`);
-  console.log(`                   relay / raw p99 ${fixed(f.p99 / b.p99, 0, 1)}x; service / relay p50 ${fixed(a.p50 / f.p50, 0, 1)}x, p99 ${fixed(a.p99 / f.p99, 0, 1)}x`);
+  console.log(
+    `                   relay / raw p99 ${fixed(f.p99 / b.p99, 0, 1)}x; service / relay p50 ${fixed(a.p50 / f.p50, 0, 1)}x, p99 ${fixed(a.p99 / f.p99, 0, 1)}x`,
+  );
   console.log(`    trivial Koa    p50 ${fixed(k.p50)} ms   p99 ${fixed(k.p99)} ms   (one POST answered, same client: HTTP alone)`);
-  const pauses = (all: Sample[]) => `${all.length} (${all.reduce((s, p) => s + p.ms, 0).toFixed(0)} ms in all, longest ${Math.max(0, ...all.map((p) => p.ms)).toFixed(1)} ms)`;
+  const pauses = (all: Sample[]) =>
+    `${all.length} (${all.reduce((s, p) => s + p.ms, 0).toFixed(0)} ms in all, longest ${Math.max(0, ...all.map((p) => p.ms)).toFixed(1)} ms)`;
   console.log(`    collections    young ${pauses(collections.young)}, full ${pauses(collections.full)}   (the service's process, during its samples)`);
   const tail = frames.filter((s) => s.ms >= a.p99).sort((x, y) => y.ms - x.ms);
   const paused = tail.filter((s) => [...collections.young, ...collections.full].some((p) => overlap(s, p)));
@@ -222,13 +246,24 @@ async function main(): Promise<void> {
     `${s.ms.toFixed(1)} ms${waits ? ` (service ran ${s.ran!.toFixed(1)}, waited ${s.waited!.toFixed(1)} for a core; client waited ${s.clientWaited!.toFixed(1)})` : ""}`;
   console.log(`    tail           ${paused.length} of the ${tail.length} samples at or above p99 overlapped a collection: ${tail.map(tailSample).join(", ")}`);
   const median = (of: (s: Sample) => number) => fixed(summary(frames.map(of)).p50, 0);
-  if (waits) console.log(`                   a sample's p50: the service's thread ran ${median((s) => s.ran!)} ms, waited ${median((s) => s.waited!)} ms for a core; the client's waited ${median((s) => s.clientWaited!)} ms`);
+  if (waits)
+    console.log(
+      `                   a sample's p50: the service's thread ran ${median((s) => s.ran!)} ms, waited ${median((s) => s.waited!)} ms for a core; the client's waited ${median((s) => s.clientWaited!)} ms`,
+    );
   else console.log("                   (waits for a core not measured: Linux's schedstat is not here)");
   const perRound = (rates: number[]) => rates.map((r) => r.toFixed(0)).join(" ");
-  console.log(`(b) sends per second, one event a request, ${SEND_CONCURRENCY} connections, ${SEND_ROUNDS} rounds of ${SEND_SECONDS} s after ${WARM_UP_SECONDS} s of warm-up each`);
-  console.log(`    service        ${fixed(summary(sends.service).p50, 8, 0)} requests/s median   (rounds: ${perRound(sends.service)}; ${show(sends.statuses)})`);
-  console.log(`    trivial Koa    ${fixed(summary(sends.koa).p50, 8, 0)} requests/s median   (rounds: ${perRound(sends.koa)}; one route answering 202, same client)`);
-  console.log(`    ratio          ${fixed(summary(sends.ratios).p50, 8, 3)} median   (rounds: ${sends.ratios.map((r) => r.toFixed(2)).join(" ")}; target ≥ 0.5)`);
+  console.log(
+    `(b) sends per second, one event a request, ${SEND_CONCURRENCY} connections, ${SEND_ROUNDS} rounds of ${SEND_SECONDS} s after ${WARM_UP_SECONDS} s of warm-up each`,
+  );
+  console.log(
+    `    service        ${fixed(summary(sends.service).p50, 8, 0)} requests/s median   (rounds: ${perRound(sends.service)}; ${show(sends.statuses)})`,
+  );
+  console.log(
+    `    trivial Koa    ${fixed(summary(sends.koa).p50, 8, 0)} requests/s median   (rounds: ${perRound(sends.koa)}; one route answering 202, same client)`,
+  );
+  console.log(
+    `    ratio          ${fixed(summary(sends.ratios).p50, 8, 3)} median   (rounds: ${sends.ratios.map((r) => r.toFixed(2)).join(" ")}; target ≥ 0.5)`,
+  );
   console.log(`(c) inbound events appended per second, ${CONCURRENCY} connections, ${BATCH} events a request, ${SECONDS} s`);
   console.log(`    service        ${fixed(appended, 8, 0)} events/s${limited ? `   (${limited} requests hit the allowance)` : ""}`);
   console.log(`    raw Redis      ${fixed(rawRate, 8, 0)} events/s   (pipelined XADD, same concurrency and batch)`);

@@ -19,7 +19,16 @@ export async function seed(db: Db, agents: AgentStore, run: string, count: numbe
   const agentIds: { orgId: string; agentId: string }[] = [];
   for (const orgId of orgIds) {
     for (let a = 0; a < AGENTS_PER_ORG; a++) {
-      const config = { name: `agent ${a}`, modelName: "mock/seed", systemPrompt: "You help.", skills: [], tools: [], roles: [], mcpServers: [], metadata: { team: `t${a}` } };
+      const config = {
+        name: `agent ${a}`,
+        modelName: "mock/seed",
+        systemPrompt: "You help.",
+        skills: [],
+        tools: [],
+        roles: [],
+        mcpServers: [],
+        metadata: { team: `t${a}` },
+      };
       const agent = await agents.create(orgId, config, { conversationsPerMinute: 5, messagesPerMinute: 100 });
       agentIds.push({ orgId, agentId: agent._id });
     }

@@ -61,7 +61,15 @@ export async function startService(name: string, env: Record<string, string> = {
   const run = `${name}-${Date.now().toString(36)}`;
   const mongoUrl = new URL(mongoBase);
   mongoUrl.pathname = `/${run.replace(/-/g, "_")}`;
-  const config = loadConfig({ ...process.env, MONGO_URL: mongoUrl.toString(), REDIS_URL: redisUrl, REDIS_KEY_PREFIX: run, LOG_LEVEL: "error", PORT: "0", ...env });
+  const config = loadConfig({
+    ...process.env,
+    MONGO_URL: mongoUrl.toString(),
+    REDIS_URL: redisUrl,
+    REDIS_KEY_PREFIX: run,
+    LOG_LEVEL: "error",
+    PORT: "0",
+    ...env,
+  });
   const runtime = await createRuntime(config, createLogger("error"), { mongo });
   if (config.role !== "api") await runtime.startWorker(true);
   const server = createHttpServer(createApp(runtime.core)).listen(0, "127.0.0.1");
@@ -89,7 +97,7 @@ export async function startService(name: string, env: Record<string, string> = {
       await mongo.db().dropDatabase();
       await mongo.close();
       const redis = new Redis(redisUrl);
-      for (let cursor = "0"; ; ) {
+      for (let cursor = "0"; ;) {
         const [next, found] = await redis.scan(cursor, "MATCH", `${run}:*`, "COUNT", 1000);
         if (found.length) await redis.del(...found);
         if ((cursor = next) === "0") break;

@@ -17,7 +17,16 @@ function startWorker(service: Service): Promise<ChildProcess> {
   const mongoUrl = new URL(mongoBase);
   mongoUrl.pathname = `/${service.run.replace(/-/g, "_")}`;
   const child = spawn(process.execPath, ["dist/src/main.js"], {
-    env: { ...process.env, MONGO_URL: mongoUrl.toString(), REDIS_URL: redisUrl, REDIS_KEY_PREFIX: service.run, ROLE: "worker", PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info" },
+    env: {
+      ...process.env,
+      MONGO_URL: mongoUrl.toString(),
+      REDIS_URL: redisUrl,
+      REDIS_KEY_PREFIX: service.run,
+      ROLE: "worker",
+      PORT: "0",
+      HOST: "127.0.0.1",
+      LOG_LEVEL: "info",
+    },
     stdio: ["ignore", "pipe", "ignore"],
   });
   return new Promise((resolve, reject) => {
@@ -47,13 +56,22 @@ async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: s
 async function main() {
   console.log(await conditions());
   const settings = loadConfig({ ...process.env, MONGO_URL: mongoBase, REDIS_URL: redisUrl });
-  console.log(`settings: LOCK_TTL_MS ${settings.lockTtlMs}, CLAIM_IDLE_MS ${settings.claimIdleMs}, SWEEP_INTERVAL_MS ${settings.sweepIntervalMs}; ${KILLS} kills`);
+  console.log(
+    `settings: LOCK_TTL_MS ${settings.lockTtlMs}, CLAIM_IDLE_MS ${settings.claimIdleMs}, SWEEP_INTERVAL_MS ${settings.sweepIntervalMs}; ${KILLS} kills`,
+  );
   const service = await startService("takeover", { ROLE: "api" });
   const redis = new Redis(redisUrl);
   const workers: ChildProcess[] = [];
   const seconds: number[] = [];
   try {
-    const agent = await service.post("/v1/agents", { name: "bench", modelName: "mock/bench", systemPrompt: "You answer.", skills: [], tools: [], rateLimits: { conversationsPerMinute: 300, messagesPerMinute: 1000 } });
+    const agent = await service.post("/v1/agents", {
+      name: "bench",
+      modelName: "mock/bench",
+      systemPrompt: "You answer.",
+      skills: [],
+      tools: [],
+      rateLimits: { conversationsPerMinute: 300, messagesPerMinute: 1000 },
+    });
     workers.push(await startWorker(service));
     for (let i = 0; i < KILLS; i++) {
       const spare = await startWorker(service);
@@ -70,7 +88,9 @@ async function main() {
       console.log(`  kill ${i + 1}: taken over after ${fixed(seconds.at(-1)!, 6)} s`);
     }
     const s = summary(seconds);
-    console.log(`takeover  kill → turn taken again by another worker: p50 ${fixed(s.p50, 6)} s  p99 ${fixed(s.p99, 6)} s  max ${fixed(Math.max(...seconds), 6)} s  (n=${seconds.length}; target p99 ≤ 5 s)`);
+    console.log(
+      `takeover  kill → turn taken again by another worker: p50 ${fixed(s.p50, 6)} s  p99 ${fixed(s.p99, 6)} s  max ${fixed(Math.max(...seconds), 6)} s  (n=${seconds.length}; target p99 ≤ 5 s)`,
+    );
   } finally {
     for (const w of workers) w.kill("SIGKILL");
     redis.disconnect();

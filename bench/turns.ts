@@ -28,7 +28,8 @@ const SMALL = 10;
 /** Time left after a turn for commands that follow its end (projections written after the answer). */
 const SETTLE_MS = 500;
 
-const PEER = "LangGraph local Agent Server (langgraph-api 0.16.7, in-memory runtime, one-node echo graph, queue poll shortened), recorded on the same 2-core machine";
+const PEER =
+  "LangGraph local Agent Server (langgraph-api 0.16.7, in-memory runtime, one-node echo graph, queue poll shortened), recorded on the same 2-core machine";
 const PEER_RUNS_PER_S = 50;
 const PEER_WARM_P50_MS = 21;
 
@@ -91,7 +92,9 @@ async function throughput(service: Service, agentId: string, database: Database,
   const own = process.cpuUsage(ownBefore);
   console.log(`(b) mock turns per second, ${CONCURRENCY} concurrent sessions (each client: post, wait for idle), ${SECONDS} s`);
   console.log(`    service        ${f(turns / elapsed, 8, 1)} turns/s${limited ? `   (${limited} posts hit the message allowance)` : ""}`);
-  console.log(`    CPU per turn   ${f(((own.user + own.system) / 1000) / turns)} ms this process (client, API, worker)   ${database.pids().length ? `${f((dbCpu * 1000) / turns)} ms database (${database.name})` : "database not on this machine"}`);
+  console.log(
+    `    CPU per turn   ${f((own.user + own.system) / 1000 / turns)} ms this process (client, API, worker)   ${database.pids().length ? `${f((dbCpu * 1000) / turns)} ms database (${database.name})` : "database not on this machine"}`,
+  );
   console.log(`    peer           ${f(PEER_RUNS_PER_S, 8, 1)} runs/s at 16 concurrent clients — ${PEER}`);
 }
 
@@ -146,7 +149,9 @@ async function databaseSize(signal: AbortSignal): Promise<void> {
     small.push(...(await warmLatencies(session, SIZE_SAMPLES)));
     const a = summary(small);
     const b = summary(large);
-    console.log(`(d) warm turn by database size (${2 * SIZE_SAMPLES} turns each, in the order small, large, small; extra sessions inserted in bulk over 20 organizations, 100 agents)`);
+    console.log(
+      `(d) warm turn by database size (${2 * SIZE_SAMPLES} turns each, in the order small, large, small; extra sessions inserted in bulk over 20 organizations, 100 agents)`,
+    );
     printLatency(`${SMALL} sessions`, small);
     printLatency(`${LARGE.toLocaleString("en")} sessions`, large);
     console.log(`    ratio          p50 ${f(b.p50 / a.p50)}x   p99 ${f(b.p99 / a.p99)}x   (target ≤ 1.2x)`);

@@ -27,7 +27,12 @@ export class WatchedSession {
   static async open(service: Service, agentId: string, subjectId: string, signal: AbortSignal): Promise<WatchedSession> {
     const session = await service.post("/v1/sessions", { agentId, subjectId });
     const watched = new WatchedSession(service, String(session.id));
-    await sse(`${service.base}/v1/sessions/${watched.id}/events/stream?after=0`, service.key, (event) => event === "session.status_idle" && watched.idle?.(), signal);
+    await sse(
+      `${service.base}/v1/sessions/${watched.id}/events/stream?after=0`,
+      service.key,
+      (event) => event === "session.status_idle" && watched.idle?.(),
+      signal,
+    );
     return watched;
   }
 

@@ -12,9 +12,15 @@ export const automationCreateSchema = {
       type: "string",
       minLength: 1,
       maxLength: 200,
-      description: "An ISO timestamp (one-time), a one-time duration such as 30m, a recurring interval such as every 2h, or a five-field cron expression. UTC unless timezone names a zone for a cron expression.",
+      description:
+        "An ISO timestamp (one-time), a one-time duration such as 30m, a recurring interval such as every 2h, or a five-field cron expression. UTC unless timezone names a zone for a cron expression.",
     },
-    timezone: { type: "string", minLength: 1, maxLength: 64, description: "An IANA time zone (e.g. Europe/Paris) in which a cron expression is read; default UTC." },
+    timezone: {
+      type: "string",
+      minLength: 1,
+      maxLength: 64,
+      description: "An IANA time zone (e.g. Europe/Paris) in which a cron expression is read; default UTC.",
+    },
     skills: { type: "array", maxItems: 64, uniqueItems: true, items: { type: "string", minLength: 1, maxLength: 200 } },
     repeat: { type: "integer", minimum: 1, maximum: 1000000 },
     enabled: { type: "boolean" },

@@ -5,5 +5,9 @@ export const automationPathSchema = {
   type: "object",
   required: ["agentId", "subjectId", "automationId"],
   additionalProperties: false,
-  properties: { agentId: { type: "string", minLength: 1, maxLength: 100 }, subjectId: { $ref: "subject-id" }, automationId: { type: "string", minLength: 1, maxLength: 100 } },
+  properties: {
+    agentId: { type: "string", minLength: 1, maxLength: 100 },
+    subjectId: { $ref: "subject-id" },
+    automationId: { type: "string", minLength: 1, maxLength: 100 },
+  },
 } as const;

@@ -5,5 +5,9 @@ export const deletedSchema = {
   type: "object",
   required: ["object", "id", "deleted"],
   additionalProperties: false,
-  properties: { object: { enum: ["agent.deleted", "agent.session_deleted", "vault.deleted", "vault_credential.deleted", "automation.deleted", "webhook_endpoint.deleted"] }, id: { type: "string" }, deleted: { const: true } },
+  properties: {
+    object: { enum: ["agent.deleted", "agent.session_deleted", "vault.deleted", "vault_credential.deleted", "automation.deleted", "webhook_endpoint.deleted"] },
+    id: { type: "string" },
+    deleted: { const: true },
+  },
 } as const;

@@ -6,7 +6,8 @@ const skillName = { type: "string", minLength: 1, maxLength: 64, pattern: "^[a-z
 export const deploymentSkillSchema = {
   $id: "deployment-skill",
   title: "DeploymentSkill",
-  description: "A skill: Markdown with YAML front matter (`name`, `description`), given inline, fetched from a public URL, or read from a file uploaded to the deployment.",
+  description:
+    "A skill: Markdown with YAML front matter (`name`, `description`), given inline, fetched from a public URL, or read from a file uploaded to the deployment.",
   type: "object",
   required: ["name", "source"],
   discriminator: { propertyName: "source" },

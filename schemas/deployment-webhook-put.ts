@@ -5,5 +5,7 @@ export const deploymentWebhookPutSchema = {
   type: "object",
   required: ["url"],
   additionalProperties: false,
-  properties: { url: { type: "string", format: "uri", pattern: "^https?://", maxLength: 2048, description: "Where signed `filesystem.changed` deliveries are POSTed." } },
+  properties: {
+    url: { type: "string", format: "uri", pattern: "^https?://", maxLength: 2048, description: "Where signed `filesystem.changed` deliveries are POSTed." },
+  },
 } as const;

@@ -12,7 +12,11 @@ export const eventListSchema = {
       type: "object",
       required: ["after", "hasMore", "limit"],
       additionalProperties: false,
-      properties: { after: { type: "integer", minimum: 0 }, hasMore: { type: "boolean", description: "More events follow. A page stops before 8 MiB of events, so it may hold fewer than `limit`." }, limit: { type: "integer" } },
+      properties: {
+        after: { type: "integer", minimum: 0 },
+        hasMore: { type: "boolean", description: "More events follow. A page stops before 8 MiB of events, so it may hold fewer than `limit`." },
+        limit: { type: "integer" },
+      },
     },
   },
 } as const;

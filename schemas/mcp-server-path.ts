@@ -7,6 +7,12 @@ export const mcpServerPathSchema = {
   additionalProperties: false,
   properties: {
     agentId: { type: "string", minLength: 1, maxLength: 100 },
-    serverName: { type: "string", minLength: 1, maxLength: 100, pattern: "^[A-Za-z0-9_-]{1,100}$", description: "The `name` of an MCP server of the agent's latest version." },
+    serverName: {
+      type: "string",
+      minLength: 1,
+      maxLength: 100,
+      pattern: "^[A-Za-z0-9_-]{1,100}$",
+      description: "The `name` of an MCP server of the agent's latest version.",
+    },
   },
 } as const;

@@ -14,9 +14,15 @@ export const mcpServerTestSchema = {
     agentVersion: { type: "integer", description: "The latest version, whose server was tested." },
     serverName: { type: "string" },
     url: { type: "string" },
-    status: { enum: ["public", "connected"], description: "`connected` when a credential of the agent's vaults was sent, `public` when none matches the server." },
+    status: {
+      enum: ["public", "connected"],
+      description: "`connected` when a credential of the agent's vaults was sent, `public` when none matches the server.",
+    },
     credentialId: { anyOf: [{ type: "string" }, { type: "null" }], description: "The credential sent, if any." },
-    transport: { enum: ["streamable_http", "sse"], description: "The transport the server answered on (the legacy SSE transport when it refused Streamable HTTP)." },
+    transport: {
+      enum: ["streamable_http", "sse"],
+      description: "The transport the server answered on (the legacy SSE transport when it refused Streamable HTTP).",
+    },
     tools: {
       type: "array",
       description: "Every tool the server lists, whether or not the agent's toolset enables it.",

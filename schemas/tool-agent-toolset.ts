@@ -19,18 +19,7 @@ export const toolAgentToolsetSchema = {
         additionalProperties: false,
         properties: {
           name: {
-            enum: [
-              "clarify",
-              "vision",
-              "skills",
-              "todo",
-              "memory",
-              "session_search",
-              "code_execution",
-              "web",
-              "terminal",
-              "file",
-            ],
+            enum: ["clarify", "vision", "skills", "todo", "memory", "session_search", "code_execution", "web", "terminal", "file"],
           },
           enabled: { type: "boolean" },
           permissionPolicy: { $ref: "permission-policy" },

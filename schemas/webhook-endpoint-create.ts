@@ -9,7 +9,13 @@ export const webhookEndpointCreateSchema = {
   required: ["url"],
   additionalProperties: false,
   properties: {
-    url: { type: "string", format: "uri", pattern: "^https?://", maxLength: 2048, description: "Where signed deliveries are POSTed (through the service's outbound guard)." },
+    url: {
+      type: "string",
+      format: "uri",
+      pattern: "^https?://",
+      maxLength: 2048,
+      description: "Where signed deliveries are POSTed (through the service's outbound guard).",
+    },
     description: { type: ["string", "null"], maxLength: 500 },
     eventTypes: { type: ["array", "null"], items: { $ref: "webhook-event-type" }, minItems: 1, maxItems: WEBHOOK_EVENT_TYPES.length, uniqueItems: true },
     enabled: { type: "boolean" },

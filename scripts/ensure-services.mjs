@@ -53,7 +53,10 @@ function answers({ host, port }) {
       socket.destroy();
       resolve(ok);
     };
-    socket.once("connect", () => done(true)).once("error", () => done(false)).once("timeout", () => done(false));
+    socket
+      .once("connect", () => done(true))
+      .once("error", () => done(false))
+      .once("timeout", () => done(false));
   });
 }
 
@@ -73,7 +76,9 @@ function writeCredentials(values) {
   mkdirSync(secretsDir, { recursive: true, mode: 0o700 });
   const lines = Object.entries(values).map(([name, value]) => `${name}='${value}'`);
   const tmp = `${credentialsFile}.${process.pid}`;
-  writeFileSync(tmp, `# The local stores' passwords and URLs (Docker containers, made by scripts/ensure-services.mjs).\n${lines.join("\n")}\n`, { mode: 0o600 });
+  writeFileSync(tmp, `# The local stores' passwords and URLs (Docker containers, made by scripts/ensure-services.mjs).\n${lines.join("\n")}\n`, {
+    mode: 0o600,
+  });
   renameSync(tmp, credentialsFile);
 }
 
@@ -84,7 +89,10 @@ function writeCredentials(values) {
 function container(name, image, port, innerPort, lock, env, command) {
   if (docker(["start", name]).status === 0) {
     const locked = (docker(["inspect", "--format", "{{json .Config.Env}}", name]).stdout ?? "").includes("AGENT_SESSIONS_LOCKED=1");
-    if (lock && !locked) say(`the container ${name} was made before the stores were locked: any local process can use it; \`docker rm -f ${name}\` (its data goes with it) and start again for a locked one`);
+    if (lock && !locked)
+      say(
+        `the container ${name} was made before the stores were locked: any local process can use it; \`docker rm -f ${name}\` (its data goes with it) and start again for a locked one`,
+      );
     return { told: `started the existing container ${name} (${image})`, locked };
   }
   const vars = lock ? Object.entries({ ...env, AGENT_SESSIONS_LOCKED: "1" }).flatMap(([k, v]) => ["-e", `${k}=${v}`]) : [];
@@ -114,13 +122,28 @@ async function dockerStores(missing) {
     }
     const password = values[secretName];
     const { told, locked } = isMongo
-      ? container("agent-sessions-mongo", "mongo:7", target.port, 27017, lock, { MONGO_INITDB_ROOT_USERNAME: "agent_sessions", MONGO_INITDB_ROOT_PASSWORD: password }, [])
-      : container("agent-sessions-redis", "redis:7", target.port, 6379, lock, {}, ["redis-server", "--appendonly", "yes", ...(lock ? ["--requirepass", password] : [])]);
+      ? container(
+          "agent-sessions-mongo",
+          "mongo:7",
+          target.port,
+          27017,
+          lock,
+          { MONGO_INITDB_ROOT_USERNAME: "agent_sessions", MONGO_INITDB_ROOT_PASSWORD: password },
+          [],
+        )
+      : container("agent-sessions-redis", "redis:7", target.port, 6379, lock, {}, [
+          "redis-server",
+          "--appendonly",
+          "yes",
+          ...(lock ? ["--requirepass", password] : []),
+        ]);
     await waitFor(target, isMongo ? "MongoDB" : "Redis");
     say(`${told}, on 127.0.0.1:${target.port}`);
     if (!lock) continue;
     const auth = locked ? (isMongo ? `agent_sessions:${password}@` : `:${password}@`) : "";
-    values[target.name] = isMongo ? `mongodb://${auth}127.0.0.1:${target.port}/agent_sessions${locked ? "?authSource=admin" : ""}` : `redis://${auth}127.0.0.1:${target.port}`;
+    values[target.name] = isMongo
+      ? `mongodb://${auth}127.0.0.1:${target.port}/agent_sessions${locked ? "?authSource=admin" : ""}`
+      : `redis://${auth}127.0.0.1:${target.port}`;
     writeCredentials(values);
   }
 }

@@ -171,7 +171,10 @@ function isNetwork(entry: string): boolean {
 
 /** Comma-separated networks; the bad entry is named, since the list may be long. */
 function networks(env: Env, name: string): string[] {
-  const entries = (env[name] ?? "").split(",").map((e) => e.trim()).filter((e) => e !== "");
+  const entries = (env[name] ?? "")
+    .split(",")
+    .map((e) => e.trim())
+    .filter((e) => e !== "");
   const bad = entries.find((e) => !isNetwork(e));
   if (bad !== undefined) throw new ConfigError(`${name} must be comma-separated CIDRs or IP addresses; "${bad}" is neither`);
   return entries;
@@ -193,7 +196,13 @@ export function loadConfig(env: Env = process.env): Config {
     deploymentsPort: env.DEPLOYMENTS_PORT ? integer(env, "DEPLOYMENTS_PORT", 8081, 0, 65535) : undefined,
     metricsPort: env.METRICS_PORT ? integer(env, "METRICS_PORT", 9464, 0, 65535) : undefined,
     deploymentsPublicUrl: env.DEPLOYMENTS_PUBLIC_URL ? url(env, "DEPLOYMENTS_PUBLIC_URL", "", ["http", "https"]).replace(/\/+$/, "") : undefined,
-    deploymentsDefaultModel: pattern(env, "DEPLOYMENTS_DEFAULT_MODEL", "anthropic/claude-sonnet-4-5", /^(anthropic|mock)\/[A-Za-z0-9][A-Za-z0-9._:@/-]{0,150}$/, "<provider>/<model> with provider anthropic or mock"),
+    deploymentsDefaultModel: pattern(
+      env,
+      "DEPLOYMENTS_DEFAULT_MODEL",
+      "anthropic/claude-sonnet-4-5",
+      /^(anthropic|mock)\/[A-Za-z0-9][A-Za-z0-9._:@/-]{0,150}$/,
+      "<provider>/<model> with provider anthropic or mock",
+    ),
     deploymentLeaseMs: integer(env, "DEPLOYMENT_LEASE_MS", 60_000, 500, 3_600_000),
     deploymentSweepMs: integer(env, "DEPLOYMENT_SWEEP_INTERVAL_MS", 10_000, 100, 3_600_000),
     dreamIdleMs: integer(env, "DEPLOYMENT_DREAM_IDLE_MS", 1_800_000, 100, 7 * 86_400_000),
@@ -205,7 +214,9 @@ export function loadConfig(env: Env = process.env): Config {
     snapshotRetentionMs: integer(env, "DEPLOYMENT_SNAPSHOT_RETENTION_MS", 30 * 86_400_000, 1_000, 365 * 86_400_000),
     docker: {
       enabled: oneOf(env, "DEPLOYMENT_DOCKER", ["auto", "off"] as const, "auto") === "auto",
-      host: env.DOCKER_HOST ? pattern(env, "DOCKER_HOST", "", /^(unix|tcp|ssh|fd):\/\/\S{1,500}$/, "a Docker address (unix://, tcp://, ssh:// or fd://)") : undefined,
+      host: env.DOCKER_HOST
+        ? pattern(env, "DOCKER_HOST", "", /^(unix|tcp|ssh|fd):\/\/\S{1,500}$/, "a Docker address (unix://, tcp://, ssh:// or fd://)")
+        : undefined,
       // Never starting with "-": each is one argument of the client's command line.
       image: pattern(env, "DEPLOYMENT_DOCKER_IMAGE", "debian:bookworm-slim", /^[A-Za-z0-9][A-Za-z0-9._/:@-]{0,254}$/, "an image reference"),
       network: pattern(env, "DEPLOYMENT_DOCKER_NETWORK", "bridge", /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, "a Docker network name"),
@@ -215,7 +226,13 @@ export function loadConfig(env: Env = process.env): Config {
     mongoUrl: url(env, "MONGO_URL", "mongodb://127.0.0.1:27017/agent_sessions", ["mongodb", "mongodb+srv"]),
     redisUrl: url(env, "REDIS_URL", "redis://127.0.0.1:6379", ["redis", "rediss", "redis+cluster", "rediss+cluster"]),
     redisClusterNodes: env.REDIS_CLUSTER_NODES
-      ? pattern(env, "REDIS_CLUSTER_NODES", "", /^[A-Za-z0-9.:[\]-]{1,255}:\d{1,5}(,[A-Za-z0-9.:[\]-]{1,255}:\d{1,5}){0,31}$/, "comma-separated host:port pairs").split(",")
+      ? pattern(
+          env,
+          "REDIS_CLUSTER_NODES",
+          "",
+          /^[A-Za-z0-9.:[\]-]{1,255}:\d{1,5}(,[A-Za-z0-9.:[\]-]{1,255}:\d{1,5}){0,31}$/,
+          "comma-separated host:port pairs",
+        ).split(",")
       : [],
     role: oneOf(env, "ROLE", ["api", "worker", "scheduler", "all"] as const, "all"),
     logLevel: oneOf(env, "LOG_LEVEL", ["debug", "info", "warn", "error"] as const, "info"),
@@ -250,6 +267,7 @@ export function loadConfig(env: Env = process.env): Config {
     redisKeyPrefix: pattern(env, "REDIS_KEY_PREFIX", "as", /^[a-z0-9_-]{1,32}$/, "1-32 lowercase letters, digits, _ or -"),
   };
   // The API's smallest thinking budget is 1,024 tokens.
-  if (config.anthropicThinkingBudget > 0 && config.anthropicThinkingBudget < 1_024) throw new ConfigError("ANTHROPIC_THINKING_BUDGET_TOKENS must be 0 (off) or 1024..32000");
+  if (config.anthropicThinkingBudget > 0 && config.anthropicThinkingBudget < 1_024)
+    throw new ConfigError("ANTHROPIC_THINKING_BUDGET_TOKENS must be 0 (off) or 1024..32000");
   return config;
 }

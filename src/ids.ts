@@ -40,7 +40,8 @@ function incrementDigits(): boolean {
   return false;
 }
 
-export type IdPrefix = "org" | "key" | "agt" | "ver" | "ses" | "evt" | "turn" | "call" | "req" | "wrk" | "vlt" | "vcr" | "proc" | "aut" | "run" | "dep" | "sec" | "msg" | "whk";
+export type IdPrefix =
+  "org" | "key" | "agt" | "ver" | "ses" | "evt" | "turn" | "call" | "req" | "wrk" | "vlt" | "vcr" | "proc" | "aut" | "run" | "dep" | "sec" | "msg" | "whk";
 
 /** An id's part after its prefix: its time, then its random part. */
 export function newIdSeed(): string {

@@ -75,7 +75,8 @@ function localVaultKey(env: Env): { set: Env; notes: LocalNote[] } {
     }
     key = readFileSync(file, "utf8").trim();
   }
-  if (!BASE64_KEY.test(key)) throw new ConfigError(`${file} must hold a 32-byte key, base64-encoded (delete it to have a new one made, or set VAULT_ENCRYPTION_KEY)`);
+  if (!BASE64_KEY.test(key))
+    throw new ConfigError(`${file} must hold a 32-byte key, base64-encoded (delete it to have a new one made, or set VAULT_ENCRYPTION_KEY)`);
   return { set: { VAULT_ENCRYPTION_KEY: key }, notes: [{ message: made ? "vault key made for the local services" : "vault key of the local services", file }] };
 }
 

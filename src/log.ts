@@ -27,7 +27,23 @@ export function runWithRequest<T>(requestId: string, fn: () => T): T {
  * Fields that hold secrets wherever they appear (one level of nesting, as fields are logged): keys,
  * tokens, passwords, authorization headers. Values in free text are kept out at their source.
  */
-const SECRET_KEYS = ["apiKey", "api_key", "key", "token", "accessToken", "access_token", "refreshToken", "refresh_token", "clientSecret", "client_secret", "password", "secret", "authorization", "cookie", "x-api-key"];
+const SECRET_KEYS = [
+  "apiKey",
+  "api_key",
+  "key",
+  "token",
+  "accessToken",
+  "access_token",
+  "refreshToken",
+  "refresh_token",
+  "clientSecret",
+  "client_secret",
+  "password",
+  "secret",
+  "authorization",
+  "cookie",
+  "x-api-key",
+];
 const REDACT = SECRET_KEYS.map((k) => `["${k}"]`).flatMap((k) => [k, `*${k}`, `*.headers${k}`]);
 
 /** An error with what explains it: its code (ECONNRESET, 11000…), its cause, and an AggregateError's errors. */

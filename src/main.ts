@@ -27,7 +27,8 @@ async function main(): Promise<void> {
   const { config, notes } = readConfig();
   const log = createLogger(config.logLevel, { role: config.role, pid: process.pid });
   for (const note of notes) log.info(note.message, { file: note.file });
-  if (!config.vaultKeys) log.warn("VAULT_ENCRYPTION_KEY is not set: vault credentials, deployment secrets and webhook endpoints cannot be created or used (503)");
+  if (!config.vaultKeys)
+    log.warn("VAULT_ENCRYPTION_KEY is not set: vault credentials, deployment secrets and webhook endpoints cannot be created or used (503)");
   const runtime = await createRuntime(config, log);
 
   let server: Server | undefined;

@@ -54,7 +54,10 @@ export function newAjv(forParameters: boolean, schemas: readonly JsonSchema[]): 
 
 function renderPath(instancePath: string, root: string): string {
   if (instancePath === "") return root;
-  const segments = instancePath.split("/").slice(1).map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
+  const segments = instancePath
+    .split("/")
+    .slice(1)
+    .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
   let out = "";
   segments.forEach((seg, i) => {
     const parent = i > 0 ? segments[i - 1] : undefined;
@@ -72,9 +75,7 @@ export function safePropertyName(name: string): boolean {
 
 function describeBranches(schema: unknown): string {
   const branches = (schema as { anyOf?: JsonSchema[] }).anyOf ?? [];
-  return branches
-    .map((b) => (b.maxLength !== undefined ? `${String(b.type)} (at most ${String(b.maxLength)} characters)` : String(b.type)))
-    .join(", ");
+  return branches.map((b) => (b.maxLength !== undefined ? `${String(b.type)} (at most ${String(b.maxLength)} characters)` : String(b.type))).join(", ");
 }
 
 function constraint(err: ErrorObject, ajv: Ajv2020): string {
@@ -113,7 +114,9 @@ function constraint(err: ErrorObject, ajv: Ajv2020): string {
       return `must be a valid ${String(p.format)}`;
     case "propertyNames": {
       const names = (err.parentSchema as { propertyNames?: { pattern?: string; maxLength?: number } }).propertyNames;
-      return names?.pattern ? `has a property name that does not match the pattern ${names.pattern}` : `has a property name that is empty or longer than ${names?.maxLength ?? 64} characters`;
+      return names?.pattern
+        ? `has a property name that does not match the pattern ${names.pattern}`
+        : `has a property name that is empty or longer than ${names?.maxLength ?? 64} characters`;
     }
     case "anyOf":
       return `must be one of: ${describeBranches(err.parentSchema)}`;

@@ -6,7 +6,14 @@
 type Store = "mongodb" | "redis";
 
 /** The MongoDB driver's errors of reaching a server, not of a command the server refused. */
-const MONGO_UNREACHABLE = new Set(["MongoServerSelectionError", "MongoNetworkError", "MongoNetworkTimeoutError", "MongoNotConnectedError", "MongoTopologyClosedError", "MongoPoolClearedError"]);
+const MONGO_UNREACHABLE = new Set([
+  "MongoServerSelectionError",
+  "MongoNetworkError",
+  "MongoNetworkTimeoutError",
+  "MongoNotConnectedError",
+  "MongoTopologyClosedError",
+  "MongoPoolClearedError",
+]);
 
 /**
  * ioredis's errors of a connection that is down: retries run out, or the connection closed under the

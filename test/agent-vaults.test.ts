@@ -35,9 +35,12 @@ describe("agent vaults", () => {
     mcpServerUrl: url,
     accessToken: secret(),
     expiresAt,
-    ...(refresh ? { refresh: { tokenEndpoint: "https://auth.example.com/token", clientId: "c1", refreshToken: secret(), tokenEndpointAuth: { type: "none" } } } : {}),
+    ...(refresh
+      ? { refresh: { tokenEndpoint: "https://auth.example.com/token", clientId: "c1", refreshToken: secret(), tokenEndpointAuth: { type: "none" } } }
+      : {}),
   });
-  const put = (agentId: string, vaultIds: string[], expectedUpdatedAt: string, tenant = api) => tenant.put(`/v1/agents/${agentId}/vaults`, { vaultIds, expectedUpdatedAt });
+  const put = (agentId: string, vaultIds: string[], expectedUpdatedAt: string, tenant = api) =>
+    tenant.put(`/v1/agents/${agentId}/vaults`, { vaultIds, expectedUpdatedAt });
 
   it("without vaults: every server public, and the agent's updatedAt", async () => {
     const agent = await createAgent(api, { mcpServers: servers.slice(0, 2) });
@@ -64,8 +67,16 @@ describe("agent vaults", () => {
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
     expect(res.body.vaults.map((v: { id: string }) => v.id)).to.deep.equal([b, a]);
     expect(Date.parse(res.body.updatedAt)).to.be.greaterThan(Date.parse(agent.updatedAt));
-    const statuses = Object.fromEntries(res.body.mcpServers.map((s: { name: string; status: string; credentialId: string | null }) => [s.name, [s.status, s.credentialId]]));
-    expect(statuses).to.deep.equal({ search: ["connected", search], calendar: ["reconnect", statuses.calendar[1]], crm: ["conflict", null], docs: ["connected", docs], public: ["public", null] });
+    const statuses = Object.fromEntries(
+      res.body.mcpServers.map((s: { name: string; status: string; credentialId: string | null }) => [s.name, [s.status, s.credentialId]]),
+    );
+    expect(statuses).to.deep.equal({
+      search: ["connected", search],
+      calendar: ["reconnect", statuses.calendar[1]],
+      crm: ["conflict", null],
+      docs: ["connected", docs],
+      public: ["public", null],
+    });
     expect((await api.get(`/v1/agents/${agent.id}/vaults`)).body).to.deep.equal(res.body);
     expect((await api.get(`/v1/agents/${agent.id}`)).body.updatedAt, "the agent's updatedAt is the token").to.equal(res.body.updatedAt);
   });
@@ -126,7 +137,13 @@ describe("agent vaults", () => {
     expect((await put(agent.id, ["vlt_missing"], agent.updatedAt)).status).to.equal(404);
     expect((await other.get(`/v1/agents/${agent.id}/vaults`)).status).to.equal(404);
     expect((await put(agent.id, [], agent.updatedAt, other)).status).to.equal(404);
-    for (const body of [{ vaultIds: [] }, { expectedUpdatedAt: agent.updatedAt }, { vaultIds: ["a", "a"], expectedUpdatedAt: agent.updatedAt }, { vaultIds: [], expectedUpdatedAt: "yesterday" }, { vaultIds: [], expectedUpdatedAt: agent.updatedAt, extra: 1 }]) {
+    for (const body of [
+      { vaultIds: [] },
+      { expectedUpdatedAt: agent.updatedAt },
+      { vaultIds: ["a", "a"], expectedUpdatedAt: agent.updatedAt },
+      { vaultIds: [], expectedUpdatedAt: "yesterday" },
+      { vaultIds: [], expectedUpdatedAt: agent.updatedAt, extra: 1 },
+    ]) {
       const res = await api.put(`/v1/agents/${agent.id}/vaults`, body);
       expect(res.status, JSON.stringify(body)).to.equal(400);
       expect(res.body.error).to.equal("validation_error");

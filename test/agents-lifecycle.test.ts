@@ -32,7 +32,10 @@ describe("agents: create, read, replace, delete, archive, rate limits, versions"
 
     it("removes skills, tools, roles, MCP servers and metadata the body leaves out", async () => {
       const a = await create(api, {
-        skills: [{ name: "one", content: "1" }, { name: "two", content: "2" }],
+        skills: [
+          { name: "one", content: "1" },
+          { name: "two", content: "2" },
+        ],
         tools: [weather],
         mcpServers: [{ type: "url", name: "docs", url: "https://mcp.example.com" }],
         roles: [{ name: "r", tools: [{ type: "mcp_toolset", mcpServerName: "docs" }] }],

@@ -83,14 +83,34 @@ describe("agents: PATCH /v1/agents/{agentId}", () => {
 
   describe("rules 3 and 4: collections are upserted by identity", () => {
     it("skills by name: a known name is replaced in place, a new name is appended, the rest kept", async () => {
-      const a = await create({ skills: [{ name: "a", content: "A" }, { name: "b", content: "B" }] });
-      const after = await patch(a.id, { skills: [{ name: "c", content: "C" }, { name: "a", content: "A, revised" }] });
+      const a = await create({
+        skills: [
+          { name: "a", content: "A" },
+          { name: "b", content: "B" },
+        ],
+      });
+      const after = await patch(a.id, {
+        skills: [
+          { name: "c", content: "C" },
+          { name: "a", content: "A, revised" },
+        ],
+      });
       expect(after.version.skills).to.deep.equal(["a", "b", "c"]);
     });
 
     it("roles by name", async () => {
-      const a = await create({ roles: [{ name: "r1", description: "first", tools: [] }, { name: "r2", tools: [] }] });
-      const after = await patch(a.id, { roles: [{ name: "r1", description: "changed", tools: [customTool("x")] }, { name: "r3", tools: [] }] });
+      const a = await create({
+        roles: [
+          { name: "r1", description: "first", tools: [] },
+          { name: "r2", tools: [] },
+        ],
+      });
+      const after = await patch(a.id, {
+        roles: [
+          { name: "r1", description: "changed", tools: [customTool("x")] },
+          { name: "r3", tools: [] },
+        ],
+      });
       expect(after.version.roles).to.deep.equal([
         { name: "r1", description: "changed", tools: [storedCustomTool("x")] },
         { name: "r2", tools: [] },

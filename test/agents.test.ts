@@ -83,7 +83,12 @@ describe("agents: create, read, replace, delete, archive, rate limits, versions"
     });
 
     it("returns skills as names only", async () => {
-      const a = await create(api, { skills: [{ name: "refunds", content: "# Refunds\nBe kind." }, { name: "tone", content: "Short." }] });
+      const a = await create(api, {
+        skills: [
+          { name: "refunds", content: "# Refunds\nBe kind." },
+          { name: "tone", content: "Short." },
+        ],
+      });
       expect(a.version.skills).to.deep.equal(["refunds", "tone"]);
     });
   });

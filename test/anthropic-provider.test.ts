@@ -46,7 +46,7 @@ describe("the anthropic provider against a fake Messages API", () => {
     });
 
     it("assembles tool uses from several input_json_delta chunks; an empty input is {}", async () => {
-      const input = { path: "/tmp/notes.txt", lines: [1, 2, 3], options: { follow: true, label: "naïve \"quoted\"" } };
+      const input = { path: "/tmp/notes.txt", lines: [1, 2, 3], options: { follow: true, label: 'naïve "quoted"' } };
       fake.push({
         text: "Let me look.",
         toolUses: [
@@ -229,7 +229,9 @@ describe("the anthropic provider against a fake Messages API", () => {
 
     it("usageSnapshot: totals, context of the last call, cost and its status", () => {
       const tokens = { input: 1000, output: 500, cache_read: 20_000, cache_write: 3000, reasoning: 40 };
-      const u = usageSnapshot("anthropic/claude-sonnet-4-6", tokens, 3, 200_000, 1234, { lastCall: { input: 200, output: 300, cache_read: 19_000, cache_write: 500, reasoning: 0 } });
+      const u = usageSnapshot("anthropic/claude-sonnet-4-6", tokens, 3, 200_000, 1234, {
+        lastCall: { input: 200, output: 300, cache_read: 19_000, cache_write: 500, reasoning: 0 },
+      });
       expect(u).to.deep.equal({
         model: "anthropic/claude-sonnet-4-6",
         input: 1000,

@@ -9,7 +9,11 @@ describe("sessions on the anthropic provider", () => {
   const agent = (extra: Record<string, unknown> = {}) => ({ agent: { modelName: "anthropic/claude-sonnet-4-6", systemPrompt: "Be kind.", ...extra } });
 
   it("streams text deltas over SSE, stores the message, and reports usage with an estimated cost", async () => {
-    svc.fake.push({ text: "Hello from the model, streamed in pieces.", chunkSize: 6, usage: { input_tokens: 120, output_tokens: 9, cache_read_input_tokens: 30, cache_creation_input_tokens: 10 } });
+    svc.fake.push({
+      text: "Hello from the model, streamed in pieces.",
+      chunkSize: 6,
+      usage: { input_tokens: 120, output_tokens: 9, cache_read_input_tokens: 30, cache_creation_input_tokens: 10 },
+    });
     const { sessionId } = await createSession(svc.api, agent());
     const sse = await openSse(`${svc.server.url}/v1/sessions/${sessionId}/events/stream`, svc.key);
     await sendText(svc.api, sessionId, "hi");
@@ -22,7 +26,16 @@ describe("sessions on the anthropic provider", () => {
     const events = await settle(svc.api, sessionId, 1);
     expect(agentTexts(events)).to.deep.equal(["Hello from the model, streamed in pieces."]);
     const usage = events.find((e) => e.type === "session.status_idle").usage;
-    expect(usage).to.include({ model: "anthropic/claude-sonnet-4-6", input: 120, output: 9, cache_read: 30, cache_write: 10, total: 169, calls: 1, cost_status: "estimated" });
+    expect(usage).to.include({
+      model: "anthropic/claude-sonnet-4-6",
+      input: 120,
+      output: 9,
+      cache_read: 30,
+      cache_write: 10,
+      total: 169,
+      calls: 1,
+      cost_status: "estimated",
+    });
     expect(usage.cost_usd).to.be.a("number").and.greaterThan(0);
 
     const request = svc.fake.requests[0]!;
@@ -37,16 +50,34 @@ describe("sessions on the anthropic provider", () => {
       { text: "Let me look that up.", toolUses: [{ id: "toolu_1", name: "lookup", input: { order: "A-1" } }], stopReason: "tool_use" },
       { text: "Your order has shipped." },
     );
-    const { sessionId } = await createSession(svc.api, agent({ tools: [{ type: "custom_tool", name: "lookup", description: "Order lookup", input_schema: { type: "object", properties: { order: { type: "string" } } } }] }));
+    const { sessionId } = await createSession(
+      svc.api,
+      agent({
+        tools: [
+          { type: "custom_tool", name: "lookup", description: "Order lookup", input_schema: { type: "object", properties: { order: { type: "string" } } } },
+        ],
+      }),
+    );
     await sendText(svc.api, sessionId, "where is my order?");
-    const asked = await until(() => history(svc.api, sessionId), (h) => h.some((e) => e.type === "session.status_idle"));
+    const asked = await until(
+      () => history(svc.api, sessionId),
+      (h) => h.some((e) => e.type === "session.status_idle"),
+    );
     const approval = asked.find((e) => e.type === "agent.approval_request");
     expect(approval.payload).to.deep.include({ tool: "lookup", input: { order: "A-1" } });
     await svc.api.post(`/v1/sessions/${sessionId}/events`, { events: [{ type: "user.approval_response", approval_id: approval.id, result: "allow" }] });
-    const used = await until(() => history(svc.api, sessionId), (h) => h.some((e) => e.type === "agent.custom_tool_use"));
+    const used = await until(
+      () => history(svc.api, sessionId),
+      (h) => h.some((e) => e.type === "agent.custom_tool_use"),
+    );
     const use = used.find((e) => e.type === "agent.custom_tool_use");
-    await until(() => svc.api.get(`/v1/sessions/${sessionId}`), (r) => r.body.status === "waiting_on_human");
-    await svc.api.post(`/v1/sessions/${sessionId}/events`, { events: [{ type: "user.custom_tool_result", tool_use_id: use.id, content: [{ type: "text", text: "shipped on Monday" }] }] });
+    await until(
+      () => svc.api.get(`/v1/sessions/${sessionId}`),
+      (r) => r.body.status === "waiting_on_human",
+    );
+    await svc.api.post(`/v1/sessions/${sessionId}/events`, {
+      events: [{ type: "user.custom_tool_result", tool_use_id: use.id, content: [{ type: "text", text: "shipped on Monday" }] }],
+    });
     const events = await settle(svc.api, sessionId, 3);
     expect(agentTexts(events)).to.deep.equal(["Let me look that up.", "Your order has shipped."]);
 
@@ -127,7 +158,11 @@ describe("sessions on the anthropic provider", () => {
 
   it("a skill written with skill_manage is in the system prompt from the next turn", async () => {
     const content = "---\nname: greeting\ndescription: Use when greeting a returning customer.\n---\nSay their name.";
-    svc.fake.push({ text: "", toolUses: [{ id: "toolu_s", name: "skill_manage", input: { action: "create", name: "greeting", content } }], stopReason: "tool_use" }, { text: "Noted." }, { text: "Hi again." });
+    svc.fake.push(
+      { text: "", toolUses: [{ id: "toolu_s", name: "skill_manage", input: { action: "create", name: "greeting", content } }], stopReason: "tool_use" },
+      { text: "Noted." },
+      { text: "Hi again." },
+    );
     const allowAll = { type: "agent_toolset", defaultConfig: { enabled: true, permissionPolicy: { type: "always_allow" } }, configs: [] };
     const { sessionId } = await createSession(svc.api, agent({ tools: [allowAll] }));
     await sendText(svc.api, sessionId, "remember how to greet me");
@@ -138,7 +173,10 @@ describe("sessions on the anthropic provider", () => {
     expect(systems).to.have.length(3);
     // The turn that wrote it keeps the system prompt it started with.
     expect(systems[1]).to.not.include("greeting");
-    expect(systems[2]).to.include("Your skills for this user").and.include("- greeting: Use when greeting a returning customer.").and.not.include("Say their name.");
+    expect(systems[2])
+      .to.include("Your skills for this user")
+      .and.include("- greeting: Use when greeting a returning customer.")
+      .and.not.include("Say their name.");
   });
 
   it("an unknown model provider is refused when the agent is created", async () => {

@@ -49,7 +49,11 @@ describe("attachments on the anthropic provider", () => {
 
   it("vision_analyze asks the session's model in a call of its own, without tools, and its tokens count in the turn's usage", async () => {
     svc.fake.push(
-      { toolUses: [{ id: "toolu_v", name: "vision_analyze", input: { image: "dot.png", question: "What colour is the dot?" } }], stopReason: "tool_use", usage: { input_tokens: 100, output_tokens: 10 } },
+      {
+        toolUses: [{ id: "toolu_v", name: "vision_analyze", input: { image: "dot.png", question: "What colour is the dot?" } }],
+        stopReason: "tool_use",
+        usage: { input_tokens: 100, output_tokens: 10 },
+      },
       { text: "A transparent dot.", usage: { input_tokens: 1000, output_tokens: 5 } },
       { text: "The dot is transparent.", usage: { input_tokens: 200, output_tokens: 7 } },
     );

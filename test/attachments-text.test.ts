@@ -27,8 +27,19 @@ describe("document attachments reach the model as text", () => {
   }
 
   it("a DOCX as its raw text and an XLSX as CSV lines per sheet, each after the line naming it", async () => {
-    const xlsx = await workbook({ Prices: [["item", "price"], ["tea, green", 3.5], ["day", new Date("2024-01-02T00:00:00Z")]], Empty: [] });
-    const { reply, eventId } = await received(file("refunds.docx", DOCX, refundsDocx()), file("prices.xlsx", XLSX, xlsx), file("dot.png", "image/png", DOT_PNG));
+    const xlsx = await workbook({
+      Prices: [
+        ["item", "price"],
+        ["tea, green", 3.5],
+        ["day", new Date("2024-01-02T00:00:00Z")],
+      ],
+      Empty: [],
+    });
+    const { reply, eventId } = await received(
+      file("refunds.docx", DOCX, refundsDocx()),
+      file("prices.xlsx", XLSX, xlsx),
+      file("dot.png", "image/png", DOT_PNG),
+    );
     expect(reply).to.equal(
       [
         "attachments: 3",
@@ -95,14 +106,20 @@ describe("document attachments reach the model as text", () => {
 
   it("a data URL's charset is how its text is read; a charset that names no encoding is a 400", async () => {
     const latin1 = Buffer.from("Café crème", "latin1");
-    const withCharset = (charset: string, bytes: Buffer) => ({ ...file("menu.txt", "text/plain", bytes), source: { type: "data_url", dataUrl: `data:text/plain;charset=${charset};base64,${bytes.toString("base64")}` } });
+    const withCharset = (charset: string, bytes: Buffer) => ({
+      ...file("menu.txt", "text/plain", bytes),
+      source: { type: "data_url", dataUrl: `data:text/plain;charset=${charset};base64,${bytes.toString("base64")}` },
+    });
     const { reply } = await received(withCharset("ISO-8859-1", latin1), withCharset("utf-8", Buffer.from("Thé vert")));
     expect(reply).to.include("Café crème").and.include("Thé vert");
     const { sessionId } = await createSession(api);
     const refused = await api.post(`/v1/sessions/${sessionId}/events`, { events: [messageWith("hi", withCharset("klingon-8", latin1))] });
     expect(refused.status).to.equal(400);
     expect(refused.body.message).to.equal("events[0].attachments[0].source.dataUrl: charset must name a text encoding (e.g. utf-8)");
-    const binary = { ...file("dot.png", "image/png", DOT_PNG), source: { type: "data_url", dataUrl: `data:image/png;charset=binary;base64,${DOT_PNG.toString("base64")}` } };
+    const binary = {
+      ...file("dot.png", "image/png", DOT_PNG),
+      source: { type: "data_url", dataUrl: `data:image/png;charset=binary;base64,${DOT_PNG.toString("base64")}` },
+    };
     expect((await api.post(`/v1/sessions/${sessionId}/events`, { events: [messageWith("hi", binary)] })).status).to.equal(202);
   });
 });

@@ -16,23 +16,51 @@ describe("automations: the API", function () {
     deployment = await automationDeployment("auta", clock);
     server = deployment.servers[0]!;
     api = await newTenant(server);
-    agent = await createAgent(api, { skills: [{ name: "report", content: "Write a short report." }, { name: "tone", content: "Be brief." }] });
+    agent = await createAgent(api, {
+      skills: [
+        { name: "report", content: "Write a short report." },
+        { name: "tone", content: "Be brief." },
+      ],
+    });
   });
   after(async () => deployment?.close());
 
   it("creates an automation with every form of schedule, normalized, described, with its next run and counters", async () => {
     const subject = newSubject();
     const cases: [Record<string, unknown>, Record<string, unknown>][] = [
-      [{ schedule: "2026-12-01T09:00:00Z" }, { schedule: "2026-12-01T09:00:00.000Z", scheduleDisplay: "once at 2026-12-01 09:00 UTC", nextRunAt: "2026-12-01T09:00:00.000Z" }],
+      [
+        { schedule: "2026-12-01T09:00:00Z" },
+        { schedule: "2026-12-01T09:00:00.000Z", scheduleDisplay: "once at 2026-12-01 09:00 UTC", nextRunAt: "2026-12-01T09:00:00.000Z" },
+      ],
       [{ schedule: "30m" }, { schedule: "2026-11-22T10:45:00.000Z", scheduleDisplay: "once at 2026-11-22 10:45 UTC", nextRunAt: "2026-11-22T10:45:00.000Z" }],
       [{ schedule: "every 2h" }, { schedule: "every 2h", scheduleDisplay: "every 2 hours", nextRunAt: "2026-11-22T12:15:00.000Z" }],
-      [{ schedule: "0 9 * * *" }, { schedule: "0 9 * * *", timezone: "UTC", scheduleDisplay: "At 09:00, every day (UTC)", nextRunAt: "2026-11-23T09:00:00.000Z" }],
-      [{ schedule: "0 9 * * *", timezone: "Asia/Tokyo" }, { timezone: "Asia/Tokyo", scheduleDisplay: "At 09:00, every day (Asia/Tokyo)", nextRunAt: "2026-11-23T00:00:00.000Z" }],
+      [
+        { schedule: "0 9 * * *" },
+        { schedule: "0 9 * * *", timezone: "UTC", scheduleDisplay: "At 09:00, every day (UTC)", nextRunAt: "2026-11-23T09:00:00.000Z" },
+      ],
+      [
+        { schedule: "0 9 * * *", timezone: "Asia/Tokyo" },
+        { timezone: "Asia/Tokyo", scheduleDisplay: "At 09:00, every day (Asia/Tokyo)", nextRunAt: "2026-11-23T00:00:00.000Z" },
+      ],
     ];
     for (const [extra, expected] of cases) {
       const res = await api.post(automationsPath(agent.id, subject), { name: "Daily report", prompt: "Report on yesterday.", skills: ["report"], ...extra });
       expect(res.status, JSON.stringify(res.body)).to.equal(201);
-      expect(res.body).to.include({ type: "automation", agentId: agent.id, subjectId: subject, name: "Daily report", prompt: "Report on yesterday.", state: "active", enabled: true, repeat: null, runCount: 0, failedRunCount: 0, completedOccurrences: 0, lastRun: null, ...expected });
+      expect(res.body).to.include({
+        type: "automation",
+        agentId: agent.id,
+        subjectId: subject,
+        name: "Daily report",
+        prompt: "Report on yesterday.",
+        state: "active",
+        enabled: true,
+        repeat: null,
+        runCount: 0,
+        failedRunCount: 0,
+        completedOccurrences: 0,
+        lastRun: null,
+        ...expected,
+      });
       expect(res.body.skills).to.deep.equal(["report"]);
       expect(res.body.id).to.match(/^aut_/);
     }

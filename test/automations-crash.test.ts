@@ -28,8 +28,16 @@ describe("automations: a scheduler process killed mid-work", function () {
     const agent = await s.agents.create(orgId, { name: "crash", modelName: "mock/echo", systemPrompt: "You help.", skills: [], tools: [] });
     const limit = pLimit(16);
     const subjects = Array.from({ length: COUNT }, () => newSubject("crash"));
-    const made = await Promise.all(subjects.map((subject) => limit(() => s.automations.create(orgId, agent._id, subject, { prompt: "Check in.", schedule: "1d" }))));
-    const settings = { REDIS_KEY_PREFIX: s.config.redisKeyPrefix, MONGO_URL: s.config.mongoUrl, AUTOMATION_CLAIM_LEASE_MS: "2000", SCHEDULER_CONCURRENCY: "2", CLAIM_IDLE_MS: "3600000" };
+    const made = await Promise.all(
+      subjects.map((subject) => limit(() => s.automations.create(orgId, agent._id, subject, { prompt: "Check in.", schedule: "1d" }))),
+    );
+    const settings = {
+      REDIS_KEY_PREFIX: s.config.redisKeyPrefix,
+      MONGO_URL: s.config.mongoUrl,
+      AUTOMATION_CLAIM_LEASE_MS: "2000",
+      SCHEDULER_CONCURRENCY: "2",
+      CLAIM_IDLE_MS: "3600000",
+    };
     const doomed = await startProcess("scheduler", settings);
     processes.push(doomed);
 
@@ -51,7 +59,10 @@ describe("automations: a scheduler process killed mid-work", function () {
 
     processes.push(await startProcess("scheduler", settings));
     await eventually("every occurrence", async () => ((await runs.countDocuments({ status: "succeeded" })) === COUNT ? true : undefined), 60_000);
-    const sessions = await db.collection("sessions").find({ subjectId: { $in: subjects } }).toArray();
+    const sessions = await db
+      .collection("sessions")
+      .find({ subjectId: { $in: subjects } })
+      .toArray();
     expect(sessions).to.have.length(COUNT);
     expect(new Set(sessions.map((x) => x.subjectId)).size).to.equal(COUNT);
     const counted = await db.collection("automations").countDocuments({ _id: { $in: made.map((a) => a._id) } as never, completedOccurrences: 1, runCount: 1 });

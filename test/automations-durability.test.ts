@@ -47,10 +47,19 @@ describe("automations: durable, exactly once", function () {
     const [a, b] = await Promise.all([first.runDue(), second.runDue()]);
     const db = one.services.mongo.db;
     const ids = made.map((m) => m.id);
-    const runs = await db.collection("automation_runs").find({ automationId: { $in: ids } }).toArray();
+    const runs = await db
+      .collection("automation_runs")
+      .find({ automationId: { $in: ids } })
+      .toArray();
     // Every session of the 1,000 subjects, whatever made it: a second one for an occurrence would be here.
-    const sessions = await db.collection("sessions").find({ subjectId: { $in: made.map((m) => m.subject) } }).toArray();
-    const counted = await db.collection("automations").find({ _id: { $in: ids } as never, completedOccurrences: 1 }).toArray();
+    const sessions = await db
+      .collection("sessions")
+      .find({ subjectId: { $in: made.map((m) => m.subject) } })
+      .toArray();
+    const counted = await db
+      .collection("automations")
+      .find({ _id: { $in: ids } as never, completedOccurrences: 1 })
+      .toArray();
     process.stdout.write(`      1,000 occurrences settled in ${Date.now() - started} ms: ${a} claims by one scheduler, ${b} by the other\n`);
     expect(a + b).to.equal(1_000);
     expect(new Set(runs.map((r) => r.automationId)).size).to.equal(1_000);
@@ -84,7 +93,19 @@ describe("automations: durable, exactly once", function () {
       clock.advance(HOUR);
       await s.automationQueue.claim(clock.now(), LEASE_MS, 10, "a-scheduler-that-died");
       const a = (await s.automationStore.byId(id))!;
-      const { run } = await store.open({ _id: occurrenceRunId(id, a.nextRunAt!), orgId, automationId: id, trigger: "schedule", scheduledFor: a.nextRunAt, status: "pending", sessionId: `ses_${stage}${Date.now()}`, sessionCreated: false, error: null, createdAt: new Date(clock.now()), finishedAt: null });
+      const { run } = await store.open({
+        _id: occurrenceRunId(id, a.nextRunAt!),
+        orgId,
+        automationId: id,
+        trigger: "schedule",
+        scheduledFor: a.nextRunAt,
+        status: "pending",
+        sessionId: `ses_${stage}${Date.now()}`,
+        sessionCreated: false,
+        error: null,
+        createdAt: new Date(clock.now()),
+        finishedAt: null,
+      });
       if (stage === "created") await s.sessions.createOnce(orgId, { agentId: agent.id, subjectId: subject }, run.sessionId);
       if (stage === "prompted" || stage === "counted") await runner.execute(a, run, true);
       if (stage === "counted") {
@@ -94,9 +115,17 @@ describe("automations: durable, exactly once", function () {
       clock.advance(LEASE_MS + 1);
       await Promise.all([first.runDue(), second.runDue()]);
       const sessions = await sessionsOf(subject);
-      expect(sessions.map((x: any) => x.id), stage).to.deep.equal([run.sessionId]);
+      expect(
+        sessions.map((x: any) => x.id),
+        stage,
+      ).to.deep.equal([run.sessionId]);
       expect(await prompts(run.sessionId), stage).to.have.length(1);
-      expect((await api.get(url)).body, stage).to.include({ runCount: 1, completedOccurrences: 1, failedRunCount: 0, nextRunAt: new Date(a.nextRunAt!.getTime() + HOUR).toISOString() });
+      expect((await api.get(url)).body, stage).to.include({
+        runCount: 1,
+        completedOccurrences: 1,
+        failedRunCount: 0,
+        nextRunAt: new Date(a.nextRunAt!.getTime() + HOUR).toISOString(),
+      });
     }
   });
 

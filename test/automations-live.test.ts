@@ -27,7 +27,12 @@ describe("automations: live, as the API guide shows them", function () {
 
   it("a cron automation triggered by hand runs its prompt in a fresh session, and the run lists it", async () => {
     const subject = newSubject("user");
-    const created = await api.post(automationsPath(agent.id, subject), { name: "Morning brief", prompt: "Brief me on my day.", schedule: "0 9 * * *", timezone: "Europe/Paris" });
+    const created = await api.post(automationsPath(agent.id, subject), {
+      name: "Morning brief",
+      prompt: "Brief me on my day.",
+      schedule: "0 9 * * *",
+      timezone: "Europe/Paris",
+    });
     expect(created.status).to.equal(201);
     expect(created.body).to.include({ scheduleDisplay: "At 09:00, every day (Europe/Paris)", state: "active" });
     const url = `${automationsPath(agent.id, subject)}/${created.body.id}`;
@@ -44,10 +49,14 @@ describe("automations: live, as the API guide shows them", function () {
     const created = await api.post(automationsPath(agent.id, subject), { prompt: "Remind me to stretch.", schedule: at });
     expect(created.status).to.equal(201);
     const url = `${automationsPath(agent.id, subject)}/${created.body.id}`;
-    const done = await eventually("the occurrence", async () => {
-      const a = (await api.get(url)).body;
-      return a.state === "completed" ? a : undefined;
-    }, 20_000);
+    const done = await eventually(
+      "the occurrence",
+      async () => {
+        const a = (await api.get(url)).body;
+        return a.state === "completed" ? a : undefined;
+      },
+      20_000,
+    );
     expect(done).to.include({ runCount: 1, completedOccurrences: 1, nextRunAt: null });
     expect(await agentReply(done.lastRun.sessionId)).to.include("Remind me to stretch.");
   });

@@ -41,7 +41,13 @@ describe("automations: running occurrences", function () {
     const { url, subject, created } = await create({ name: "Daily summary", schedule: "every 1h", skills: ["report"], repeat: 2 });
     await at(HOUR);
     let a = await read(url);
-    expect(a).to.include({ runCount: 1, completedOccurrences: 1, failedRunCount: 0, state: "active", nextRunAt: new Date(Date.parse(created.nextRunAt) + HOUR).toISOString() });
+    expect(a).to.include({
+      runCount: 1,
+      completedOccurrences: 1,
+      failedRunCount: 0,
+      state: "active",
+      nextRunAt: new Date(Date.parse(created.nextRunAt) + HOUR).toISOString(),
+    });
     expect(a.lastRun).to.include({ status: "succeeded", error: null });
     const first = a.lastRun.sessionId;
     const session = (await api.get(`/v1/sessions/${first}`)).body;
@@ -61,7 +67,9 @@ describe("automations: running occurrences", function () {
     await at(HOUR);
     expect((await read(url)).runCount).to.equal(2);
     const sessions = (await api.get(`${url}/sessions`)).body;
-    expect(sessions.data.map((s: any) => s.id)).to.have.length(2).and.include(first);
+    expect(sessions.data.map((s: any) => s.id))
+      .to.have.length(2)
+      .and.include(first);
     expect(sessions.data[0].id).to.equal(a.lastRun.sessionId);
     const runs = await runsOf(url);
     expect(runs.map((r: any) => [r.trigger, r.status, r.scheduledFor])).to.deep.equal([
@@ -130,8 +138,18 @@ describe("automations: running occurrences", function () {
     expect((await api.post("/v1/sessions", { agentId: limited.id, subjectId: subject })).status).to.equal(201);
     await at(HOUR);
     const a = await read(url);
-    expect(a).to.include({ runCount: 1, failedRunCount: 1, completedOccurrences: 0, state: "active", nextRunAt: new Date(Date.parse(created.nextRunAt) + HOUR).toISOString() });
-    expect(a.lastRun).to.include({ status: "failed", sessionId: null, error: "the conversations allowance of 1 per minute for this agent and subject is exhausted" });
+    expect(a).to.include({
+      runCount: 1,
+      failedRunCount: 1,
+      completedOccurrences: 0,
+      state: "active",
+      nextRunAt: new Date(Date.parse(created.nextRunAt) + HOUR).toISOString(),
+    });
+    expect(a.lastRun).to.include({
+      status: "failed",
+      sessionId: null,
+      error: "the conversations allowance of 1 per minute for this agent and subject is exhausted",
+    });
     expectError(await api.post(`${url}/trigger`), 429, "rate_limited");
     const runs = await runsOf(url);
     expect(runs.map((r: any) => [r.trigger, r.status, r.sessionId])).to.deep.equal([

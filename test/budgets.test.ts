@@ -133,6 +133,11 @@ describe("budgets", () => {
     }
     expect((await other.put(`/v1/agents/${agentId}/subject-budget`, { limitUsd: 5 })).status).to.equal(404);
     expect((await other.get(`/v1/agents/${agentId}/users/${encodeURIComponent(subjectId)}/spend`)).status).to.equal(404);
-    expect((await api.get(`/v1/agents/${agentId}/users/${encodeURIComponent(subjectId)}/spend`)).body).to.deep.equal({ agentId, subjectId, spentUsd: 0, limitUsd: null });
+    expect((await api.get(`/v1/agents/${agentId}/users/${encodeURIComponent(subjectId)}/spend`)).body).to.deep.equal({
+      agentId,
+      subjectId,
+      spentUsd: 0,
+      limitUsd: null,
+    });
   });
 });

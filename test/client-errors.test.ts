@@ -79,7 +79,10 @@ describe("a client that goes away", () => {
 
   function expectInfoWithCause(lines: string[], cause: RegExp): void {
     const logged = entries(lines);
-    expect(logged.filter((e) => e.level === "error"), lines.join("\n")).to.deep.equal([]);
+    expect(
+      logged.filter((e) => e.level === "error"),
+      lines.join("\n"),
+    ).to.deep.equal([]);
     const gone = logged.find((e) => e.msg === "client went away")!;
     expect(gone.level).to.equal("info");
     expect(gone.err?.cause?.message, "the body parser's error").to.match(cause);

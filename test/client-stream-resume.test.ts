@@ -63,13 +63,23 @@ describe("the TypeScript client's event stream, resumed", function () {
     expect(position.sequence).to.equal(before.length);
     const resumed = read(streams.events(sessionId, { from: position, reconnect: QUICK, signal: stopping.signal }));
     const missed = (await history(api, sessionId)).slice(before.length);
-    const got = await until(async () => resumed.durable(), (d) => d.length >= missed.length, 30_000, "the missed events");
+    const got = await until(
+      async () => resumed.durable(),
+      (d) => d.length >= missed.length,
+      30_000,
+      "the missed events",
+    );
     expect(got.map((e) => e.id)).to.deep.equal(missed.map((e) => e.id));
     // Then it follows live.
     const turns = missed.filter((e) => e.type === "session.status_idle").length + 1;
     await sendText(api, sessionId, "and live again");
     const all = await settle(api, sessionId, turns + 1);
-    const rest = await until(async () => resumed.durable(), (d) => d.length >= all.length - before.length, 15_000, "the live turn");
+    const rest = await until(
+      async () => resumed.durable(),
+      (d) => d.length >= all.length - before.length,
+      15_000,
+      "the live turn",
+    );
     expect(rest.map((e) => e.sequence)).to.deep.equal(all.slice(before.length).map((e) => e.sequence));
     expect(rest.at(-1)!.type).to.equal("session.status_idle");
   });
@@ -78,8 +88,20 @@ describe("the TypeScript client's event stream, resumed", function () {
     await sendText(api, sessionId, "one");
     const all = await settle(api, sessionId, 1);
     const reconnects: ReconnectInfo[] = [];
-    const reading = read(streams.events(sessionId, { from: { lastEventId: "not-a-cursor", sequence: 2 }, reconnect: QUICK, signal: stopping.signal, onReconnect: (r) => reconnects.push(r) }));
-    const got = await until(async () => reading.durable(), (d) => d.length >= all.length - 2, 15_000, "the events after sequence 2");
+    const reading = read(
+      streams.events(sessionId, {
+        from: { lastEventId: "not-a-cursor", sequence: 2 },
+        reconnect: QUICK,
+        signal: stopping.signal,
+        onReconnect: (r) => reconnects.push(r),
+      }),
+    );
+    const got = await until(
+      async () => reading.durable(),
+      (d) => d.length >= all.length - 2,
+      15_000,
+      "the events after sequence 2",
+    );
     expect(got.map((e) => e.id)).to.deep.equal(all.slice(2).map((e) => e.id));
     expect(reconnects.map((r) => (r.cause as ApiError).code)).to.deep.equal(["validation_error"]);
 

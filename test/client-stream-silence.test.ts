@@ -32,13 +32,23 @@ describe("the TypeScript client's event stream, against a server gone silent", (
     const reconnects: ReconnectInfo[] = [];
     const before = opened;
     const reading = (async () => {
-      for await (const _ of client.events("ses_silent", { idleTimeoutMs: 300, reconnect: { initialDelayMs: 10, maxDelayMs: 50 }, signal: stopping.signal, onReconnect: (r) => reconnects.push(r) }));
+      for await (const _ of client.events("ses_silent", {
+        idleTimeoutMs: 300,
+        reconnect: { initialDelayMs: 10, maxDelayMs: 50 },
+        signal: stopping.signal,
+        onReconnect: (r) => reconnects.push(r),
+      }));
     })();
     try {
-      await until(async () => {
-        collectGarbage();
-        return reconnects.length;
-      }, (n) => n >= 2, 10_000, "two silent connections dropped");
+      await until(
+        async () => {
+          collectGarbage();
+          return reconnects.length;
+        },
+        (n) => n >= 2,
+        10_000,
+        "two silent connections dropped",
+      );
       expect(String((reconnects[0]!.cause as Error).message)).to.equal("the stream was silent for 300 ms");
       expect(opened - before).to.be.at.least(2);
     } finally {

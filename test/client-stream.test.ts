@@ -12,7 +12,12 @@ const QUICK = { initialDelayMs: 50, maxDelayMs: 500 };
 /** The reading delivered the session's whole history, each durable event once, in order. */
 async function expectWholeHistory(api: Client, sessionId: string, reading: Reading): Promise<void> {
   const all = await history(api, sessionId);
-  const seen = await until(async () => reading.durable(), (d) => d.length >= all.length, 15_000, "every durable event");
+  const seen = await until(
+    async () => reading.durable(),
+    (d) => d.length >= all.length,
+    15_000,
+    "every durable event",
+  );
   expect(seen.map((e) => e.sequence)).to.deep.equal(all.map((_, i) => i + 1));
   expect(seen.map((e) => e.id)).to.deep.equal(all.map((e) => e.id));
 }
@@ -66,7 +71,12 @@ describe("the TypeScript client's event stream, across process deaths", function
     const reading = read(streams.events(sessionId, { reconnect: QUICK, signal: stopping.signal, onReconnect: (r) => reconnects.push(r) }));
 
     await sendText(api, sessionId, "/slow 3000 across a crash");
-    await until(async () => reading.events.map((e) => e.type), (types) => types.includes("session.status_running"), 15_000, "the turn to start");
+    await until(
+      async () => reading.events.map((e) => e.type),
+      (types) => types.includes("session.status_running"),
+      15_000,
+      "the turn to start",
+    );
     await first.stop("SIGKILL");
     expect((await api.get(`/v1/sessions/${sessionId}`)).body.status, "killed mid-turn").to.equal("running");
     // While nothing serves the stream, the turn ends and another runs.
@@ -83,7 +93,10 @@ describe("the TypeScript client's event stream, across process deaths", function
     expect(reading.events.filter((e) => e.type === "agent.message" && e.sequence === null).length, "live deltas").to.be.greaterThan(0);
     const ours = requests.filter((r) => r.url.includes(sessionId));
     expect(ours[0]!.lastEventId, "the first request").to.equal(null);
-    expect(ours.slice(1).every((r) => r.lastEventId !== null), "every reconnect carries the last frame's id").to.equal(true);
+    expect(
+      ours.slice(1).every((r) => r.lastEventId !== null),
+      "every reconnect carries the last frame's id",
+    ).to.equal(true);
     expect(requests.every((r) => !r.url.includes(key))).to.equal(true);
   });
 
@@ -93,7 +106,12 @@ describe("the TypeScript client's event stream, across process deaths", function
     const reading = read(streams.events(sessionId, { reconnect: QUICK, signal: stopping.signal }));
     for (let turn = 1; turn <= 3; turn++) {
       await sendText(api, sessionId, `/slow 500 turn ${turn}`);
-      await until(async () => reading.events.filter((e) => e.type === "session.status_running").length, (n) => n >= turn, 15_000, "the turn to start");
+      await until(
+        async () => reading.events.filter((e) => e.type === "session.status_running").length,
+        (n) => n >= turn,
+        15_000,
+        "the turn to start",
+      );
       await processes.pop()!.stop("SIGTERM");
       await apiProcess();
       await settle(api, sessionId, turn);
@@ -112,7 +130,12 @@ describe("the TypeScript client's event stream, across process deaths", function
     await expectWholeHistory(api, sessionId, reading);
 
     serving.child.kill("SIGSTOP");
-    await until(async () => reconnects.length, (n) => n >= 2, 15_000, "the silent connection, and then the unanswered one, to be dropped");
+    await until(
+      async () => reconnects.length,
+      (n) => n >= 2,
+      15_000,
+      "the silent connection, and then the unanswered one, to be dropped",
+    );
     await sendText(api, sessionId, "during the silence");
     await settle(api, sessionId, 2);
     serving.child.kill("SIGCONT");

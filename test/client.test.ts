@@ -25,7 +25,11 @@ describe("the TypeScript client", () => {
   after(async () => server.close());
 
   const newAgent = (c: AgentSessionsClient, conversationsPerMinute = 5) =>
-    ok(c.api.POST("/v1/agents", { body: { name: "Typed", modelName: "mock/echo", systemPrompt: "You help.", skills: [], tools: [], rateLimits: { conversationsPerMinute } } }));
+    ok(
+      c.api.POST("/v1/agents", {
+        body: { name: "Typed", modelName: "mock/echo", systemPrompt: "You help.", skills: [], tools: [], rateLimits: { conversationsPerMinute } },
+      }),
+    );
 
   it("creates an agent and a session, sends a message and lists the history, every shape typed by the document", async () => {
     const agent = await newAgent(sessions);
@@ -86,7 +90,9 @@ describe("the TypeScript client", () => {
     expect(retries[0]).to.include({ method: "POST", attempt: 1, status: 429 });
     expect(retries[0]!.delayMs).to.be.at.least(retries[0]!.retryAfterSeconds! * 1000);
     const listed = await ok(sessions.api.GET("/v1/sessions", { params: { query: { subjectId } } }));
-    expect(listed.data.map((s) => s.id).sort()).to.have.length(2).and.include(created.id);
+    expect(listed.data.map((s) => s.id).sort())
+      .to.have.length(2)
+      .and.include(created.id);
   });
 
   it("was generated from the document the service serves", async () => {

@@ -46,7 +46,11 @@ describe("context compaction (mock model, small window)", () => {
     events = await settle(api, sessionId, 4);
     expect(agentTexts(events).at(-1)).to.equal(`context: 4 messages; first: ${(SUMMARY_PREFIX + event.payload.summary).slice(0, 120)}`);
     // The durable history and the session are as they were: every prompt and answer is still there.
-    expect(agentTexts(events).slice(0, 3).map((t) => t.slice(0, 12))).to.deep.equal(["echo: alpha ", "echo: bravo ", "echo: charli"]);
+    expect(
+      agentTexts(events)
+        .slice(0, 3)
+        .map((t) => t.slice(0, 12)),
+    ).to.deep.equal(["echo: alpha ", "echo: bravo ", "echo: charli"]);
     expect(events.filter((e) => e.type === "user.message")).to.have.length(4);
     expect((await api.get(`/v1/sessions/${sessionId}`)).body.id).to.equal(sessionId);
   });
@@ -61,16 +65,30 @@ describe("context compaction (mock model, small window)", () => {
     const requested = await compact(sessionId);
     expect(requested.status, JSON.stringify(requested.body)).to.equal(202);
     expect(requested.body).to.deep.equal({ object: "session.compaction", sessionId, status: "requested" });
-    const [event] = compactions(await until(() => history(api, sessionId), (e) => compactions(e).length > 0, 15_000, "session.compacted"));
+    const [event] = compactions(
+      await until(
+        () => history(api, sessionId),
+        (e) => compactions(e).length > 0,
+        15_000,
+        "session.compacted",
+      ),
+    );
     expect(event.turnId).to.equal(null);
     expect(event.payload).to.deep.include({ trigger: "manual", kept_turn: null, messages_summarized: 4, summary: "summary: first words | second words" });
     expect(event.payload.context_before).to.equal(before.context_used);
-    const after = await until(() => api.get(`/v1/sessions/${sessionId}`), (r) => r.body.usage.calls === before.calls + 1, 15_000, "usage with the summary's call");
+    const after = await until(
+      () => api.get(`/v1/sessions/${sessionId}`),
+      (r) => r.body.usage.calls === before.calls + 1,
+      15_000,
+      "usage with the summary's call",
+    );
     expect(after.body.usage.context_used).to.be.lessThan(before.context_used);
 
     await sendText(api, sessionId, "/context");
     const events = await settle(api, sessionId, 3);
-    expect(agentTexts(events).at(-1)).to.equal(`context: 2 messages; first: ${SUMMARY_PREFIX}summary: first words | second words`.slice(0, "context: 2 messages; first: ".length + 120));
+    expect(agentTexts(events).at(-1)).to.equal(
+      `context: 2 messages; first: ${SUMMARY_PREFIX}summary: first words | second words`.slice(0, "context: 2 messages; first: ".length + 120),
+    );
   });
 
   it("on request during a turn: done before the turn's next model call, keeping the turn's own messages", async () => {
@@ -78,10 +96,17 @@ describe("context compaction (mock model, small window)", () => {
     await sendText(api, sessionId, "earlier words");
     await settle(api, sessionId, 1);
     await sendText(api, sessionId, '/tool lookup {"order":"A-1"}');
-    const use = await until(() => history(api, sessionId), (e) => e.some((x) => x.type === "agent.custom_tool_use"), 15_000, "the custom tool call");
+    const use = await until(
+      () => history(api, sessionId),
+      (e) => e.some((x) => x.type === "agent.custom_tool_use"),
+      15_000,
+      "the custom tool call",
+    );
     const call = use.find((x) => x.type === "agent.custom_tool_use")!;
     expect((await compact(sessionId)).status).to.equal(202);
-    await api.post(`/v1/sessions/${sessionId}/events`, { events: [{ type: "user.custom_tool_result", tool_use_id: call.payload.id, content: [{ type: "text", text: "shipped" }] }] });
+    await api.post(`/v1/sessions/${sessionId}/events`, {
+      events: [{ type: "user.custom_tool_result", tool_use_id: call.payload.id, content: [{ type: "text", text: "shipped" }] }],
+    });
     const events = await settle(api, sessionId, 3);
     const [event] = compactions(events);
     expect(event.payload).to.deep.include({ trigger: "manual", kept_turn: call.turnId, messages_summarized: 2, summary: "summary: earlier words" });
@@ -117,7 +142,14 @@ describe("context compaction (anthropic provider)", () => {
     await sendText(svc.api, sessionId, "I like blue", "when_idle");
     await settle(svc.api, sessionId, 2);
     expect((await svc.api.post(`/v1/sessions/${sessionId}/compact`, {})).status).to.equal(202);
-    const [event] = compactions(await until(() => history(svc.api, sessionId), (e) => compactions(e).length > 0, 15_000, "session.compacted"));
+    const [event] = compactions(
+      await until(
+        () => history(svc.api, sessionId),
+        (e) => compactions(e).length > 0,
+        15_000,
+        "session.compacted",
+      ),
+    );
     expect(event.payload.summary).to.equal("Ann likes blue.");
 
     const summarizing = svc.fake.requests[2]!.body;
@@ -125,7 +157,8 @@ describe("context compaction (anthropic provider)", () => {
     expect(summarizing.tools ?? []).to.deep.equal([]);
     expect(summarizing.messages).to.have.length(1);
     const asked = JSON.stringify(summarizing.messages[0].content);
-    for (const line of ["User: I am Ann", "Assistant: Hi Ann.", "User: I like blue", "Assistant: Noted: blue.", COMPACTION_REQUEST]) expect(asked).to.include(line);
+    for (const line of ["User: I am Ann", "Assistant: Hi Ann.", "User: I like blue", "Assistant: Noted: blue.", COMPACTION_REQUEST])
+      expect(asked).to.include(line);
 
     await sendText(svc.api, sessionId, "what colour?");
     const events = await settle(svc.api, sessionId, 3);

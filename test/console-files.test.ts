@@ -12,7 +12,13 @@ describe("the web console's files", () => {
   });
   after(async () => server.close());
 
-  const directives = (csp: string) => new Map(csp.split(";").map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name!, values]));
+  const directives = (csp: string) =>
+    new Map(
+      csp
+        .split(";")
+        .map((d) => d.trim().split(/\s+/))
+        .map(([name, ...values]) => [name!, values]),
+    );
 
   it("serves the page without a key, with a strict policy whose one inline script is the import map", async () => {
     const res = await open.get("/console");
@@ -68,7 +74,13 @@ describe("the web console's files", () => {
   });
 
   it("reaches nothing outside its files, and takes no other method", async () => {
-    for (const path of ["/console/assets/nothing.js", "/console/assets/..%2f..%2fpackage.json", "/console/assets/main.js.map", "/console/assets/types.ts", "/console/index.html"]) {
+    for (const path of [
+      "/console/assets/nothing.js",
+      "/console/assets/..%2f..%2fpackage.json",
+      "/console/assets/main.js.map",
+      "/console/assets/types.ts",
+      "/console/index.html",
+    ]) {
       const res = await open.get(path);
       expect(res.status, path).to.equal(404);
       expect(res.body.error, path).to.equal("not_found");

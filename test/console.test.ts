@@ -138,7 +138,15 @@ describe("the web console in a browser", function () {
 
   it("approves a tool call, returns a custom tool's result and answers a question", async () => {
     const agent = await createAgent(api, {
-      tools: [toolset(allow), { type: "custom_tool", name: "lookup_order", description: "Finds an order", input_schema: { type: "object", properties: { order: { type: "string" } }, required: ["order"] } }],
+      tools: [
+        toolset(allow),
+        {
+          type: "custom_tool",
+          name: "lookup_order",
+          description: "Finds an order",
+          input_schema: { type: "object", properties: { order: { type: "string" } }, required: ["order"] },
+        },
+      ],
     });
     const session = await createSession(api, agent.id, { title: "Orders" });
     await signIn();

@@ -27,7 +27,13 @@ describe("vault credentials", () => {
     const body = {
       displayName: "Calendar",
       metadata: { owner: "ops" },
-      auth: { type: "mcp_oauth", mcpServerUrl: "https://calendar.example.com/mcp", accessToken: s.accessToken, expiresAt: "2030-01-01T00:00:00.000Z", refresh: { tokenEndpoint: "https://auth.example.com/token", clientId: "client-1", refreshToken: s.refreshToken, tokenEndpointAuth } },
+      auth: {
+        type: "mcp_oauth",
+        mcpServerUrl: "https://calendar.example.com/mcp",
+        accessToken: s.accessToken,
+        expiresAt: "2030-01-01T00:00:00.000Z",
+        refresh: { tokenEndpoint: "https://auth.example.com/token", clientId: "client-1", refreshToken: s.refreshToken, tokenEndpointAuth },
+      },
     };
     return { body, s };
   };
@@ -36,7 +42,10 @@ describe("vault credentials", () => {
     expect(res.status, JSON.stringify(res.body)).to.equal(201);
     return res.body;
   };
-  const secretsOf = async (credential: { id: string }) => server.services.credentialStore.secretsOf((await server.services.credentialStore.get((await raw(credential.id) as unknown as { orgId: string }).orgId, vaultId, credential.id))!);
+  const secretsOf = async (credential: { id: string }) =>
+    server.services.credentialStore.secretsOf(
+      (await server.services.credentialStore.get(((await raw(credential.id)) as unknown as { orgId: string }).orgId, vaultId, credential.id))!,
+    );
 
   it("a static bearer credential: auth answered without its token, the token sealed at rest", async () => {
     const token = secret();
@@ -61,7 +70,12 @@ describe("vault credentials", () => {
         expiresAt: "2030-01-01T00:00:00.000Z",
         refresh: { tokenEndpoint: "https://auth.example.com/token", clientId: "client-1", tokenEndpointAuth: { type: method } },
       });
-      expect(await secretsOf(credential)).to.deep.equal({ type: "mcp_oauth", accessToken: s.accessToken, refreshToken: s.refreshToken, clientSecret: method === "none" ? null : s.clientSecret });
+      expect(await secretsOf(credential)).to.deep.equal({
+        type: "mcp_oauth",
+        accessToken: s.accessToken,
+        refreshToken: s.refreshToken,
+        clientSecret: method === "none" ? null : s.clientSecret,
+      });
     }
     const { body } = oauth();
     const { refresh: _, ...withoutRefresh } = body.auth;
@@ -79,10 +93,19 @@ describe("vault credentials", () => {
       [{ displayName: "x", auth: { type: "static_bearer", mcpServerUrl: "https://a.example" } }, /token/],
       [{ displayName: "x", auth: { type: "static_bearer", mcpServerUrl: "https://a.example", token: `${token} with spaces` } }, /token/],
       [{ displayName: "x", auth: { type: "static_bearer", mcpServerUrl: "ftp://a.example", token } }, /mcpServerUrl/],
-      [{ displayName: "x", auth: { type: "static_bearer", mcpServerUrl: `https://user:${token}@a.example/mcp`, token } }, /mcpServerUrl: must not contain credentials/],
+      [
+        { displayName: "x", auth: { type: "static_bearer", mcpServerUrl: `https://user:${token}@a.example/mcp`, token } },
+        /mcpServerUrl: must not contain credentials/,
+      ],
       [{ displayName: "x", auth: { ...body.auth, expiresAt: "tomorrow" } }, /expiresAt/],
-      [{ displayName: "x", auth: { ...body.auth, refresh: { ...refresh, tokenEndpointAuth: { type: "client_secret_basic" } } } }, /clientSecret: is required for type client_secret_basic/],
-      [{ displayName: "x", auth: { ...body.auth, refresh: { ...refresh, tokenEndpointAuth: { type: "none", clientSecret: token } } } }, /clientSecret: must be absent for type none/],
+      [
+        { displayName: "x", auth: { ...body.auth, refresh: { ...refresh, tokenEndpointAuth: { type: "client_secret_basic" } } } },
+        /clientSecret: is required for type client_secret_basic/,
+      ],
+      [
+        { displayName: "x", auth: { ...body.auth, refresh: { ...refresh, tokenEndpointAuth: { type: "none", clientSecret: token } } } },
+        /clientSecret: must be absent for type none/,
+      ],
       [{ displayName: "x", auth: { ...bearer(token).auth, accessToken: token } }, /auth/],
     ];
     for (const [sent, message] of cases) {
@@ -145,14 +168,18 @@ describe("vault credentials", () => {
     expect(JSON.stringify(newClientSecret.body)).not.to.include(clientSecret);
     expect(newClientSecret.body.auth.refresh.tokenEndpointAuth).to.deep.equal({ type: "client_secret_post" });
     expect(await secretsOf(o)).to.deep.equal({ type: "mcp_oauth", accessToken, refreshToken, clientSecret });
-    const otherMethod = await api.patch(`${base()}/${o.id}`, { auth: { type: "mcp_oauth", refresh: { tokenEndpointAuth: { type: "client_secret_basic", clientSecret: secret() } } } });
+    const otherMethod = await api.patch(`${base()}/${o.id}`, {
+      auth: { type: "mcp_oauth", refresh: { tokenEndpointAuth: { type: "client_secret_basic", clientSecret: secret() } } },
+    });
     expect(otherMethod.status).to.equal(400);
     expect(otherMethod.body.message).to.equal("auth.refresh.tokenEndpointAuth.type: is immutable; this credential's is client_secret_post");
     for (const refresh of [{}, { tokenEndpointAuth: {} }, { tokenEndpointAuth: { type: "none", clientSecret: secret() } }]) {
       expect((await api.patch(`${base()}/${o.id}`, { auth: { type: "mcp_oauth", refresh } })).status, JSON.stringify(refresh)).to.equal(400);
     }
     const publicClient = await create(oauth("none").body);
-    const noSecret = await api.patch(`${base()}/${publicClient.id}`, { auth: { type: "mcp_oauth", refresh: { tokenEndpointAuth: { clientSecret: secret() } } } });
+    const noSecret = await api.patch(`${base()}/${publicClient.id}`, {
+      auth: { type: "mcp_oauth", refresh: { tokenEndpointAuth: { clientSecret: secret() } } },
+    });
     expect(noSecret.status).to.equal(400);
     expect(noSecret.body.message).to.match(/^auth.refresh.tokenEndpointAuth: the credential's token endpoint authentication is none/);
     expect(await secretsOf(o)).to.deep.equal({ type: "mcp_oauth", accessToken, refreshToken, clientSecret });
@@ -177,7 +204,11 @@ describe("vault credentials", () => {
     const { body, s } = oauth();
     const credential = await create(body);
     const newKey = secret(randomBytes(32).toString("base64"));
-    const rotatedServer = await startServer({ ROLE: "api", VAULT_ENCRYPTION_KEY: newKey, VAULT_DECRYPTION_KEYS: server.services.config.vaultKeys!.current.toString("base64") });
+    const rotatedServer = await startServer({
+      ROLE: "api",
+      VAULT_ENCRYPTION_KEY: newKey,
+      VAULT_DECRYPTION_KEYS: server.services.config.vaultKeys!.current.toString("base64"),
+    });
     const stranger = await startServer({ ROLE: "api", VAULT_ENCRYPTION_KEY: secret(randomBytes(32).toString("base64")) });
     const keyless = await startServer({ ROLE: "api", VAULT_ENCRYPTION_KEY: "" });
     try {
@@ -202,6 +233,6 @@ describe("vault credentials", () => {
   });
 
   async function orgId(): Promise<string> {
-    return ((await server.services.mongo.db.collection<{ _id: string; orgId: string }>("vaults").findOne({ _id: vaultId }))!).orgId;
+    return (await server.services.mongo.db.collection<{ _id: string; orgId: string }>("vaults").findOne({ _id: vaultId }))!.orgId;
   }
 });

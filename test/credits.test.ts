@@ -44,7 +44,12 @@ describe("credits", () => {
     const cost = Math.round(usage.cost_usd * 1_000_000);
     expect(cost).to.be.greaterThan(0);
     // The debit follows the turn's end commit.
-    await until(() => stored(orgId), (b) => b !== 1_000_000, 15_000, "the debit");
+    await until(
+      () => stored(orgId),
+      (b) => b !== 1_000_000,
+      15_000,
+      "the debit",
+    );
     expect(await stored(orgId)).to.equal(1_000_000 - cost);
     // The session's usage total reports the same cost.
     const session = await api.get(`/v1/sessions/${sessionId}`);
@@ -59,7 +64,9 @@ describe("credits", () => {
     const events = await settle(api, sessionId, 1);
     const idle = events.find((e) => e.type === "session.status_idle");
     expect(idle.payload.stop_reason.type).to.equal("error");
-    expect(idle.payload.stop_reason.message).to.match(/^insufficient credits: /).and.include("0.000000 USD");
+    expect(idle.payload.stop_reason.message)
+      .to.match(/^insufficient credits: /)
+      .and.include("0.000000 USD");
     expect(events.filter((e) => e.type === "agent.message")).to.have.length(0);
     expect(svc.fake.requests).to.have.length(0);
     expect(await stored(orgId)).to.equal(0);
@@ -88,7 +95,10 @@ describe("credits", () => {
   it("requirePositive, for what needs a credit account: refuses one without an account or at zero (402 insufficient_credits)", async () => {
     const { credits } = svc.server.services;
     const refused = async (orgId: string) => {
-      const err = await credits.requirePositive(orgId).then(() => null, (e: unknown) => e);
+      const err = await credits.requirePositive(orgId).then(
+        () => null,
+        (e: unknown) => e,
+      );
       return isAppError(err, "insufficient_credits");
     };
     const unmetered = (await newOrg()).orgId;
@@ -128,7 +138,23 @@ describe("credits", () => {
       await credits.grant(orgId, 100_000, "g");
       const debits = new TurnDebits(credits, new OwedDebits(redis, keys), eventLog, createLogger("error"));
       // A turn of a session with no runtime state has ended: the owed debit is due.
-      const usage = { model: "anthropic/claude-sonnet-4-6", input: 0, output: 0, cache_read: 0, cache_write: 0, reasoning: 0, total: 0, calls: 1, context_used: 0, context_max: 0, context_percent: 0, cost_usd: 0.0123, cost_status: "estimated" as const, last_turn_latency_ms: 0, latency_ms: 0 };
+      const usage = {
+        model: "anthropic/claude-sonnet-4-6",
+        input: 0,
+        output: 0,
+        cache_read: 0,
+        cache_write: 0,
+        reasoning: 0,
+        total: 0,
+        calls: 1,
+        context_used: 0,
+        context_max: 0,
+        context_percent: 0,
+        cost_usd: 0.0123,
+        cost_status: "estimated" as const,
+        last_turn_latency_ms: 0,
+        latency_ms: 0,
+      };
       const owed = await debits.owe(orgId, "ses_gone", "turn_1", usage);
       expect(owed).to.include({ entryId: "turn:ses_gone:turn_1", micros: 12_300 });
       await debits.repair();
@@ -158,7 +184,13 @@ describe("credits", () => {
       const negative = await cli(["credits", "grant", "--org", name, "--usd=-5"]);
       expect(negative).to.include({ code: 2, stdout: "" });
       expect(negative.stderr).to.include("negative amounts are refused");
-      for (const args of [["--org", name, "--usd", "1.0000001"], ["--org", name, "--usd", "ten"], ["--org", name], ["--usd", "1"], ["--org", name, "--usd", "1", "--id", "no spaces"]]) {
+      for (const args of [
+        ["--org", name, "--usd", "1.0000001"],
+        ["--org", name, "--usd", "ten"],
+        ["--org", name],
+        ["--usd", "1"],
+        ["--org", name, "--usd", "1", "--id", "no spaces"],
+      ]) {
         const out = await cli(["credits", "grant", ...args]);
         expect(out.code, args.join(" ")).to.equal(2);
         expect(out.stdout).to.equal("");

@@ -66,7 +66,7 @@ describe("custom tool kickoff", () => {
 
   it("of two custom calls, only the unanswered one fails; the other's result stands", async () => {
     const { sessionId } = await createSession(api, { agent: { tools: [lookup({ permissionPolicy: allow })] } });
-    await sendText(api, sessionId, "/tool lookup {\"n\":1}\n/tool lookup {\"n\":2}");
+    await sendText(api, sessionId, '/tool lookup {"n":1}\n/tool lookup {"n":2}');
     const { events } = await paused(sessionId);
     const [one, two] = events.filter((e) => e.type === "agent.custom_tool_use");
     await post(sessionId, { type: "user.custom_tool_result", tool_use_id: one.id, content: [{ type: "text", text: "first done" }] });

@@ -24,7 +24,9 @@ const matches = (name: string, value: string) => `[ "$(printf %s "$${name}" | sh
 
 /** The text of every file under `dir`. */
 function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(join(dir, e.name)) : e.isFile() ? [readFileSync(join(dir, e.name), "utf8")] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? filesUnder(join(dir, e.name)) : e.isFile() ? [readFileSync(join(dir, e.name), "utf8")] : [],
+  );
 }
 
 describe("deployment threads: placement, secrets and the local sandbox", () => {
@@ -67,7 +69,9 @@ describe("deployment threads: placement, secrets and the local sandbox", () => {
     expect(other.text).to.not.include("shared");
     if (isolated()) {
       const missing = (path: string) => `${path}: No such file or directory`;
-      expect(other.text).to.equal(`cat: ${missing("notes.txt")}\ncat: ${missing(join(root, a.doc._id, "notes.txt"))}\nls: cannot access '${root}': No such file or directory\n\n[exit code 2]`);
+      expect(other.text).to.equal(
+        `cat: ${missing("notes.txt")}\ncat: ${missing(join(root, a.doc._id, "notes.txt"))}\nls: cannot access '${root}': No such file or directory\n\n[exit code 2]`,
+      );
     }
   });
 
@@ -75,7 +79,12 @@ describe("deployment threads: placement, secrets and the local sandbox", () => {
     const d = await insertDeployment(server, orgId);
     const t = await thread(d);
     const workspace = join(root, d.doc._id);
-    await until(async () => existsSync(workspace), (made) => made, 10_000, "the deployment's workspace");
+    await until(
+      async () => existsSync(workspace),
+      (made) => made,
+      10_000,
+      "the deployment's workspace",
+    );
     const uid = sandboxUser(d.doc._id)?.uid ?? process.getuid!();
     expect(statSync(workspace).uid).to.equal(uid);
     expect(existsSync(join(root, t))).to.equal(false);
@@ -93,7 +102,7 @@ describe("deployment threads: placement, secrets and the local sandbox", () => {
     expect(await call(t, "execute_code", { language: "python", code })).to.deep.equal({ ok: true, text: "True\n" });
     // A command that prints the value shows the variable's name instead, in the foreground or the background.
     expect(await call(t, "terminal", { command: "env | grep -A1 API_TOKEN" })).to.deep.equal({ ok: true, text: "API_TOKEN=[secret $API_TOKEN]\n" });
-    const printed = answer(await call(t, "terminal", { command: "echo \"[$API_TOKEN]\"", background: true }));
+    const printed = answer(await call(t, "terminal", { command: 'echo "[$API_TOKEN]"', background: true }));
     expect(answer(await call(t, "process", { action: "wait", id: printed.id }))).to.include({ output: "[[secret $API_TOKEN]]\n" });
     // Every response the test client reads (the history included) is scanned for the value; so is every log line.
     expect((await history(api, t)).length).to.be.greaterThan(0);
@@ -150,7 +159,12 @@ describe("deployment threads: placement, secrets and the local sandbox", () => {
     // A background process of the thread: the reaper ends it when it handles the thread's deletion.
     const { pid } = answer(await call(t1, "terminal", { command: "sleep 600", background: true }));
     expect((await api.delete(`/v1/sessions/${t1}`)).status).to.equal(200);
-    await until(async () => alive(pid), (running) => !running, 15_000, "the reaper to end the thread's processes");
+    await until(
+      async () => alive(pid),
+      (running) => !running,
+      15_000,
+      "the reaper to end the thread's processes",
+    );
     expect(readFileSync(join(root, d.doc._id, "keep.txt"), "utf8")).to.equal("kept");
     expect(await call(t2, "read_file", { path: "keep.txt" })).to.deep.equal({ ok: true, text: "kept" });
   });
@@ -174,7 +188,8 @@ describe("deployment threads: placement, secrets and the local sandbox", () => {
       const uid = Number((await call(t, "terminal", { command: "id -u" })).text);
       expect(uid).to.be.greaterThanOrEqual(100_000);
       // PID 1 is the sandbox's init (bwrap, root), which reaps and ends the namespace with the command; every other process is the deployment's.
-      const command = "hostname; grep CapEff /proc/self/status; cat /proc/1/comm; for p in /proc/[0-9]*; do [ $p = /proc/1 ] || stat -c %u $p; done | sort -u; cat /proc/1/environ /proc/*/environ 2>/dev/null | tr '\\0' '\\n' | grep -c -E 'MONGO_URL|REDIS_URL|VAULT' || true";
+      const command =
+        "hostname; grep CapEff /proc/self/status; cat /proc/1/comm; for p in /proc/[0-9]*; do [ $p = /proc/1 ] || stat -c %u $p; done | sort -u; cat /proc/1/environ /proc/*/environ 2>/dev/null | tr '\\0' '\\n' | grep -c -E 'MONGO_URL|REDIS_URL|VAULT' || true";
       const { text } = await call(t, "terminal", { command });
       expect(text).to.equal(`sandbox\nCapEff:\t0000000000000000\nbwrap\n${uid}\n0\n`);
     });
@@ -185,7 +200,10 @@ describe("deployment threads: placement, secrets and the local sandbox", () => {
       const uid = Number((await call(t1, "terminal", { command: "id -u" })).text);
       expect((await call(t1, "terminal", { command: "(setsid sleep 600 &); sleep 600 & echo tmp > /tmp/kept; echo started" })).text).to.equal("started\n");
       expect(processesOf(uid)).to.deep.equal([]);
-      expect(await call(t2, "terminal", { command: `cat /tmp/kept; ls ${root} 2>&1 | head -1` })).to.deep.equal({ ok: true, text: `tmp\nls: cannot access '${root}': No such file or directory\n` });
+      expect(await call(t2, "terminal", { command: `cat /tmp/kept; ls ${root} 2>&1 | head -1` })).to.deep.equal({
+        ok: true,
+        text: `tmp\nls: cannot access '${root}': No such file or directory\n`,
+      });
     });
 
     it("a deployment with its sandbox disabled asks for no container, and still gets the namespaces every session has", async () => {

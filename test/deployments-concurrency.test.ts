@@ -45,7 +45,9 @@ describe("deployments: concurrent updates and provisioning runs", () => {
 
   it("leaves the agent on the newest settings whatever order concurrent updates publish it in", async () => {
     const d = await readyDeployment(api);
-    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => api.patch(`/v1/deployments/${d.deployment_id}`, { name: `name ${i}`, system_prompt: `prompt ${i}` })));
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => api.patch(`/v1/deployments/${d.deployment_id}`, { name: `name ${i}`, system_prompt: `prompt ${i}` })),
+    );
     for (const res of answers) expect([200, 409], JSON.stringify(res.body)).to.include(res.status);
     const final = (await api.get(`/v1/deployments/${d.deployment_id}`)).body.name as string;
     expect(answers.filter((r) => r.status === 200).map((r) => r.body.name)).to.include(final);
@@ -78,7 +80,15 @@ describe("deployments: concurrent updates and provisioning runs", () => {
       // Several leases long: the run, still waiting on its MCP server, renews its lease meanwhile.
       await sleep(2_000);
       // A takeover would probe the server again (and wait at the gate as the first run does).
-      await Promise.race([other.deployments.provisioning.work(created.body.deployment_id), until(async () => gate.arrivals(), (n) => n > 1, 20_000, "a second probe")]);
+      await Promise.race([
+        other.deployments.provisioning.work(created.body.deployment_id),
+        until(
+          async () => gate.arrivals(),
+          (n) => n > 1,
+          20_000,
+          "a second probe",
+        ),
+      ]);
       expect(gate.arrivals(), "only the first run probed the server").to.equal(1);
       gate.open();
       expect(await settled(api, created.body.deployment_id)).to.include({ status: "ready", status_reason: null });
@@ -107,7 +117,9 @@ describe("deployments: concurrent updates and provisioning runs", () => {
         await until(async () => lines.some((l) => l.includes("its lease was lost") && l.includes(id)), Boolean, 10_000, "the run to stop");
       });
       expect((await own.get(`/v1/deployments/${id}`)).body.status, "not settled by a run that lost its lease").to.equal("provisioning");
-      expect((await client(watched.url, await watched.newKey(org)).get(`/v1/sessions/${created.body.thread_id}`)).status, "no default thread made").to.equal(404);
+      expect((await client(watched.url, await watched.newKey(org)).get(`/v1/sessions/${created.body.thread_id}`)).status, "no default thread made").to.equal(
+        404,
+      );
       // That holder went away: its lease lapses, and the next run provisions.
       await records.updateOne({ _id: id } as never, { $set: { leaseUntil: new Date(0) } });
       await watched.deployments.provisioning.work(id);

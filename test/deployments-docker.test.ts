@@ -21,7 +21,10 @@ const sha = (value: string) => createHash("sha256").update(value).digest("hex");
 
 /** The ids of the deployment's containers on the engine, running or not. */
 function containersOf(deploymentId: string): string[] {
-  const listed = spawnSync("docker", ["ps", "--all", "--quiet", "--filter", `label=agent-sessions.deployment=${deploymentId}`], { env: { ...process.env, DOCKER_HOST: host }, encoding: "utf8" });
+  const listed = spawnSync("docker", ["ps", "--all", "--quiet", "--filter", `label=agent-sessions.deployment=${deploymentId}`], {
+    env: { ...process.env, DOCKER_HOST: host },
+    encoding: "utf8",
+  });
   return listed.stdout.split("\n").filter(Boolean);
 }
 
@@ -64,7 +67,9 @@ describe("deployments: the docker sandbox backend, on a real engine", function (
     const d = await readyDeployment(api, { features: { steering: false } });
     await runTool(api, d, d.thread_id, "terminal", { command: "echo kept > /tmp/note" });
     const other = (await api.post(`/v1/deployments/${d.deployment_id}/threads`, {})).body.thread_id;
-    expect(await runTool(api, d, other, "terminal", { command: "cat /tmp/note; cat /sys/fs/cgroup/pids.max 2>/dev/null || cat /sys/fs/cgroup/pids/pids.max" })).to.equal("kept\n128\n");
+    expect(
+      await runTool(api, d, other, "terminal", { command: "cat /tmp/note; cat /sys/fs/cgroup/pids.max 2>/dev/null || cat /sys/fs/cgroup/pids/pids.max" }),
+    ).to.equal("kept\n128\n");
   });
 
   it("a secret with a line break is refused by name, never shown", async () => {
@@ -78,22 +83,49 @@ describe("deployments: the docker sandbox backend, on a real engine", function (
   it("a killed background command's container is removed; the deletion removes every container of the deployment", async () => {
     const d = await readyDeployment(api, { features: { steering: false } });
     const started = JSON.parse(await runTool(api, d, d.thread_id, "terminal", { command: "sleep 600", background: true }));
-    await until(async () => containersOf(d.deployment_id), (ids) => ids.length === 1, 15_000, "the background command's container");
+    await until(
+      async () => containersOf(d.deployment_id),
+      (ids) => ids.length === 1,
+      15_000,
+      "the background command's container",
+    );
     await runTool(api, d, d.thread_id, "process", { action: "kill", id: started.id });
-    await until(async () => containersOf(d.deployment_id), (ids) => ids.length === 0, 15_000, "the killed command's container to go");
+    await until(
+      async () => containersOf(d.deployment_id),
+      (ids) => ids.length === 0,
+      15_000,
+      "the killed command's container to go",
+    );
     await runTool(api, d, d.thread_id, "terminal", { command: "sleep 600", background: true });
-    await until(async () => containersOf(d.deployment_id), (ids) => ids.length === 1, 15_000, "the second container");
+    await until(
+      async () => containersOf(d.deployment_id),
+      (ids) => ids.length === 1,
+      15_000,
+      "the second container",
+    );
     expect((await api.delete(`/v1/deployments/${d.deployment_id}`)).status).to.equal(200);
-    await until(async () => containersOf(d.deployment_id), (ids) => ids.length === 0, 15_000, "the deployment's containers to go");
+    await until(
+      async () => containersOf(d.deployment_id),
+      (ids) => ids.length === 0,
+      15_000,
+      "the deployment's containers to go",
+    );
   });
 
   it("sandbox.type local gets the namespaces instead (the host's programs)", async () => {
     const d = await readyDeployment(api, { sandbox: { type: "local" }, features: { steering: false } });
-    expect(await runTool(api, d, d.thread_id, "terminal", { command: `test -e /etc/debian_version && echo host-debian; pwd` })).to.equal("host-debian\n/workspace\n");
+    expect(await runTool(api, d, d.thread_id, "terminal", { command: `test -e /etc/debian_version && echo host-debian; pwd` })).to.equal(
+      "host-debian\n/workspace\n",
+    );
   });
 
   it("an image the engine does not have and cannot pull puts the deployment in error, naming the image", async () => {
-    const missing = await startServer({ WORKSPACE_ROOT: root, DOCKER_HOST: host!, DEPLOYMENT_DOCKER_IMAGE: "127.0.0.1:9/agent-sessions/missing:none", DEPLOYMENT_DOCKER_NETWORK: "none" });
+    const missing = await startServer({
+      WORKSPACE_ROOT: root,
+      DOCKER_HOST: host!,
+      DEPLOYMENT_DOCKER_IMAGE: "127.0.0.1:9/agent-sessions/missing:none",
+      DEPLOYMENT_DOCKER_NETWORK: "none",
+    });
     try {
       const { api: other } = await deploymentsClient(missing);
       const created = await other.post("/v1/deployments", deploymentBody());

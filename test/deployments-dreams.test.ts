@@ -30,7 +30,8 @@ describe("deployments: thread lists and dreaming", () => {
     } while (cursor);
     return all;
   };
-  const eventsOf = async (d: any, thread: string): Promise<any[]> => (await api.get(`/v1/deployments/${d.deployment_id}/threads/${thread}/events?limit=100`)).body.data;
+  const eventsOf = async (d: any, thread: string): Promise<any[]> =>
+    (await api.get(`/v1/deployments/${d.deployment_id}/threads/${thread}/events?limit=100`)).body.data;
   const idleTurns = (events: any[]) => events.filter((e) => e.type === "session.status_idle").length;
 
   it("lists a deployment's threads newest first, by pages", async () => {
@@ -49,11 +50,19 @@ describe("deployments: thread lists and dreaming", () => {
     const dreams = async () => (await threadsOf(d)).filter((t) => t.title === DREAM_TITLE);
     const [dream] = await until(dreams, (list) => list.length === 1, 15_000, "a dream thread");
     expect(dream.metadata).to.deep.equal({ dreaming: true });
-    const events = await until(() => eventsOf(d, dream.thread_id), (e) => idleTurns(e) >= 1, 15_000, "the dream's turn");
+    const events = await until(
+      () => eventsOf(d, dream.thread_id),
+      (e) => idleTurns(e) >= 1,
+      15_000,
+      "the dream's turn",
+    );
     expect(events[0].payload.content[0].text).to.equal(DREAM_PROMPT);
     await new Promise((r) => setTimeout(r, 2 * IDLE_MS));
     expect(await dreams(), "its own activity does not earn another dream").to.have.length(1);
-    expect((await threadsOf(quiet)).filter((t) => t.title === DREAM_TITLE), "dreaming is off by default").to.have.length(0);
+    expect(
+      (await threadsOf(quiet)).filter((t) => t.title === DREAM_TITLE),
+      "dreaming is off by default",
+    ).to.have.length(0);
 
     await api.post(`/v1/deployments/${d.deployment_id}/threads/${d.thread_id}/events`, { events: [userMessage("and coffee on Mondays")] });
     await until(dreams, (list) => list.length === 2, 15_000, "a second dream after new activity");

@@ -14,20 +14,31 @@ describe("deployments: features", () => {
   });
   after(async () => server.close());
 
-  const eventsOf = async (d: any, thread = d.thread_id): Promise<any[]> => (await api.get(`/v1/deployments/${d.deployment_id}/threads/${thread}/events?limit=100`)).body.data;
+  const eventsOf = async (d: any, thread = d.thread_id): Promise<any[]> =>
+    (await api.get(`/v1/deployments/${d.deployment_id}/threads/${thread}/events?limit=100`)).body.data;
   const idleCount = (events: any[]) => events.filter((e) => e.type === "session.status_idle").length;
   const send = (d: any, text: string) => api.post(`/v1/deployments/${d.deployment_id}/threads/${d.thread_id}/events`, { events: [userMessage(text)] });
 
   it("steering on: a tool call waits for a human's approval; off: it runs without asking", async () => {
     const steered = await readyDeployment(api);
     await send(steered, "/tool todo {}");
-    const asked = await until(() => eventsOf(steered), (e) => idleCount(e) >= 1, 15_000, "the pause");
+    const asked = await until(
+      () => eventsOf(steered),
+      (e) => idleCount(e) >= 1,
+      15_000,
+      "the pause",
+    );
     expect(asked.map((e) => e.type)).to.include("agent.approval_request");
     expect(asked.at(-1).payload.stop_reason.type).to.equal("requires_action");
 
     const free = await readyDeployment(api, { features: { steering: false } });
     await send(free, "/tool todo {}");
-    const ran = await until(() => eventsOf(free), (e) => idleCount(e) >= 1, 15_000, "the turn");
+    const ran = await until(
+      () => eventsOf(free),
+      (e) => idleCount(e) >= 1,
+      15_000,
+      "the turn",
+    );
     expect(ran.map((e) => e.type)).to.not.include("agent.approval_request");
     expect(ran.map((e) => e.type)).to.include("agent.tool_result");
   });

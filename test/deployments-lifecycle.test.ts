@@ -42,18 +42,29 @@ describe("deployments: skills, provisioning errors and deletion", () => {
   };
 
   it("fetches url skills and refuses one that cannot be fetched or parsed with 422 invalid_skill", async () => {
-    const d = await readyDeployment(api, { skills: [{ name: "triage", source: "url", url: `${skills.origin}/skills/triage.md` }, { name: "inline-one", source: "inline", content: skill("inline-one") }] });
+    const d = await readyDeployment(api, {
+      skills: [
+        { name: "triage", source: "url", url: `${skills.origin}/skills/triage.md` },
+        { name: "inline-one", source: "inline", content: skill("inline-one") },
+      ],
+    });
     expect(await agentSkills(d.deployment_id)).to.deep.equal(["triage", "inline-one"]);
     const missing = await api.post("/v1/deployments", deploymentBody({ skills: [{ name: "gone", source: "url", url: `${skills.origin}/skills/gone.md` }] }));
     expectError(missing, 422, "invalid_skill");
     expect(missing.body.message).to.equal("skills[0] (gone): cannot be fetched: the address answered HTTP 404");
-    const privateAddress = await api.post("/v1/deployments", deploymentBody({ skills: [{ name: "meta", source: "url", url: "http://169.254.169.254/latest/meta-data" }] }));
+    const privateAddress = await api.post(
+      "/v1/deployments",
+      deploymentBody({ skills: [{ name: "meta", source: "url", url: "http://169.254.169.254/latest/meta-data" }] }),
+    );
     expectError(privateAddress, 422, "invalid_skill");
     expect(privateAddress.body.message).to.match(/^skills\[0\] \(meta\): cannot be fetched: /);
     const unparsed = await api.post("/v1/deployments", deploymentBody({ skills: [{ name: "plain", source: "inline", content: "no front matter here" }] }));
     expectError(unparsed, 422, "invalid_skill");
     expect(unparsed.body.message).to.match(/^skills\[0\] \(plain\): cannot be parsed: the content must start with YAML front matter/);
-    const wrongName = await api.post("/v1/deployments", deploymentBody({ skills: [{ name: "other", source: "url", url: `${skills.origin}/skills/triage.md` }] }));
+    const wrongName = await api.post(
+      "/v1/deployments",
+      deploymentBody({ skills: [{ name: "other", source: "url", url: `${skills.origin}/skills/triage.md` }] }),
+    );
     expectError(wrongName, 422, "invalid_skill");
   });
 
@@ -63,7 +74,10 @@ describe("deployments: skills, provisioning errors and deletion", () => {
     const d = await readyDeployment(api);
     const patch = () => api.patch(`/v1/deployments/${d.deployment_id}`, { skills: [{ name: "local", source: "file", path: "skills/local.md" }] });
     expectError(await patch(), 422, "invalid_skill");
-    const put = await api.put(`/v1/deployments/${d.deployment_id}/files/${encodeURIComponent("skills/local.md")}`, undefined, { raw: skill("local"), headers: { "content-type": "text/markdown" } });
+    const put = await api.put(`/v1/deployments/${d.deployment_id}/files/${encodeURIComponent("skills/local.md")}`, undefined, {
+      raw: skill("local"),
+      headers: { "content-type": "text/markdown" },
+    });
     expect(put.status).to.equal(200);
     expect((await patch()).status).to.equal(200);
     expect(await agentSkills(d.deployment_id)).to.deep.equal(["local"]);
@@ -99,7 +113,12 @@ describe("deployments: skills, provisioning errors and deletion", () => {
     expectError(await api.get(`/v1/deployments/${d.deployment_id}`), 404, "not_found");
     expectError(await api.delete(`/v1/deployments/${d.deployment_id}`), 404, "not_found");
     const core = client(server.url, coreKey);
-    await until(() => core.get(`/v1/sessions/${d.thread_id}`), (r) => r.status === 404, 10_000, "the thread gone");
+    await until(
+      () => core.get(`/v1/sessions/${d.thread_id}`),
+      (r) => r.status === 404,
+      10_000,
+      "the thread gone",
+    );
     await until(async () => !existsSync(workspace), Boolean, 10_000, "the workspace removed");
     expect(existsSync(join(root, ".snapshots", d.deployment_id))).to.equal(false);
   });

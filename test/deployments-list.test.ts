@@ -42,7 +42,7 @@ describe("deployments: list", () => {
 
   it("filters by customer_id and status", async () => {
     expect((await all("&customer_id=even", 2)).map((d) => d.name)).to.deep.equal(["d6", "d4", "d2", "d0"]);
-    expect((await all("&customer_id=nobody", 2))).to.deep.equal([]);
+    expect(await all("&customer_id=nobody", 2)).to.deep.equal([]);
     const ready = await all("&status=ready", 100);
     expect(ready.every((d) => d.status === "ready")).to.equal(true);
     expect(await all("&status=error", 100)).to.deep.equal([]);
@@ -61,7 +61,12 @@ describe("deployments: list", () => {
     const seen = [...page1.body.data, ...rest].map((d: any) => d.deployment_id);
     expect(seen).to.deep.equal([...created].reverse(), "no duplicate, none skipped");
     const now = await all("", 100);
-    expect(now.slice(0, 3).map((d) => d.deployment_id).sort()).to.deep.equal(added.map((r) => r.body.deployment_id).sort());
+    expect(
+      now
+        .slice(0, 3)
+        .map((d) => d.deployment_id)
+        .sort(),
+    ).to.deep.equal(added.map((r) => r.body.deployment_id).sort());
   });
 
   it("refuses bad queries and a cursor of other filters", async () => {
@@ -70,7 +75,10 @@ describe("deployments: list", () => {
     expectValidation(await api.get("/v1/deployments?status=deleted"), "status: must be one of: provisioning, ready, error");
     expectValidation(await api.get("/v1/deployments?cursor=garbage"), "cursor: must be a next_cursor this list returned");
     const page = await api.get("/v1/deployments?limit=1&customer_id=even");
-    expectValidation(await api.get(`/v1/deployments?limit=1&cursor=${page.body.next_cursor}`), "cursor: was made for other filters (send the customer_id and status of the request that returned it)");
+    expectValidation(
+      await api.get(`/v1/deployments?limit=1&cursor=${page.body.next_cursor}`),
+      "cursor: was made for other filters (send the customer_id and status of the request that returned it)",
+    );
     expectValidation(await api.get("/v1/deployments?colour=red"), "colour: is not allowed");
   });
 });

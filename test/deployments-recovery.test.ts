@@ -28,7 +28,13 @@ describe("deployments: provisioning survives its process dying", () => {
 
   async function serviceProcess(): Promise<{ proc: ServiceProcess; url: string }> {
     const port = await freePort();
-    const proc = await startProcess("all", { DEPLOYMENTS_PORT: String(port), DEPLOYMENT_LEASE_MS: "2000", DEPLOYMENT_SWEEP_INTERVAL_MS: "200", OUTBOUND_ALLOWED_NETWORKS: LOOPBACK, LOG_LEVEL: "info" });
+    const proc = await startProcess("all", {
+      DEPLOYMENTS_PORT: String(port),
+      DEPLOYMENT_LEASE_MS: "2000",
+      DEPLOYMENT_SWEEP_INTERVAL_MS: "200",
+      OUTBOUND_ALLOWED_NETWORKS: LOOPBACK,
+      LOG_LEVEL: "info",
+    });
     processes.push(proc);
     await proc.waitForLog("deployments interface listening");
     return { proc, url: `http://127.0.0.1:${port}` };

@@ -38,7 +38,8 @@ describe("request bodies: encodings and refusals (deployments interface)", () =>
   after(async () => server.close());
 
   const next = () => ({ path: "/v1/deployments?limit=1", headers: auth });
-  const json = (path: string, headers: Record<string, string>, body: Buffer) => conn.send("POST", path, { ...auth, "content-type": "application/json", ...headers }, body);
+  const json = (path: string, headers: Record<string, string>, body: Buffer) =>
+    conn.send("POST", path, { ...auth, "content-type": "application/json", ...headers }, body);
   const upload = (name: string, headers: Record<string, string>, body: Buffer) =>
     conn.send("PUT", `/v1/deployments/${d.deployment_id}/files/${encodeURIComponent(name)}`, { ...auth, "content-type": "text/markdown", ...headers }, body);
 

@@ -46,7 +46,11 @@ describe("deployments: secrets and the workspace, through the deployments interf
     const { api: stranger } = await deploymentsClient(server);
     const mine = await api.post("/v1/secrets", { name: "mine", value: secret() });
     expectError(await stranger.get(`/v1/secrets/${mine.body.secret_id}`), 404, "not_found");
-    expectError(await stranger.post("/v1/deployments", { customer_id: "c", name: "n", system_prompt: "p", model: "mock/echo", secrets: { X: mine.body.secret_id } }), 422, "invalid_secret_ref");
+    expectError(
+      await stranger.post("/v1/deployments", { customer_id: "c", name: "n", system_prompt: "p", model: "mock/echo", secrets: { X: mine.body.secret_id } }),
+      422,
+      "invalid_secret_ref",
+    );
   });
 
   it("renames a secret to a name with U+0000: stored where the database can, else 400, never a 500", async () => {
@@ -81,7 +85,10 @@ describe("deployments: secrets and the workspace, through the deployments interf
     const d = await readyDeployment(api, { features: { steering: false } });
     const outside = await mkdtemp(join(tmpdir(), "dep-outside-"));
     await tool(d, d.thread_id, "terminal", { command: `ln -s ${outside} escape && echo linked` });
-    const res = await api.put(`/v1/deployments/${d.deployment_id}/files/${encodeURIComponent("escape/planted.txt")}`, undefined, { raw: "x", headers: { "content-type": "text/plain" } });
+    const res = await api.put(`/v1/deployments/${d.deployment_id}/files/${encodeURIComponent("escape/planted.txt")}`, undefined, {
+      raw: "x",
+      headers: { "content-type": "text/plain" },
+    });
     expectValidation(res);
     expect(existsSync(join(outside, "planted.txt"))).to.equal(false);
   });

@@ -34,11 +34,15 @@ describe("deployments: the sweeps serve every deployment, a page at a time", () 
     const ds = await many({ features: { filesystem_webhooks: true } });
     for (const d of ds) secret((await api.put(`/v1/deployments/${d.deployment_id}/webhook`, { url: `${receiver.origin}/hooks` })).body.secret);
     await server.deployments.webhooks.sweep(new Date(), 1); // each one's first scan: the baseline
-    for (const d of ds) await api.put(`/v1/deployments/${d.deployment_id}/files/notes.txt`, undefined, { raw: "changed", headers: { "content-type": "text/plain" } });
+    for (const d of ds)
+      await api.put(`/v1/deployments/${d.deployment_id}/files/notes.txt`, undefined, { raw: "changed", headers: { "content-type": "text/plain" } });
     await server.deployments.webhooks.sweep(new Date(), 1);
     for (const d of ds) {
       const log = (await api.get(`/v1/deployments/${d.deployment_id}/webhook/deliveries`)).body.data;
-      expect(log.map((x: any) => x.type), d.deployment_id).to.deep.equal(["filesystem.changed"]);
+      expect(
+        log.map((x: any) => x.type),
+        d.deployment_id,
+      ).to.deep.equal(["filesystem.changed"]);
     }
   });
 
@@ -46,12 +50,21 @@ describe("deployments: the sweeps serve every deployment, a page at a time", () 
     const ds = await many({ features: { dreaming: true } });
     const events = (d: any) => api.get(`/v1/deployments/${d.deployment_id}/threads/${d.thread_id}/events?limit=100`).then((r) => r.body.data as any[]);
     for (const d of ds) await api.post(`/v1/deployments/${d.deployment_id}/threads/${d.thread_id}/events`, { events: [userMessage("I like tea")] });
-    for (const d of ds) await until(() => events(d), (e) => e.some((x) => x.type === "session.status_idle"), 15_000, "the turn");
+    for (const d of ds)
+      await until(
+        () => events(d),
+        (e) => e.some((x) => x.type === "session.status_idle"),
+        15_000,
+        "the turn",
+      );
     // As if an hour had passed: every one of them has been idle long enough.
     await server.deployments.dreams.sweep(new Date(Date.now() + 3_600_000), 1);
     for (const d of ds) {
       const threads = (await api.get(`/v1/deployments/${d.deployment_id}/threads`)).body.data as any[];
-      expect(threads.filter((t) => t.title === DREAM_TITLE), d.deployment_id).to.have.length(1);
+      expect(
+        threads.filter((t) => t.title === DREAM_TITLE),
+        d.deployment_id,
+      ).to.have.length(1);
     }
   });
 });

@@ -26,9 +26,23 @@ describe("deployments: what a delete destroys", () => {
   const db = () => server.services.mongo.db;
   const count = (collection: string, filter: Record<string, unknown>) => db().collection(collection).countDocuments(filter);
   /** The deployment's agent id, as its record keeps it (no interface shows it). */
-  const agentIdOf = async (id: string): Promise<string> => ((await db().collection("deployments").findOne({ _id: id } as never)) as unknown as { agentId: string }).agentId;
+  const agentIdOf = async (id: string): Promise<string> =>
+    (
+      (await db()
+        .collection("deployments")
+        .findOne({ _id: id } as never)) as unknown as { agentId: string }
+    ).agentId;
   /** Waits for the teardown to finish: the record is removed last. */
-  const tornDown = (id: string) => until(() => db().collection("deployments").findOne({ _id: id } as never), (doc) => doc === null, 15_000, "the teardown");
+  const tornDown = (id: string) =>
+    until(
+      () =>
+        db()
+          .collection("deployments")
+          .findOne({ _id: id } as never),
+      (doc) => doc === null,
+      15_000,
+      "the teardown",
+    );
 
   it("destroys the agent's memories, skills and automations (their runs and schedule too), the agent and its versions", async () => {
     const d = await readyDeployment(api, { features: { steering: false } });

@@ -16,7 +16,8 @@ describe("deployments: threads, messages and the event stream", () => {
   });
   after(async () => server.close());
 
-  const threadEvents = async (d: any, thread: string): Promise<any[]> => (await api.get(`/v1/deployments/${d.deployment_id}/threads/${thread}/events?limit=100`)).body.data;
+  const threadEvents = async (d: any, thread: string): Promise<any[]> =>
+    (await api.get(`/v1/deployments/${d.deployment_id}/threads/${thread}/events?limit=100`)).body.data;
 
   it("answers a message in the default thread, seen on the deployment's SSE stream, resumable with Last-Event-ID", async () => {
     const d = await readyDeployment(api);
@@ -34,7 +35,12 @@ describe("deployments: threads, messages and the event stream", () => {
     stream.close();
 
     await api.post(`/v1/deployments/${d.deployment_id}/threads/${d.thread_id}/events`, { events: [userMessage("again")] });
-    await until(() => threadEvents(d, d.thread_id), (events) => events.filter((e) => e.type === "session.status_idle").length >= 2, 15_000, "the second turn");
+    await until(
+      () => threadEvents(d, d.thread_id),
+      (events) => events.filter((e) => e.type === "session.status_idle").length >= 2,
+      15_000,
+      "the second turn",
+    );
     const resumed = await openSse(d.events.url, key, { ...auth, "last-event-id": lastId });
     await resumed.waitFor((frames) => frames.some((f) => f.event === "session.status_idle"));
     const durable = resumed.frames.filter((f) => f.data.sequence !== undefined).map((f) => f.data.sequence as number);
@@ -74,7 +80,8 @@ describe("deployments: threads, messages and the event stream", () => {
   it("uploads files into the workspace, bounded, never outside it", async () => {
     const d = await readyDeployment(api);
     // The path is one parameter: its slashes percent-encoded, as the document's `{path}` says (raw slashes are accepted too).
-    const put = (path: string, body: string) => api.put(`/v1/deployments/${d.deployment_id}/files/${encodeURIComponent(path)}`, undefined, { raw: body, headers: { "content-type": "text/markdown" } });
+    const put = (path: string, body: string) =>
+      api.put(`/v1/deployments/${d.deployment_id}/files/${encodeURIComponent(path)}`, undefined, { raw: body, headers: { "content-type": "text/markdown" } });
     const res = await put("skills/notes.md", "# notes\n");
     expect(res.status).to.equal(200);
     expect(res.body).to.deep.equal({ deployment_id: d.deployment_id, path: "skills/notes.md", size: 8 });
@@ -85,7 +92,8 @@ describe("deployments: threads, messages and the event stream", () => {
 
   it("refuses a file under a file with 400, the service still answering (more than a pipe holds, unread)", async () => {
     const d = await readyDeployment(api);
-    const put = (path: string, body: string) => api.put(`/v1/deployments/${d.deployment_id}/files/${encodeURIComponent(path)}`, undefined, { raw: body, headers: { "content-type": "text/markdown" } });
+    const put = (path: string, body: string) =>
+      api.put(`/v1/deployments/${d.deployment_id}/files/${encodeURIComponent(path)}`, undefined, { raw: body, headers: { "content-type": "text/markdown" } });
     expect((await put("notes", "x")).status).to.equal(200);
     expectValidation(await put("notes/inner.md", "y".repeat(512 * 1024)));
     expect((await put("other.md", "z")).status).to.equal(200);

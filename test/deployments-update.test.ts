@@ -42,7 +42,12 @@ describe("deployments: update", () => {
   });
 
   it("replaces arrays whole, and [] clears them", async () => {
-    const d = await readyDeployment(api, { skills: [{ name: "a", source: "inline", content: skill("a") }, { name: "b", source: "inline", content: skill("b") }] });
+    const d = await readyDeployment(api, {
+      skills: [
+        { name: "a", source: "inline", content: skill("a") },
+        { name: "b", source: "inline", content: skill("b") },
+      ],
+    });
     await api.patch(`/v1/deployments/${d.deployment_id}`, { skills: [{ name: "c", source: "inline", content: skill("c") }] });
     expect((await agentOf(d.deployment_id)).skills).to.deep.equal(["c"]);
     await api.patch(`/v1/deployments/${d.deployment_id}`, { skills: [] });
@@ -94,7 +99,13 @@ describe("deployments: update", () => {
   it("answers an update that changes nothing with the deployment unchanged, writing nothing", async () => {
     const d = await readyDeployment(api, { features: { dreaming: false } });
     const before = await agentOf(d.deployment_id);
-    const res = await api.patch(`/v1/deployments/${d.deployment_id}`, { name: d.name, model: d.model, features: { dreaming: false }, customer_id: d.customer_id, runtime: "native" });
+    const res = await api.patch(`/v1/deployments/${d.deployment_id}`, {
+      name: d.name,
+      model: d.model,
+      features: { dreaming: false },
+      customer_id: d.customer_id,
+      runtime: "native",
+    });
     expect(res.status).to.equal(200);
     expect(res.body).to.deep.equal(d);
     expect((await api.patch(`/v1/deployments/${d.deployment_id}`, {})).body).to.deep.equal(d);
@@ -103,8 +114,14 @@ describe("deployments: update", () => {
 
   it("refuses to change customer_id or runtime", async () => {
     const d = await readyDeployment(api);
-    expectValidation(await api.patch(`/v1/deployments/${d.deployment_id}`, { customer_id: "cus_2" }), "customer_id: is immutable (create a new deployment for another customer)");
-    expectValidation(await api.patch(`/v1/deployments/${d.deployment_id}`, { runtime: "other" }), "runtime: is immutable (create a new deployment for another runtime)");
+    expectValidation(
+      await api.patch(`/v1/deployments/${d.deployment_id}`, { customer_id: "cus_2" }),
+      "customer_id: is immutable (create a new deployment for another customer)",
+    );
+    expectValidation(
+      await api.patch(`/v1/deployments/${d.deployment_id}`, { runtime: "other" }),
+      "runtime: is immutable (create a new deployment for another runtime)",
+    );
     expect((await api.get(`/v1/deployments/${d.deployment_id}`)).body.customer_id).to.equal("cus_1");
   });
 

@@ -35,11 +35,20 @@ describe("deployments: create, get, list, authentication", () => {
 
   it("refuses invalid bodies with validation_error, naming each problem", async () => {
     expectValidation(await api.post("/v1/deployments", {}), "customer_id: is required", "name: is required", "system_prompt: is required");
-    const refused = async (overrides: Record<string, unknown>, entry: string) => expectValidation(await api.post("/v1/deployments", deploymentBody(overrides)), entry);
+    const refused = async (overrides: Record<string, unknown>, entry: string) =>
+      expectValidation(await api.post("/v1/deployments", deploymentBody(overrides)), entry);
     await refused({ runtime: "other" }, "runtime: must be one of: native");
     await refused({ secrets: { "1BAD": "sec_abc" } }, "secrets: has a property name that does not match the pattern ^[A-Za-z_][A-Za-z0-9_]{0,127}$");
     await refused({ secrets: { GOOD: "not-a-ref" } }, "secrets.GOOD: must match the pattern ^sec_[0-9a-z]{1,64}$");
-    await refused({ mcp_servers: [{ name: "a", url: "https://a.example/mcp" }, { name: "a", url: "https://b.example/mcp" }] }, "mcp_servers[1].name: must be unique");
+    await refused(
+      {
+        mcp_servers: [
+          { name: "a", url: "https://a.example/mcp" },
+          { name: "a", url: "https://b.example/mcp" },
+        ],
+      },
+      "mcp_servers[1].name: must be unique",
+    );
     await refused({ mcp_servers: [{ name: "a", url: "https://user:pw@a.example/mcp" }] }, "mcp_servers[0].url: must not contain credentials");
     await refused({ mcp_servers: [{ name: "a", url: "ftp://a.example/mcp" }] }, "mcp_servers[0].url: must match the pattern ^https?://");
     await refused({ skills: [{ name: "x", source: "inline" }] }, "skills[0].content: is required");
@@ -74,7 +83,11 @@ describe("deployments: create, get, list, authentication", () => {
     // Nor of how its body is read: malformed JSON, another content type.
     expectError(await reader.post("/v1/deployments", undefined, { raw: "{not json" }), 403, "forbidden");
     expectError(await reader.patch("/v1/deployments/dep_x", undefined, { raw: "{not json" }), 403, "forbidden");
-    expectError(await reader.post("/v1/deployments", undefined, { raw: "name=x", headers: { "content-type": "application/x-www-form-urlencoded" } }), 403, "forbidden");
+    expectError(
+      await reader.post("/v1/deployments", undefined, { raw: "name=x", headers: { "content-type": "application/x-www-form-urlencoded" } }),
+      403,
+      "forbidden",
+    );
     expectError(await writer.post("/v1/deployments/dep_x/threads/ses_x/events", undefined, { raw: "{not json" }), 400, "validation_error");
     // The two interfaces' keys do not stand in for each other.
     const coreKey = await server.newKey();
@@ -98,7 +111,13 @@ describe("deployments: create, get, list, authentication", () => {
     const doc = (await client(server.deploymentsUrl).get("/v1/openapi.json")).body;
     expect(doc.info.title).to.equal("Deployments API");
     expect(doc.components.securitySchemes.bearer).to.deep.include({ type: "http", scheme: "bearer" });
-    for (const [path, method] of [["/v1/deployments", "post"], ["/v1/deployments", "get"], ["/v1/deployments/{deployment_id}", "get"], ["/v1/deployments/{deployment_id}", "patch"], ["/v1/deployments/{deployment_id}", "delete"]]) {
+    for (const [path, method] of [
+      ["/v1/deployments", "post"],
+      ["/v1/deployments", "get"],
+      ["/v1/deployments/{deployment_id}", "get"],
+      ["/v1/deployments/{deployment_id}", "patch"],
+      ["/v1/deployments/{deployment_id}", "delete"],
+    ]) {
       expect(doc.paths[path!]?.[method!], `${method} ${path}`).to.be.an("object");
     }
     expect(doc.paths["/v1/agents"]).to.equal(undefined);

@@ -84,7 +84,10 @@ describe("GET events (history)", () => {
   it("paging with pagination.after walks the whole log without gaps or duplicates", async () => {
     for (const size of [1, 4, 100]) {
       const walked = await allEvents(api, sessionId, size);
-      expect(walked.map((e) => e.id), `page size ${size}`).to.deep.equal(log.map((e) => e.id));
+      expect(
+        walked.map((e) => e.id),
+        `page size ${size}`,
+      ).to.deep.equal(log.map((e) => e.id));
     }
   });
 
@@ -98,7 +101,17 @@ describe("GET events (history)", () => {
   });
 
   it("refuses a bad after or limit with 400 validation_error", async () => {
-    for (const query of ["limit=0", "limit=101", "limit=abc", "limit=1.5", "after=-1", "after=abc", "after=99999999999999999999", "after=1&after=2", "cursor=1"]) {
+    for (const query of [
+      "limit=0",
+      "limit=101",
+      "limit=abc",
+      "limit=1.5",
+      "after=-1",
+      "after=abc",
+      "after=99999999999999999999",
+      "after=1&after=2",
+      "cursor=1",
+    ]) {
       const res = await api.get(`/v1/sessions/${sessionId}/events?${query}`);
       expect(res.status, query).to.equal(400);
       expect(res.body.error).to.equal("validation_error");

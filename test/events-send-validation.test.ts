@@ -47,15 +47,31 @@ describe("POST events: validation", () => {
     ["an event without a type", () => ({ events: [{ message: "x" }] }), "events[0].type: is required"],
     ["a valid event beside an invalid one", () => ({ events: [interrupt, { type: "user.steer", message: "" }] }), "events[1].message: must not be empty"],
     ["a user.message with 0 text blocks", () => ({ events: [{ type: "user.message", content: [] }] }), "events[0].content: must have at least 1 items"],
-    ["a user.message with 101 text blocks", () => ({ events: [{ type: "user.message", content: blocks(101) }] }), "events[0].content: must have at most 100 items"],
+    [
+      "a user.message with 101 text blocks",
+      () => ({ events: [{ type: "user.message", content: blocks(101) }] }),
+      "events[0].content: must have at most 100 items",
+    ],
     ["an empty text", () => ({ events: [message("")] }), "events[0].content[0].text: must not be empty"],
     ["a text of 20,001 characters", () => ({ events: [message("x".repeat(20_001))] }), "events[0].content[0].text: must be at most 20000 characters"],
-    ["a text block of another type", () => ({ events: [{ type: "user.message", content: [{ type: "image", text: "x" }] }] }), "events[0].content[0].type: must be text"],
+    [
+      "a text block of another type",
+      () => ({ events: [{ type: "user.message", content: [{ type: "image", text: "x" }] }] }),
+      "events[0].content[0].type: must be text",
+    ],
     ["a user.message without content", () => ({ events: [{ type: "user.message" }] }), "events[0].content: is required"],
     ["a user.message with an unknown field", () => ({ events: [message("hi", { role: "admin" })] }), "events[0].role: is not allowed"],
     ["a user.steer without message", () => ({ events: [{ type: "user.steer" }] }), "events[0].message: is required"],
-    ["a user.approval_response without approval_id", () => ({ events: [{ type: "user.approval_response", result: "allow" }] }), "events[0].approval_id: is required"],
-    ["a user.approval_response without result", () => ({ events: [{ type: "user.approval_response", approval_id: "evt_1" }] }), "events[0].result: is required"],
+    [
+      "a user.approval_response without approval_id",
+      () => ({ events: [{ type: "user.approval_response", result: "allow" }] }),
+      "events[0].approval_id: is required",
+    ],
+    [
+      "a user.approval_response without result",
+      () => ({ events: [{ type: "user.approval_response", approval_id: "evt_1" }] }),
+      "events[0].result: is required",
+    ],
     [
       "a user.approval_response with a bad result",
       () => ({ events: [{ type: "user.approval_response", approval_id: "evt_1", result: "maybe" }] }),
@@ -71,7 +87,11 @@ describe("POST events: validation", () => {
       () => ({ events: [{ type: "user.custom_tool_result", content: blocks(1) }] }),
       "events[0].tool_use_id: is required",
     ],
-    ["a user.custom_tool_result without content", () => ({ events: [{ type: "user.custom_tool_result", tool_use_id: "evt_1" }] }), "events[0].content: is required"],
+    [
+      "a user.custom_tool_result without content",
+      () => ({ events: [{ type: "user.custom_tool_result", tool_use_id: "evt_1" }] }),
+      "events[0].content: is required",
+    ],
     [
       "a user.custom_tool_result with a bad status",
       () => ({ events: [{ type: "user.custom_tool_result", tool_use_id: "evt_1", content: blocks(1), status: "done" }] }),
@@ -84,7 +104,11 @@ describe("POST events: validation", () => {
       () => ({ events: [withAttachments(...Array.from({ length: 11 }, () => attachment("text/plain")))] }),
       "events[0].attachments: must have at most 10 items",
     ],
-    ["an attachment with a media type not accepted", () => ({ events: [withAttachments(attachment("application/zip"))] }), "events[0].attachments[0].mediaType: must be one of"],
+    [
+      "an attachment with a media type not accepted",
+      () => ({ events: [withAttachments(attachment("application/zip"))] }),
+      "events[0].attachments[0].mediaType: must be one of",
+    ],
     [
       "a data URL whose media type differs from mediaType",
       () => ({ events: [withAttachments({ ...attachment("image/png"), source: { type: "data_url", dataUrl: dataUrl("image/jpeg") } })] }),

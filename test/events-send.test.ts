@@ -33,7 +33,11 @@ describe("POST events: accepted limits and attachments", () => {
     const { api, sessionId } = await roomySession(server);
     const one = await sendOk(api, sessionId, [steer("only")]);
     expect(one).to.have.length(1);
-    const res = await send(api, sessionId, Array.from({ length: 100 }, (_, i) => steer(`s${i}`)));
+    const res = await send(
+      api,
+      sessionId,
+      Array.from({ length: 100 }, (_, i) => steer(`s${i}`)),
+    );
     expect(res.status).to.equal(202);
     expect(res.body.data).to.have.length(100);
     expect(res.body.data.map((e: any) => e.sequence)).to.deep.equal(Array.from({ length: 100 }, (_, i) => i + 2));

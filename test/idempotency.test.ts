@@ -23,7 +23,8 @@ describe("Idempotency-Key", () => {
     await server.close();
   });
 
-  const post = (api: Client, path: string, body: unknown, key?: string) => api.post(path, body, key === undefined ? {} : { headers: { "idempotency-key": key } });
+  const post = (api: Client, path: string, body: unknown, key?: string) =>
+    api.post(path, body, key === undefined ? {} : { headers: { "idempotency-key": key } });
 
   it("a retried send gets the first answer and appends nothing again, nor takes a second allowance point", async () => {
     await roomInWindow(5_000);
@@ -71,7 +72,10 @@ describe("Idempotency-Key", () => {
     expect(second.headers.get("idempotent-replayed")).to.equal(null);
     const kept = (await Promise.all(masters(redis).map((node) => node.keys(`${env.redisKeyPrefix}:idem:*`)))).flat();
     const ttls = await Promise.all(kept.map((k) => redis.pttl(k)));
-    expect(ttls.every((t) => t > 23 * 3_600_000 && t <= 24 * 3_600_000), String(ttls)).to.equal(true);
+    expect(
+      ttls.every((t) => t > 23 * 3_600_000 && t <= 24 * 3_600_000),
+      String(ttls),
+    ).to.equal(true);
 
     // A refusal does nothing: the key is free for the request, corrected or not.
     const missing = await post(a, "/v1/sessions", { agentId: "agt_missing", subjectId: "s" }, "failing");
@@ -137,7 +141,8 @@ describe("Idempotency-Key", () => {
     const { orgId } = (await server.services.sessionStore.byId(session.id))!;
     const path = `/v1/sessions/${session.id}/events`;
     const request = (body: unknown) => `POST ${path}\n${JSON.stringify(body)}`;
-    const sendOnce = (key: string, body: { events: any[] }) => server.services.events.post(orgId, session.id, body, Promise.resolve(), onceOf(orgId, key, request(body), { seed: newIdSeed(), retaken: false }));
+    const sendOnce = (key: string, body: { events: any[] }) =>
+      server.services.events.post(orgId, session.id, body, Promise.resolve(), onceOf(orgId, key, request(body), { seed: newIdSeed(), retaken: false }));
     const body = { events: [message("/slow 300 kept once")] };
 
     // The first attempt committed under the key; its answer and its key's record were lost with its process.
@@ -148,7 +153,13 @@ describe("Idempotency-Key", () => {
     expect(retry.body.data.map((e: { id: string }) => e.id)).to.deep.equal(first.data.map((e) => e.id));
 
     // The same key with another body is refused, however the first attempt ended.
-    const idle = () => until(() => api.get(`/v1/sessions/${session.id}`), (r) => r.body.status === "idle", 15_000, "idle");
+    const idle = () =>
+      until(
+        () => api.get(`/v1/sessions/${session.id}`),
+        (r) => r.body.status === "idle",
+        15_000,
+        "idle",
+      );
     await idle();
     await sendOnce("lost-2", { events: [message("/slow 300 second")] });
     expectError(await post(api, path, { events: [message("not the same")] }, "lost-2"), 422, "idempotency_error");
@@ -169,7 +180,9 @@ describe("Idempotency-Key", () => {
     const api = await newTenant(server);
     const agent = await createAgent(api);
     const body = { agentId: agent.id, subjectId: newSubject() };
-    const plain = createHash("sha256").update(`POST /v1/sessions\n${JSON.stringify(body)}`).digest("base64url");
+    const plain = createHash("sha256")
+      .update(`POST /v1/sessions\n${JSON.stringify(body)}`)
+      .digest("base64url");
     const first = await post(api, "/v1/sessions", body, "keyed-1");
     expect(first.status).to.equal(201);
     const record = await recordOf("keyed-1");
@@ -237,7 +250,10 @@ describe("Idempotency-Key", () => {
     expect((await api.get(`/v1/sessions?agentId=${agent.id}`)).body.data.filter((s: { subjectId: string }) => s.subjectId === subjectId)).to.have.length(1);
 
     const vault = (await retriedAfterDying(api, "/v1/vaults", { displayName: "kept" })).first;
-    await retriedAfterDying(api, `/v1/vaults/${vault.id}/credentials`, { displayName: "c", auth: { type: "static_bearer", mcpServerUrl: "https://mcp.example.com/mcp", token: "tok-kept" } });
+    await retriedAfterDying(api, `/v1/vaults/${vault.id}/credentials`, {
+      displayName: "c",
+      auth: { type: "static_bearer", mcpServerUrl: "https://mcp.example.com/mcp", token: "tok-kept" },
+    });
     expect((await api.get(`/v1/vaults/${vault.id}/credentials`)).body.data).to.have.length(1);
 
     await retriedAfterDying(api, `/v1/agents/${agent.id}/users/${subjectId}/automations`, { prompt: "Check in.", schedule: "every 1h" });
@@ -254,7 +270,12 @@ describe("Idempotency-Key", () => {
     const secretRef = (await retriedAfterDying(api, "/v1/secrets", { name: "kept", value: "s3cret-kept" })).first;
     expect((await api.get("/v1/secrets?limit=100")).body.data.filter((s: { name: string }) => s.name === "kept")).to.have.length(1);
     const customer = `cus_kept_${newIdSeed()}`;
-    const { first } = await retriedAfterDying(api, "/v1/deployments", deploymentBody({ customer_id: customer, secrets: { TOKEN: secretRef.id } }), (b) => b.deployment_id);
+    const { first } = await retriedAfterDying(
+      api,
+      "/v1/deployments",
+      deploymentBody({ customer_id: customer, secrets: { TOKEN: secretRef.id } }),
+      (b) => b.deployment_id,
+    );
     expect((await api.get(`/v1/deployments?customer_id=${customer}`)).body.data).to.have.length(1);
     expect((await settled(api, first.deployment_id)).status).to.equal("ready");
   });

@@ -22,7 +22,12 @@ describe("streamed deltas", () => {
   after(async () => redis.quit());
 
   const delta = (sessionId: string, text: string) =>
-    draft(sessionId, newId("evt"), { type: "agent.message", content: [{ type: "text", text }], delta: true }, { turnId: "turn_1", now: new Date().toISOString() });
+    draft(
+      sessionId,
+      newId("evt"),
+      { type: "agent.message", content: [{ type: "text", text }], delta: true },
+      { turnId: "turn_1", now: new Date().toISOString() },
+    );
   const texts = async (sessionId: string) =>
     (await redis.xrange(keys.sessionLive(sessionId), "-", "+")).map(([, fields]) => JSON.parse(fields[3]!).payload.content[0].text as string);
 
@@ -42,9 +47,15 @@ describe("streamed deltas", () => {
     const deltas = new LiveDeltas(live, sessionId, "fence_a");
     await deltas.send(delta(sessionId, "one"));
     await deltas.send(delta(sessionId, "two"));
-    const flushed = await deltas.flush().then(() => null, (e: unknown) => e);
+    const flushed = await deltas.flush().then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(isAppError(flushed, "lock_lost"), String(flushed)).to.equal(true);
-    const next = await deltas.send(delta(sessionId, "three")).then(() => null, (e: unknown) => e);
+    const next = await deltas.send(delta(sessionId, "three")).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(isAppError(next, "lock_lost"), String(next)).to.equal(true);
     expect(await texts(sessionId)).to.deep.equal([]);
   });
@@ -55,7 +66,10 @@ describe("streamed deltas", () => {
     const deltas = new LiveDeltas(live, sessionId, "fence_a");
     const err = await (async () => {
       for (let i = 0; i < 1000; i++) await deltas.send(delta(sessionId, `part ${i}`));
-    })().then(() => null, (e: unknown) => e);
+    })().then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(isAppError(err, "lock_lost"), String(err)).to.equal(true);
   });
 });

@@ -35,7 +35,9 @@ describe("own appends handed to the shared reader", () => {
   const append = (sessionId: string, [id, fields]: StreamEntry) => redis.xadd(keys.sessionLive(sessionId), id, ...fields);
   const follow = async (sessionId: string) => {
     const seen: string[] = [];
-    const subscription = await reader.subscribe(keys.shardOf(sessionId), keys.sessionLive(sessionId), "0-0", (entries) => seen.push(...entries.map(([id]) => id)));
+    const subscription = await reader.subscribe(keys.shardOf(sessionId), keys.sessionLive(sessionId), "0-0", (entries) =>
+      seen.push(...entries.map(([id]) => id)),
+    );
     return { seen, close: () => subscription.close() };
   };
 
@@ -47,7 +49,10 @@ describe("own appends handed to the shared reader", () => {
     expect(seen).to.deep.equal(["5-1"]);
     await append(sessionId, entry("5-1", "first"));
     await append(sessionId, entry("6-1", "second"));
-    await until(async () => seen.length, (n) => n >= 2);
+    await until(
+      async () => seen.length,
+      (n) => n >= 2,
+    );
     await new Promise((r) => setTimeout(r, 100));
     close();
     expect(seen).to.deep.equal(["5-1", "6-1"]);
@@ -61,7 +66,10 @@ describe("own appends handed to the shared reader", () => {
     expect(seen).to.deep.equal([]);
     await append(sessionId, entry("7-1", "theirs"));
     await append(sessionId, entry("8-1", "ours"));
-    await until(async () => seen.length, (n) => n >= 2);
+    await until(
+      async () => seen.length,
+      (n) => n >= 2,
+    );
     await new Promise((r) => setTimeout(r, 100));
     close();
     expect(seen).to.deep.equal(["7-1", "8-1"]);

@@ -66,7 +66,14 @@ describe("a local start without variables (the state directory)", () => {
       const vault = await api.post("/v1/vaults", { displayName: "Team tools" });
       expect(vault.status).to.equal(201);
       expect((await api.post(`/v1/vaults/${vault.body.id}/credentials`, CREDENTIAL(secret()))).status).to.equal(201);
-      const agent = await api.post("/v1/agents", { name: "Searcher", modelName: "mock/echo", systemPrompt: "", skills: [], tools: [], mcpServers: [{ type: "url", name: "search", url: "https://search.example.com/mcp" }] });
+      const agent = await api.post("/v1/agents", {
+        name: "Searcher",
+        modelName: "mock/echo",
+        systemPrompt: "",
+        skills: [],
+        tools: [],
+        mcpServers: [{ type: "url", name: "search", url: "https://search.example.com/mcp" }],
+      });
       expect(agent.status).to.equal(201);
       const attached = await api.put(`/v1/agents/${agent.body.id}/vaults`, { vaultIds: [vault.body.id], expectedUpdatedAt: agent.body.updatedAt });
       expect(attached.body.mcpServers[0].status).to.equal("connected");
@@ -115,7 +122,12 @@ describe("locked stores", () => {
       this.skip();
     }
     // No ready check: its INFO would be refused before the command under test is sent.
-    const redis = new Redis(withoutCredentials(env.redisUrl), { lazyConnect: true, enableReadyCheck: false, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    const redis = new Redis(withoutCredentials(env.redisUrl), {
+      lazyConnect: true,
+      enableReadyCheck: false,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
     redis.on("error", () => undefined);
     try {
       await redis.connect();
@@ -125,7 +137,10 @@ describe("locked stores", () => {
     }
     const mongo = new MongoClient(withoutCredentials(env.mongoUrl), { serverSelectionTimeoutMS: 5_000 });
     try {
-      await expectRejection(mongo.connect().then(() => mongo.db().listCollections().toArray()), /./);
+      await expectRejection(
+        mongo.connect().then(() => mongo.db().listCollections().toArray()),
+        /./,
+      );
     } finally {
       await mongo.close();
     }

@@ -41,7 +41,14 @@ describe("the mailbox: when_idle queue, steer and interrupt", () => {
     expect(new Set(running.map((e) => e.turnId)).size).to.equal(3);
     // Each turn: running, then its own message, then idle, before the next turn starts.
     const order = events.filter((e) => ["session.status_running", "session.status_idle"].includes(e.type)).map((e) => e.type);
-    expect(order).to.deep.equal(["session.status_running", "session.status_idle", "session.status_running", "session.status_idle", "session.status_running", "session.status_idle"]);
+    expect(order).to.deep.equal([
+      "session.status_running",
+      "session.status_idle",
+      "session.status_running",
+      "session.status_idle",
+      "session.status_running",
+      "session.status_idle",
+    ]);
     const prompts = events.filter((e) => e.type === "user.message");
     for (const p of prompts) expect(p.status).to.equal("processed");
     expect(prompts[1].turnId).to.equal(running[1].turnId);
@@ -62,7 +69,10 @@ describe("the mailbox: when_idle queue, steer and interrupt", () => {
     const { sessionId } = await createSession(api);
     // The turn pauses for an approval between its two model calls; the steer arrives in between.
     await sendText(api, sessionId, "/tool todo {}");
-    const request = await until(() => history(api, sessionId), (h) => h.some((e) => e.type === "session.status_idle"));
+    const request = await until(
+      () => history(api, sessionId),
+      (h) => h.some((e) => e.type === "session.status_idle"),
+    );
     await api.post(`/v1/sessions/${sessionId}/events`, { events: [{ type: "user.steer", message: "use French" }] });
     const approval = request.find((e) => e.type === "agent.approval_request");
     await api.post(`/v1/sessions/${sessionId}/events`, { events: [{ type: "user.approval_response", approval_id: approval.id, result: "allow" }] });
@@ -74,7 +84,10 @@ describe("the mailbox: when_idle queue, steer and interrupt", () => {
   it("user.interrupt stops a running turn promptly", async () => {
     const { sessionId } = await createSession(api);
     await sendText(api, sessionId, "/slow 60000 never");
-    await until(() => api.get(`/v1/sessions/${sessionId}`), (r) => r.body.status === "running");
+    await until(
+      () => api.get(`/v1/sessions/${sessionId}`),
+      (r) => r.body.status === "running",
+    );
     const sent = await api.post(`/v1/sessions/${sessionId}/events`, { events: [{ type: "user.interrupt", message: "stop" }] });
     expect(sent.status).to.equal(202);
     expect(sent.body.data[0].status).to.equal("received");
@@ -94,7 +107,10 @@ describe("the mailbox: when_idle queue, steer and interrupt", () => {
     // The steer is waiting when the slow model call starts, so that call carries it, then is interrupted.
     await api.post(`/v1/sessions/${sessionId}/events`, { events: [{ type: "user.steer", message: "be brief" }] });
     await sendText(api, sessionId, "/slow 60000 never");
-    await until(() => server.services.eventLog.state(sessionId), (s) => (s.turn?.attempts ?? 0) === 1);
+    await until(
+      () => server.services.eventLog.state(sessionId),
+      (s) => (s.turn?.attempts ?? 0) === 1,
+    );
     await api.post(`/v1/sessions/${sessionId}/events`, { events: [{ type: "user.interrupt" }] });
     const first = await settle(api, sessionId, 1, 10_000);
     expect(first.find((e) => e.type === "user.steer").status).to.equal("received");

@@ -20,7 +20,15 @@ describe("MCP tools offered to the Anthropic model", () => {
     const goneUrl = gone.url;
     await gone.close();
     const toolset = mcpToolset("tools", undefined, { configs: [{ name: "slow", enabled: false }] });
-    const agentId = await mcpAgent(svc.api, [{ name: "tools", url: tools.url }, { name: "gone", url: goneUrl }], [toolset, mcpToolset("gone")], { modelName: "anthropic/claude-sonnet-4-6" });
+    const agentId = await mcpAgent(
+      svc.api,
+      [
+        { name: "tools", url: tools.url },
+        { name: "gone", url: goneUrl },
+      ],
+      [toolset, mcpToolset("gone")],
+      { modelName: "anthropic/claude-sonnet-4-6" },
+    );
     await attach(svc.api, agentId, (await vaultWith(svc.api, { type: "static_bearer", mcpServerUrl: tools.url, token })).vaultId);
     const sessionId = await sessionOf(svc.api, agentId);
     svc.fake.push({ toolUses: [{ id: "toolu_1", name: "mcp__tools__add", input: { a: 20, b: 22 } }], stopReason: "tool_use" }, { text: "It is 42." });

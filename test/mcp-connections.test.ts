@@ -21,7 +21,13 @@ describe("MCP connections", () => {
   after(async () => bearer.close());
   afterEach(async () => pool?.close());
 
-  const endpoint = (extra: Partial<McpEndpoint> = {}): McpEndpoint => ({ name: "tools", url: bearer.url, owner: "org-a", authorization: `Bearer ${token}`, ...extra });
+  const endpoint = (extra: Partial<McpEndpoint> = {}): McpEndpoint => ({
+    name: "tools",
+    url: bearer.url,
+    owner: "org-a",
+    authorization: `Bearer ${token}`,
+    ...extra,
+  });
 
   it("lists a server's tools once within the cache's lifetime and calls them over one connection", async () => {
     pool = new McpConnections({ fetch: guarded });
@@ -41,7 +47,10 @@ describe("MCP connections", () => {
     pool = new McpConnections({ fetch: guarded });
     expect(await pool.callTool(endpoint(), "fail", {})).to.deep.equal({ ok: false, text: FAIL_TEXT });
     const wrong = endpoint({ authorization: `Bearer ${secret()}`, credentialKey: "wrong" });
-    const err = await pool.listTools(wrong).then(() => null, (e: unknown) => e);
+    const err = await pool.listTools(wrong).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(isAppError(err, "upstream_failed"), String(err)).to.equal(true);
     expect((err as Error).message).to.equal("the MCP server tools could not be used (HTTP 401)");
     const called = await pool.callTool(wrong, "echo", { text: "x" });
@@ -129,9 +138,15 @@ describe("MCP connections", () => {
     pool = new McpConnections({ fetch: guarded, timeoutMs: 300, capacity: 1 });
     try {
       const stuck = { name: "stuck", url, owner: "org-a" };
-      const listed = await pool.listTools(stuck).then(() => null, (e: unknown) => e);
+      const listed = await pool.listTools(stuck).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect((listed as Error).message).to.equal("the MCP server stuck did not answer in time");
-      const probed = await pool.probe(stuck).then(() => null, (e: unknown) => e);
+      const probed = await pool.probe(stuck).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect((probed as Error).message).to.equal("the MCP server stuck did not answer in time");
       expect(await pool.callTool(endpoint(), "echo", { text: "next" }), "the pool still serves others").to.deep.equal({ ok: true, text: "next" });
     } finally {

@@ -50,7 +50,11 @@ describe("MCP installations: idempotency", () => {
     const agent = await createAgent(api);
     const body = bearerBody();
     await installed(agent.id, body);
-    for (const changed of [{ ...body, authentication: { type: "static_bearer", token: secret() } }, { ...body, expectedAgentVersion: 2 }, { ...body, toolset: {} }]) {
+    for (const changed of [
+      { ...body, authentication: { type: "static_bearer", token: secret() } },
+      { ...body, expectedAgentVersion: 2 },
+      { ...body, toolset: {} },
+    ]) {
       const res = await install(agent.id, changed);
       expect(res.status).to.equal(409);
       expect(res.body.error).to.equal("conflict");
@@ -80,11 +84,17 @@ describe("MCP installations: idempotency", () => {
     const { vaultId, credentialId } = first.authentication;
     // Undo everything after the version's insert, as if the process had died right after it.
     const v1 = await db().collection<{ _id: string }>("agent_versions").findOne({ agentId: agent.id, version: 1 });
-    await db().collection<{ _id: string }>("agents").updateOne({ _id: agent.id }, { $set: { version: 1, current: v1, vaultIds: [], updatedAt: new Date(agent.updatedAt) } });
-    await db().collection<{ _id: string }>("agent_vault_claims").deleteMany({ _id: { $regex: `^${agent.id}@` } });
+    await db()
+      .collection<{ _id: string }>("agents")
+      .updateOne({ _id: agent.id }, { $set: { version: 1, current: v1, vaultIds: [], updatedAt: new Date(agent.updatedAt) } });
+    await db()
+      .collection<{ _id: string }>("agent_vault_claims")
+      .deleteMany({ _id: { $regex: `^${agent.id}@` } });
     await db().collection<{ _id: string }>("vault_credentials").deleteOne({ _id: credentialId });
     await db().collection<{ _id: string }>("vaults").deleteOne({ _id: vaultId });
-    await db().collection<{ _id: string; agentId: string }>("mcp_installations").updateOne({ agentId: agent.id }, { $set: { answer: null } });
+    await db()
+      .collection<{ _id: string; agentId: string }>("mcp_installations")
+      .updateOne({ agentId: agent.id }, { $set: { answer: null } });
     expect((await api.get(`/v1/agents/${agent.id}`)).body.version.version).to.equal(1);
 
     const resumed = await installed(agent.id, body);
@@ -106,7 +116,10 @@ describe("MCP installations: idempotency", () => {
     const refused = await install(agent.id, body);
     expect(refused.status).to.equal(409);
     expect(refused.body.error).to.equal("invalid_state");
-    const created = await api.post(`/v1/vaults/${vaultId}/credentials`, { displayName: "c", auth: { type: "static_bearer", mcpServerUrl: URL, token: secret() } });
+    const created = await api.post(`/v1/vaults/${vaultId}/credentials`, {
+      displayName: "c",
+      auth: { type: "static_bearer", mcpServerUrl: URL, token: secret() },
+    });
     const answer = await installed(agent.id, body);
     expect(answer.authentication).to.deep.equal({ type: "existing_vault", vaultId, credentialId: created.body.id });
   });

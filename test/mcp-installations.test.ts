@@ -37,7 +37,10 @@ describe("MCP installations", () => {
     return res.body.id as string;
   };
   const statusOf = async (agentId: string, name = "search") =>
-    (await api.get(`/v1/agents/${agentId}/vaults`)).body.mcpServers.find((s: { name: string }) => s.name === name) as { status: string; credentialId: string | null };
+    (await api.get(`/v1/agents/${agentId}/vaults`)).body.mcpServers.find((s: { name: string }) => s.name === name) as {
+      status: string;
+      credentialId: string | null;
+    };
   const versionCount = async (agentId: string) => (await api.get(`/v1/agents/${agentId}/versions`)).body.data.length as number;
 
   it("none: a new version holds the server and its mcp_toolset with the default policy; the server is public", async () => {
@@ -50,7 +53,14 @@ describe("MCP installations", () => {
     expect(res.agent.version.mcpServers).to.deep.equal([{ type: "url", name: "search", url: URL }]);
     expect(res.agent.tools).to.deep.equal([
       ...agent.tools,
-      { type: "mcp_toolset", mcpServerName: "search", defaultConfig: { enabled: true, permissionPolicy: { type: "always_ask" } }, configs: [], resources: false, prompts: false },
+      {
+        type: "mcp_toolset",
+        mcpServerName: "search",
+        defaultConfig: { enabled: true, permissionPolicy: { type: "always_ask" } },
+        configs: [],
+        resources: false,
+        prompts: false,
+      },
     ]);
     expect((await api.get(`/v1/agents/${agent.id}`)).body, "the answer's agent is the agent as it stands").to.deep.equal(res.agent);
     expect(await statusOf(agent.id)).to.deep.include({ status: "public", credentialId: null });
@@ -59,7 +69,11 @@ describe("MCP installations", () => {
   it("static_bearer without vaultId: a new vault holds a new credential, attached; the server is connected; the token is sealed", async () => {
     const agent = await createAgent(api, { mcpServers: [{ type: "url", name: "docs", url: "https://docs.example.com/mcp" }] });
     const token = secret();
-    const toolset = { defaultConfig: { permissionPolicy: { type: "always_allow" } }, configs: [{ name: "query", permissionPolicy: { type: "always_deny" } }], resources: true };
+    const toolset = {
+      defaultConfig: { permissionPolicy: { type: "always_allow" } },
+      configs: [{ name: "query", permissionPolicy: { type: "always_deny" } }],
+      resources: true,
+    };
     const res = await installed(agent.id, installBody({ authentication: { type: "static_bearer", token }, toolset }));
     const { vaultId, credentialId } = res.authentication;
     expect(vaultId).to.match(/^vlt_/);
@@ -77,7 +91,10 @@ describe("MCP installations", () => {
     const credential = (await api.get(`/v1/vaults/${vaultId}/credentials/${credentialId}`)).body;
     expect(credential).to.deep.include({ displayName: "search", metadata: null, auth: { type: "static_bearer", mcpServerUrl: URL } });
     const store = server.services.credentialStore;
-    expect(await store.secretsOf((await store.get((await store.activeIn([vaultId]))[0].doc.orgId, vaultId, credentialId))!)).to.deep.equal({ type: "static_bearer", token });
+    expect(await store.secretsOf((await store.get((await store.activeIn([vaultId]))[0].doc.orgId, vaultId, credentialId))!)).to.deep.equal({
+      type: "static_bearer",
+      token,
+    });
     const vaults = (await api.get(`/v1/agents/${agent.id}/vaults`)).body;
     expect(vaults.vaults.map((v: { id: string }) => v.id)).to.deep.equal([vaultId]);
     expect(vaults.updatedAt, "the answer's updatedAt is the vault PUT's token").to.equal(res.agent.updatedAt);
@@ -101,7 +118,14 @@ describe("MCP installations", () => {
     const res = await installed(agent.id, installBody({ authentication: { type: "existing_vault", vaultId: held } }));
     expect(res.authentication).to.deep.equal({ type: "existing_vault", vaultId: held, credentialId });
     expect(await statusOf(agent.id)).to.deep.include({ status: "connected", credentialId });
-    const again = await installed(agent.id, installBody({ expectedAgentVersion: 2, connector: { type: "custom", name: "search2", url: URL + "/" }, authentication: { type: "existing_vault", vaultId: held } }));
+    const again = await installed(
+      agent.id,
+      installBody({
+        expectedAgentVersion: 2,
+        connector: { type: "custom", name: "search2", url: URL + "/" },
+        authentication: { type: "existing_vault", vaultId: held },
+      }),
+    );
     expect((await api.get(`/v1/agents/${agent.id}/vaults`)).body.vaults.map((v: { id: string }) => v.id)).to.deep.equal([held]);
     expect(again.authentication.credentialId).to.equal(credentialId);
   });
@@ -117,7 +141,10 @@ describe("MCP installations", () => {
     const archived = await vault();
     await bearerIn(archived);
     await api.post(`/v1/vaults/${archived}/archive`);
-    for (const authentication of [{ type: "existing_vault", vaultId: archived }, { type: "static_bearer", vaultId: archived, token: secret() }]) {
+    for (const authentication of [
+      { type: "existing_vault", vaultId: archived },
+      { type: "static_bearer", vaultId: archived, token: secret() },
+    ]) {
       const res = await install(agent.id, installBody({ authentication }));
       expect(res.status, authentication.type).to.equal(409);
       expect(res.body.error).to.equal("invalid_state");
@@ -168,7 +195,10 @@ describe("MCP installations", () => {
     expect((await install(agent.id, installBody(), other)).status).to.equal(404);
     expect((await install("agt_missing", installBody())).status).to.equal(404);
     for (const vaultId of [theirs, "vlt_missing"]) {
-      for (const authentication of [{ type: "existing_vault", vaultId }, { type: "static_bearer", vaultId, token: secret() }]) {
+      for (const authentication of [
+        { type: "existing_vault", vaultId },
+        { type: "static_bearer", vaultId, token: secret() },
+      ]) {
         const res = await install(agent.id, installBody({ authentication }));
         expect(res.status, JSON.stringify(authentication.type)).to.equal(404);
         expect(res.body.error).to.equal("not_found");

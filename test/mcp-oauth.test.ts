@@ -34,7 +34,10 @@ describe("MCP OAuth credentials at run time", () => {
   }
 
   /** An agent with the server as `tools`, a vault with an OAuth credential for it attached; `expiresAt` as the credential records it. */
-  async function setUp(s: OAuthServer, opts: { expiresAt: Date; tokenEndpoint?: string; refreshToken?: string; type?: TokenEndpointAuth; clientSecret?: string; refresh?: boolean }) {
+  async function setUp(
+    s: OAuthServer,
+    opts: { expiresAt: Date; tokenEndpoint?: string; refreshToken?: string; type?: TokenEndpointAuth; clientSecret?: string; refresh?: boolean },
+  ) {
     const pair = s.issue();
     const refresh = {
       tokenEndpoint: opts.tokenEndpoint ?? s.tokenUrl,
@@ -42,7 +45,13 @@ describe("MCP OAuth credentials at run time", () => {
       refreshToken: opts.refreshToken ?? pair.refreshToken,
       tokenEndpointAuth: { type: opts.type ?? "none", ...(opts.clientSecret ? { clientSecret: opts.clientSecret } : {}) },
     };
-    const auth = { type: "mcp_oauth", mcpServerUrl: s.url, accessToken: pair.accessToken, expiresAt: opts.expiresAt.toISOString(), ...(opts.refresh === false ? {} : { refresh }) };
+    const auth = {
+      type: "mcp_oauth",
+      mcpServerUrl: s.url,
+      accessToken: pair.accessToken,
+      expiresAt: opts.expiresAt.toISOString(),
+      ...(opts.refresh === false ? {} : { refresh }),
+    };
     const agentId = await mcpAgent(api, [{ name: "tools", url: s.url }]);
     const { vaultId, credentialIds } = await vaultWith(api, auth);
     await attach(api, agentId, vaultId);
@@ -117,7 +126,12 @@ describe("MCP OAuth credentials at run time", () => {
 
     const pair = s.issue();
     const rotated = await api.patch(`/v1/vaults/${vaultId}/credentials/${credentialId}`, {
-      auth: { type: "mcp_oauth", accessToken: pair.accessToken, expiresAt: new Date(pair.expiresAt).toISOString(), refresh: { refreshToken: pair.refreshToken } },
+      auth: {
+        type: "mcp_oauth",
+        accessToken: pair.accessToken,
+        expiresAt: new Date(pair.expiresAt).toISOString(),
+        refresh: { refreshToken: pair.refreshToken },
+      },
     });
     expect(rotated.status, JSON.stringify(rotated.body)).to.equal(200);
     expect(await statuses(api, agentId)).to.deep.equal({ tools: "connected" });
@@ -141,7 +155,9 @@ describe("MCP OAuth credentials at run time", () => {
     const { agentId, credentialId, sessionId } = await setUp(s, { expiresAt: new Date(Date.now() - 1000), refresh: false });
     expect(await statuses(api, agentId)).to.deep.equal({ tools: "reconnect" });
     const result = await echo(sessionId, "x", 1);
-    expect(result.content[0].text).to.equal(`the credential ${credentialId} for the MCP server tools needs to be authorized again: its access token expired and it has no refresh token`);
+    expect(result.content[0].text).to.equal(
+      `the credential ${credentialId} for the MCP server tools needs to be authorized again: its access token expired and it has no refresh token`,
+    );
     expect(s.refreshCalls).to.equal(0);
   });
 });

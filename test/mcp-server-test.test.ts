@@ -1,7 +1,15 @@
 /** POST /v1/agents/{id}/mcp/{serverName}/test: a fresh connection with the vault's credential, the tools listed, and what a failure is. */
 import { expect } from "chai";
 import { attach, mcpAgent, vaultWith } from "./support/mcp-agents.js";
-import { startBearerServer, startEverythingServer, startOAuthServer, startSseOnlyServer, type BearerServer, type McpTestServer, type OAuthServer } from "./support/mcp-servers.js";
+import {
+  startBearerServer,
+  startEverythingServer,
+  startOAuthServer,
+  startSseOnlyServer,
+  type BearerServer,
+  type McpTestServer,
+  type OAuthServer,
+} from "./support/mcp-servers.js";
 import { secret } from "./support/secrets.js";
 import { client, startServer, type Client, type TestServer } from "./support/server.js";
 
@@ -34,7 +42,16 @@ describe("testing an agent's MCP server", () => {
     const agentId = await mcpAgent(api, [{ name: "everything", url: everything.url }]);
     const res = await test(agentId, "everything");
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
-    expect(res.body).to.deep.include({ object: "agent.mcp_server_test", agentId, agentVersion: 1, serverName: "everything", url: everything.url, status: "public", credentialId: null, transport: "streamable_http" });
+    expect(res.body).to.deep.include({
+      object: "agent.mcp_server_test",
+      agentId,
+      agentVersion: 1,
+      serverName: "everything",
+      url: everything.url,
+      status: "public",
+      credentialId: null,
+      transport: "streamable_http",
+    });
     expect(res.body.tools.map((t: { name: string }) => t.name)).to.include("echo");
   });
 
@@ -61,7 +78,13 @@ describe("testing an agent's MCP server", () => {
     oauth.expireAccessTokens();
     const agentId = await mcpAgent(api, [{ name: "tools", url: oauth.url }]);
     const refresh = { tokenEndpoint: oauth.tokenUrl, clientId: "c", refreshToken: pair.refreshToken, tokenEndpointAuth: { type: "none" } };
-    const { vaultId } = await vaultWith(api, { type: "mcp_oauth", mcpServerUrl: oauth.url, accessToken: pair.accessToken, expiresAt: new Date(Date.now() - 1000).toISOString(), refresh });
+    const { vaultId } = await vaultWith(api, {
+      type: "mcp_oauth",
+      mcpServerUrl: oauth.url,
+      accessToken: pair.accessToken,
+      expiresAt: new Date(Date.now() - 1000).toISOString(),
+      refresh,
+    });
     await attach(api, agentId, vaultId);
     const res = await test(agentId, "tools");
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
@@ -74,7 +97,13 @@ describe("testing an agent's MCP server", () => {
     const before = oauth.refreshCalls;
     const agentId = await mcpAgent(api, [{ name: "tools", url: oauth.url }]);
     const refresh = { tokenEndpoint: oauth.tokenUrl, clientId: "c", refreshToken: pair.refreshToken, tokenEndpointAuth: { type: "none" } };
-    const { vaultId } = await vaultWith(api, { type: "mcp_oauth", mcpServerUrl: oauth.url, accessToken: pair.accessToken, expiresAt: new Date(Date.now() + 3_600_000).toISOString(), refresh });
+    const { vaultId } = await vaultWith(api, {
+      type: "mcp_oauth",
+      mcpServerUrl: oauth.url,
+      accessToken: pair.accessToken,
+      expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+      refresh,
+    });
     await attach(api, agentId, vaultId);
     oauth.expireAccessTokens();
     const res = await test(agentId, "tools");
@@ -86,7 +115,10 @@ describe("testing an agent's MCP server", () => {
     const gone = await startBearerServer({ token });
     const goneUrl = gone.url;
     await gone.close();
-    const agentId = await mcpAgent(api, [{ name: "tools", url: bearer.url }, { name: "gone", url: goneUrl }]);
+    const agentId = await mcpAgent(api, [
+      { name: "tools", url: bearer.url },
+      { name: "gone", url: goneUrl },
+    ]);
     const wrong = await vaultWith(api, bearerAuth(secret()));
     await attach(api, agentId, wrong.vaultId);
     const refused = await test(agentId, "tools");

@@ -4,7 +4,15 @@ import { refreshAuthorization } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { FAIL_TEXT, startBearerServer, startEverythingServer, startOAuthServer, startSseOnlyServer, type OAuthServer, type TokenEndpointAuth } from "./support/mcp-servers.js";
+import {
+  FAIL_TEXT,
+  startBearerServer,
+  startEverythingServer,
+  startOAuthServer,
+  startSseOnlyServer,
+  type OAuthServer,
+  type TokenEndpointAuth,
+} from "./support/mcp-servers.js";
 
 const TEST_TOOLS = ["add", "echo", "fail", "slow"];
 
@@ -112,7 +120,12 @@ describe("test MCP servers", () => {
 
     for (const method of ["client_secret_basic", "client_secret_post", "none"] as const) {
       it(`refreshes with ${method}, rotates the refresh token, and refuses it reused`, async () => {
-        const server = await startOAuthServer({ accessTokenTtlMs: 60_000, clientId: CLIENT_ID, clientSecret: method === "none" ? undefined : CLIENT_SECRET, tokenEndpointAuth: method });
+        const server = await startOAuthServer({
+          accessTokenTtlMs: 60_000,
+          clientId: CLIENT_ID,
+          clientSecret: method === "none" ? undefined : CLIENT_SECRET,
+          tokenEndpointAuth: method,
+        });
         try {
           const first = server.issue();
           const tokens = await refresh(server, method, first.refreshToken);
@@ -137,7 +150,12 @@ describe("test MCP servers", () => {
     }
 
     it("refuses the wrong client authentication method with invalid_client", async () => {
-      const server = await startOAuthServer({ accessTokenTtlMs: 60_000, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, tokenEndpointAuth: "client_secret_basic" });
+      const server = await startOAuthServer({
+        accessTokenTtlMs: 60_000,
+        clientId: CLIENT_ID,
+        clientSecret: CLIENT_SECRET,
+        tokenEndpointAuth: "client_secret_basic",
+      });
       try {
         const { refreshToken } = server.issue();
         const res = await rawRefresh(server, "client_secret_post", refreshToken);
@@ -165,7 +183,11 @@ describe("test MCP servers", () => {
         expect(err).to.be.instanceOf(StreamableHTTPError).with.property("code", 401);
         await client.close();
 
-        const res = await fetch(server.url, { method: "POST", headers: { authorization: `Bearer ${pair.accessToken}`, "content-type": "application/json" }, body: "{}" });
+        const res = await fetch(server.url, {
+          method: "POST",
+          headers: { authorization: `Bearer ${pair.accessToken}`, "content-type": "application/json" },
+          body: "{}",
+        });
         expect(res.status).to.equal(401);
         expect(res.headers.get("www-authenticate")).to.include('error="invalid_token"');
 

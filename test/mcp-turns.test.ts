@@ -40,7 +40,13 @@ describe("MCP tools in turns", () => {
     const use = events.find((e) => e.type === "agent.mcp_tool_use");
     expect(use.payload).to.deep.equal({ type: "agent.mcp_tool_use", id: use.id, tool: "mcp__tools__add", input: { a: 2, b: 3 }, status: "running" });
     const result = events.find((e) => e.type === "agent.mcp_tool_result");
-    expect(result.payload).to.deep.include({ tool_use_id: use.id, tool: "mcp__tools__add", status: "completed", is_error: false, content: [{ type: "text", text: "5" }] });
+    expect(result.payload).to.deep.include({
+      tool_use_id: use.id,
+      tool: "mcp__tools__add",
+      status: "completed",
+      is_error: false,
+      content: [{ type: "text", text: "5" }],
+    });
     expect(agentTexts(events)).to.deep.equal(["tool mcp__tools__add result: 5"]);
     expect(tools.auth.accepted).to.be.greaterThan(before);
     expect(tools.auth.headers.at(-1)).to.equal(`Bearer ${token}`);
@@ -107,7 +113,12 @@ describe("MCP tools in turns", () => {
   });
 
   it("per-tool overrides: a disabled tool is denied before it runs, always_deny likewise, without an approval", async () => {
-    const toolset = mcpToolset("tools", askAll, { configs: [{ name: "echo", enabled: false }, { name: "add", permissionPolicy: { type: "always_deny" } }] });
+    const toolset = mcpToolset("tools", askAll, {
+      configs: [
+        { name: "echo", enabled: false },
+        { name: "add", permissionPolicy: { type: "always_deny" } },
+      ],
+    });
     const sessionId = await toolsSession(toolset);
     await sendText(api, sessionId, '/tool mcp__tools__echo {"text":"x"}\n/tool mcp__tools__add {"a":1,"b":1}');
     const events = await settle(api, sessionId, 1);
@@ -123,7 +134,10 @@ describe("MCP tools in turns", () => {
     const gone = await startBearerServer({ token });
     const goneUrl = gone.url;
     await gone.close();
-    const agentId = await mcpAgent(api, [{ name: "tools", url: tools.url }, { name: "gone", url: goneUrl }]);
+    const agentId = await mcpAgent(api, [
+      { name: "tools", url: tools.url },
+      { name: "gone", url: goneUrl },
+    ]);
     await attach(api, agentId, (await vaultWith(api, bearer())).vaultId);
     const sessionId = await sessionOf(api, agentId);
     await sendText(api, sessionId, '/tool mcp__tools__fail {}\n/tool mcp__gone__echo {"text":"x"}\n/tool mcp__tools__slow {"ms":5000}');
@@ -149,12 +163,18 @@ describe("MCP tools in turns", () => {
     const seen = tools.auth.headers.length;
     await sendText(api, sessionId, '/tool mcp__tools__echo {"text":"x"}');
     const result = (await settle(api, sessionId, 1)).find((e) => e.type === "agent.mcp_tool_result");
-    expect(result.payload.content[0].text).to.equal(`several credentials of the agent's vaults match the MCP server tools (${[...credentialIds].sort().join(", ")}); keep one`);
+    expect(result.payload.content[0].text).to.equal(
+      `several credentials of the agent's vaults match the MCP server tools (${[...credentialIds].sort().join(", ")}); keep one`,
+    );
     expect(tools.auth.headers.length).to.equal(seen);
   });
 
   it("resources and prompts, when the toolset enables them, through the reference server", async () => {
-    const agentId = await mcpAgent(api, [{ name: "everything", url: everything.url }], [mcpToolset("everything", undefined, { resources: true, prompts: true })]);
+    const agentId = await mcpAgent(
+      api,
+      [{ name: "everything", url: everything.url }],
+      [mcpToolset("everything", undefined, { resources: true, prompts: true })],
+    );
     const sessionId = await sessionOf(api, agentId);
     await sendText(api, sessionId, "/tool mcp__everything__list_resources {}\n/tool mcp__everything__list_prompts {}");
     const listed = (await settle(api, sessionId, 1)).filter((e) => e.type === "agent.mcp_tool_result").map((e) => JSON.parse(e.payload.content[0].text));
@@ -162,8 +182,15 @@ describe("MCP tools in turns", () => {
     expect(resource.uri).to.be.a("string");
     expect(listed[1].prompts.map((p: { name: string }) => p.name)).to.include("simple-prompt");
 
-    await sendText(api, sessionId, `/tool mcp__everything__read_resource ${JSON.stringify({ uri: resource.uri })}\n/tool mcp__everything__get_prompt {"name":"simple-prompt"}`);
-    const read = (await settle(api, sessionId, 2)).filter((e) => e.type === "agent.mcp_tool_result").slice(2).map((e) => e.payload);
+    await sendText(
+      api,
+      sessionId,
+      `/tool mcp__everything__read_resource ${JSON.stringify({ uri: resource.uri })}\n/tool mcp__everything__get_prompt {"name":"simple-prompt"}`,
+    );
+    const read = (await settle(api, sessionId, 2))
+      .filter((e) => e.type === "agent.mcp_tool_result")
+      .slice(2)
+      .map((e) => e.payload);
     expect(read.map((r) => r.is_error)).to.deep.equal([false, false]);
     expect(read[0].content[0].text.length).to.be.greaterThan(0);
     expect(read[1].content[0].text).to.equal("user: This is a simple prompt without arguments.");

@@ -59,7 +59,12 @@ describe("GET /metrics", () => {
     const open = sample(text, "sse_clients")!;
     sse.close();
     await sse.closed;
-    await until(async () => sample((await scrape(server)).text, "sse_clients"), (n) => n === open - 1, 15_000, "the closed stream to leave sse_clients");
+    await until(
+      async () => sample((await scrape(server)).text, "sse_clients"),
+      (n) => n === open - 1,
+      15_000,
+      "the closed stream to leave sse_clients",
+    );
   });
 
   it("serves nothing else on its port", async () => {

@@ -17,20 +17,36 @@ describe("GET /v1/openapi.json", () => {
 
   it("describes every endpoint of the interface with its method", () => {
     const expected: [string, string][] = [
-      ["/v1/agents", "post"], ["/v1/agents", "get"], ["/v1/agents/{agentId}", "get"], ["/v1/agents/{agentId}", "post"],
-      ["/v1/agents/{agentId}", "patch"], ["/v1/agents/{agentId}", "delete"], ["/v1/agents/{agentId}/archive", "post"],
-      ["/v1/agents/{agentId}/rate-limits", "patch"], ["/v1/agents/{agentId}/versions", "get"], ["/v1/agents/{agentId}/versions/{version}", "get"],
+      ["/v1/agents", "post"],
+      ["/v1/agents", "get"],
+      ["/v1/agents/{agentId}", "get"],
+      ["/v1/agents/{agentId}", "post"],
+      ["/v1/agents/{agentId}", "patch"],
+      ["/v1/agents/{agentId}", "delete"],
+      ["/v1/agents/{agentId}/archive", "post"],
+      ["/v1/agents/{agentId}/rate-limits", "patch"],
+      ["/v1/agents/{agentId}/versions", "get"],
+      ["/v1/agents/{agentId}/versions/{version}", "get"],
       ["/v1/agents/{agentId}/mcp/installations", "post"],
-      ["/v1/sessions", "post"], ["/v1/sessions", "get"], ["/v1/sessions/{sessionId}", "get"], ["/v1/sessions/{sessionId}", "post"],
-      ["/v1/sessions/{sessionId}/archive", "post"], ["/v1/sessions/{sessionId}", "delete"], ["/v1/sandboxes/warm", "post"],
-      ["/v1/sessions/{sessionId}/events", "post"], ["/v1/sessions/{sessionId}/events", "get"], ["/v1/sessions/{sessionId}/events/stream", "get"],
+      ["/v1/sessions", "post"],
+      ["/v1/sessions", "get"],
+      ["/v1/sessions/{sessionId}", "get"],
+      ["/v1/sessions/{sessionId}", "post"],
+      ["/v1/sessions/{sessionId}/archive", "post"],
+      ["/v1/sessions/{sessionId}", "delete"],
+      ["/v1/sandboxes/warm", "post"],
+      ["/v1/sessions/{sessionId}/events", "post"],
+      ["/v1/sessions/{sessionId}/events", "get"],
+      ["/v1/sessions/{sessionId}/events/stream", "get"],
     ];
     for (const [path, method] of expected) expect(doc.paths[path]?.[method], `${method} ${path}`).to.be.an("object");
     expect(doc.info.version).to.equal("1.0.0");
   });
 
   it("holds every schema file in the document of its interface, and every $ref resolves to a component", () => {
-    const files = readdirSync(schemasDir).filter((f) => f.endsWith(".ts") && f !== "index.ts").map((f) => f.replace(/\.ts$/, ""));
+    const files = readdirSync(schemasDir)
+      .filter((f) => f.endsWith(".ts") && f !== "index.ts")
+      .map((f) => f.replace(/\.ts$/, ""));
     for (const name of files) {
       const holder = name.startsWith("deployment") || (name.startsWith("secret") && name !== "secret-value") ? deploymentsDoc : doc;
       expect(holder.components.schemas, name).to.have.property(name);

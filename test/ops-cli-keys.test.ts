@@ -90,7 +90,12 @@ describe("ops CLI: keys", () => {
     }
     expectError(await client(server.url, unused.key).get("/v1/agents"), 401, "unauthorized");
     // Revoked by another process: this server's cache may hold the key until its entry expires.
-    await until(() => usedApi.get("/v1/agents"), (r) => r.status === 401, KEY_CACHE_TTL_MS * 3, "the cached key to be refused");
+    await until(
+      () => usedApi.get("/v1/agents"),
+      (r) => r.status === 401,
+      KEY_CACHE_TTL_MS * 3,
+      "the cached key to be refused",
+    );
     expectError(await usedApi.get("/v1/agents"), 401, "unauthorized");
 
     const again = await cli(["keys", "revoke", used.id]);
@@ -99,11 +104,20 @@ describe("ops CLI: keys", () => {
   });
 
   it("usage problems exit 2 with the command's usage; an unknown organization or key exits 1 saying so", async () => {
-    for (const args of [["keys", "create"], ["keys", "create", "--org", "x", "--scopes", "api,root"], ["keys", "create", "--org", " "], ["keys", "revoke", "not-a-key-id"], ["keys", "list"], ["keys", "rotate"]]) {
+    for (const args of [
+      ["keys", "create"],
+      ["keys", "create", "--org", "x", "--scopes", "api,root"],
+      ["keys", "create", "--org", " "],
+      ["keys", "revoke", "not-a-key-id"],
+      ["keys", "list"],
+      ["keys", "rotate"],
+    ]) {
       const run = await cli(args);
       expect(run.code, args.join(" ")).to.equal(2);
       expect(run.stdout, args.join(" ")).to.equal("");
-      expect(run.stderr, args.join(" ")).to.match(/^error: /).and.include("Usage: agent-sessions keys");
+      expect(run.stderr, args.join(" "))
+        .to.match(/^error: /)
+        .and.include("Usage: agent-sessions keys");
     }
     const nobody = await cli(["keys", "list", "--org", `${newOrg()}-nobody`]);
     expect(nobody).to.include({ code: 1, stdout: "" });

@@ -38,7 +38,10 @@ describe("ops CLI: sessions", () => {
     expect(lines.find((l) => l.includes("session.status_idle"))).to.match(/ stop: end_turn \(\d+ tokens, 1 model call\(s\)\)$/);
 
     const json = await cli(["sessions", "tail", sessionId, "--no-follow", "--json"]);
-    const envelopes = json.stdout.trimEnd().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    const envelopes = json.stdout
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     const pick = (e: Record<string, unknown>) => [e.id, e.sequence, e.type, e.turnId, e.status];
     expect(envelopes.map(pick)).to.deep.equal(events.map(pick));
 
@@ -52,7 +55,10 @@ describe("ops CLI: sessions", () => {
     try {
       await sendText(api, sessionId, "more words");
       const printed = await following.printed((out) => out.includes('"echo: more words"') && out.includes("session.status_idle"), "the second turn's events");
-      const seen = printed.trimEnd().split("\n").map((l) => columns(l)[0]);
+      const seen = printed
+        .trimEnd()
+        .split("\n")
+        .map((l) => columns(l)[0]);
       const second = (await settle(api, sessionId, 2)).filter((e) => e.sequence > last);
       expect(seen).to.deep.equal(second.slice(0, seen.length).map((e) => `#${e.sequence}`));
       expect(printed).to.not.include("first words");
@@ -65,9 +71,14 @@ describe("ops CLI: sessions", () => {
     const { sessionId } = await createSession(api);
     await sendText(api, sessionId, "/slow 600000 in a while");
     // The worker writes session.status_running holding the lock, and holds it through the model call.
-    const running = (await until(() => history(api, sessionId), (es) => es.some((e) => e.type === "session.status_running"), 15_000, "the turn to run")).find(
-      (e) => e.type === "session.status_running",
-    );
+    const running = (
+      await until(
+        () => history(api, sessionId),
+        (es) => es.some((e) => e.type === "session.status_running"),
+        15_000,
+        "the turn to run",
+      )
+    ).find((e) => e.type === "session.status_running");
     const json = await cli(["sessions", "inspect", sessionId, "--json"]);
     expect(json.code, json.stderr).to.equal(0);
     const seen = JSON.parse(json.stdout);
@@ -130,10 +141,14 @@ describe("ops CLI: sessions", () => {
   it("an unknown session exits 1 saying where it was looked for; bad settings and usage say what is wrong", async () => {
     const tail = await cli(["sessions", "tail", "ses_unknown"]);
     expect(tail).to.include({ code: 1, stdout: "" });
-    expect(tail.stderr).to.equal(`agent-sessions: no session ses_unknown in Redis (REDIS_KEY_PREFIX=${env.redisKeyPrefix}; REDIS_URL=${shownUrl(env.redisUrl)}); a deleted session has none\n`);
+    expect(tail.stderr).to.equal(
+      `agent-sessions: no session ses_unknown in Redis (REDIS_KEY_PREFIX=${env.redisKeyPrefix}; REDIS_URL=${shownUrl(env.redisUrl)}); a deleted session has none\n`,
+    );
     const inspect = await cli(["sessions", "inspect", "ses_unknown"]);
     expect(inspect).to.include({ code: 1, stdout: "" });
-    expect(inspect.stderr).to.match(/^agent-sessions: no session ses_unknown: no record in MongoDB \(MONGO_URL=mongodb:\/\/.+\) and no state in Redis \(REDIS_KEY_PREFIX=/);
+    expect(inspect.stderr).to.match(
+      /^agent-sessions: no session ses_unknown: no record in MongoDB \(MONGO_URL=mongodb:\/\/.+\) and no state in Redis \(REDIS_KEY_PREFIX=/,
+    );
 
     const { sessionId } = await createSession(api);
     const unset = await cli(["sessions", "tail", sessionId, "--no-follow"], { REDIS_KEY_PREFIX: undefined });
@@ -145,10 +160,17 @@ describe("ops CLI: sessions", () => {
     const badPrefix = await cli(["sessions", "inspect", sessionId], { REDIS_KEY_PREFIX: "Not Valid" });
     expect(badPrefix).to.include({ code: 1, stderr: "agent-sessions: configuration error: REDIS_KEY_PREFIX must be 1-32 lowercase letters, digits, _ or -\n" });
 
-    for (const args of [["sessions", "tail", "ses_{x}"], ["sessions", "tail", sessionId, "--from", "0"], ["sessions", "tail", sessionId, "--from", "1-1"], ["sessions", "inspect"]]) {
+    for (const args of [
+      ["sessions", "tail", "ses_{x}"],
+      ["sessions", "tail", sessionId, "--from", "0"],
+      ["sessions", "tail", sessionId, "--from", "1-1"],
+      ["sessions", "inspect"],
+    ]) {
       const run = await cli(args);
       expect(run.code, args.join(" ")).to.equal(2);
-      expect(run.stderr, args.join(" ")).to.match(/^error: /).and.include("Usage: agent-sessions sessions");
+      expect(run.stderr, args.join(" "))
+        .to.match(/^error: /)
+        .and.include("Usage: agent-sessions sessions");
     }
   });
 });

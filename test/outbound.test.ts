@@ -12,7 +12,10 @@ import { secret } from "./support/secrets.js";
 
 /** What `promise` rejects with (failing the test when it resolves). */
 async function rejection(promise: Promise<unknown>): Promise<Error> {
-  const err = await promise.then(() => null, (e: unknown) => e);
+  const err = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(err, "should have been rejected").to.be.instanceOf(Error);
   return err as Error;
 }
@@ -250,7 +253,9 @@ describe("Outbound fetch guard", () => {
     try {
       const streamable = new Client({ name: "outbound-test", version: "1.0.0" });
       clients.push(streamable);
-      await streamable.connect(new StreamableHTTPClientTransport(new URL(bearer.url), { fetch, requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+      await streamable.connect(
+        new StreamableHTTPClientTransport(new URL(bearer.url), { fetch, requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+      );
       expect((await streamable.listTools()).tools.map((t) => t.name)).to.include("add");
       expect(await streamable.callTool({ name: "add", arguments: { a: 2, b: 3 } })).to.deep.include({ content: [{ type: "text", text: "5" }] });
 

@@ -31,7 +31,13 @@ describe("session preparation", () => {
   function watch() {
     const from = mcp.methods.length;
     const since = () => mcp.methods.slice(from);
-    const listed = () => until(async () => since(), (m) => m.includes("tools/list"), 15_000, "the MCP server to be listed");
+    const listed = () =>
+      until(
+        async () => since(),
+        (m) => m.includes("tools/list"),
+        15_000,
+        "the MCP server to be listed",
+      );
     return { since, listed };
   }
   /** A fresh organization (so a connection of its own in the pool) with an agent using the server through its vault. */
@@ -134,7 +140,12 @@ describe("session preparation", () => {
     const res = await warm(api, agentId);
     expect(res.status).to.equal(202);
     expect(res.body.reason).to.equal(null);
-    await until(async () => mcp.auth.headers, (seen) => seen.includes(`Bearer ${refused}`), 15_000, "the preparation to reach the server");
+    await until(
+      async () => mcp.auth.headers,
+      (seen) => seen.includes(`Bearer ${refused}`),
+      15_000,
+      "the preparation to reach the server",
+    );
 
     const session = await api.post("/v1/sessions", { agentId, subjectId: newSubject() });
     await sendText(api, session.body.id, '/tool mcp__tools__echo {"text":"x"}');
@@ -160,7 +171,12 @@ describe("session preparation", () => {
     expect(session.status).to.equal(201);
     expect(await created.listed()).to.deep.equal(["initialize", "notifications/initialized", "tools/list"]);
     const workspace = join(server.services.config.workspaceRoot, session.body.id);
-    await until(async () => existsSync(workspace), (made) => made, 15_000, "the workspace to be made");
+    await until(
+      async () => existsSync(workspace),
+      (made) => made,
+      15_000,
+      "the workspace to be made",
+    );
     expect((await api.get(`/v1/sessions/${session.body.id}/events`)).body.data).to.deep.equal([]);
   });
 });

@@ -15,7 +15,12 @@ interface Exit {
 }
 
 /** Runs a command in the project root with changed environment (undefined removes a variable) and collects its output. */
-function run(command: string, args: string[], envChanges: Record<string, string | undefined>, onStart?: (child: ReturnType<typeof spawn>) => void): Promise<Exit> {
+function run(
+  command: string,
+  args: string[],
+  envChanges: Record<string, string | undefined>,
+  onStart?: (child: ReturnType<typeof spawn>) => void,
+): Promise<Exit> {
   const childEnv = Object.fromEntries(Object.entries({ ...process.env, ...envChanges }).filter(([, v]) => v !== undefined));
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd: projectRoot, env: childEnv, stdio: ["ignore", "pipe", "pipe"] });
@@ -116,22 +121,27 @@ describe("commands and process lifecycle", () => {
       const port = await freePort();
       const base = `http://127.0.0.1:${port}`;
       let healthy = false;
-      const out = await run("node", [mainJs], { MONGO_URL: env.mongoUrl, REDIS_URL: env.redisUrl, REDIS_KEY_PREFIX: env.redisKeyPrefix, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "warn" }, (child) => {
-        void (async () => {
-          for (let i = 0; i < 200 && child.exitCode === null; i++) {
-            try {
-              if ((await fetch(`${base}/healthz`)).status === 200) {
-                healthy = true;
-                break;
+      const out = await run(
+        "node",
+        [mainJs],
+        { MONGO_URL: env.mongoUrl, REDIS_URL: env.redisUrl, REDIS_KEY_PREFIX: env.redisKeyPrefix, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "warn" },
+        (child) => {
+          void (async () => {
+            for (let i = 0; i < 200 && child.exitCode === null; i++) {
+              try {
+                if ((await fetch(`${base}/healthz`)).status === 200) {
+                  healthy = true;
+                  break;
+                }
+              } catch {
+                /* not listening yet */
               }
-            } catch {
-              /* not listening yet */
+              await new Promise((resolve) => setTimeout(resolve, 50));
             }
-            await new Promise((resolve) => setTimeout(resolve, 50));
-          }
-          child.kill("SIGTERM");
-        })();
-      });
+            child.kill("SIGTERM");
+          })();
+        },
+      );
       expect(healthy, out.stderr + out.stdout).to.equal(true);
       expect(out.signal).to.equal(null);
       expect(out.code, out.stderr + out.stdout).to.equal(0);

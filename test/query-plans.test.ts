@@ -27,13 +27,38 @@ describe("query plans of the hot lookups", () => {
   let session: SessionDoc;
   const orgs = ["a", "b", "c"].map(() => newId("org"));
   const usage: Usage = {
-    model: "mock/echo", input: 1, output: 1, cache_read: 0, cache_write: 0, reasoning: 0, total: 2, calls: 1,
-    context_used: 2, context_max: 100, context_percent: 2, cost_status: "included", last_turn_latency_ms: 1, latency_ms: 1,
+    model: "mock/echo",
+    input: 1,
+    output: 1,
+    cache_read: 0,
+    cache_write: 0,
+    reasoning: 0,
+    total: 2,
+    calls: 1,
+    context_used: 2,
+    context_max: 100,
+    context_percent: 2,
+    cost_status: "included",
+    last_turn_latency_ms: 1,
+    latency_ms: 1,
   };
 
   const sessionOf = (orgId: string, agentId: string): SessionDoc => ({
-    _id: newId("ses"), orgId, agentId, agentVersion: 1, subjectId: newId("req"), role: null, title: null, titleSource: null,
-    yoloMode: false, metadata: {}, status: "idle", statusVersion: 0, usage: null, createdAt: new Date(), updatedAt: new Date(),
+    _id: newId("ses"),
+    orgId,
+    agentId,
+    agentVersion: 1,
+    subjectId: newId("req"),
+    role: null,
+    title: null,
+    titleSource: null,
+    yoloMode: false,
+    metadata: {},
+    status: "idle",
+    statusVersion: 0,
+    usage: null,
+    createdAt: new Date(),
+    updatedAt: new Date(),
   });
 
   /** Every query `fn` sends is indexed, and it sends at least one. */
@@ -118,7 +143,9 @@ describe("query plans of the hot lookups", () => {
 
     it("sessions, agents and versions lists", async () => {
       await expectIndexed(() => sessions.list(session.orgId, {}, { limit: 20, offset: 0 }));
-      await expectIndexed(() => sessions.list(session.orgId, { agentId: agent._id, subjectId: session.subjectId, status: "idle" }, { limit: 20, offset: 0 }, [session._id]));
+      await expectIndexed(() =>
+        sessions.list(session.orgId, { agentId: agent._id, subjectId: session.subjectId, status: "idle" }, { limit: 20, offset: 0 }, [session._id]),
+      );
       await expectIndexed(() => agents.list(agent.orgId, { limit: 20, offset: 0, status: "active" }));
       await expectIndexed(() => agents.listVersions(agent, { limit: 20, offset: 0 }));
     });

@@ -24,7 +24,11 @@ describe("review: when_idle order at a turn end", () => {
 
     const log = server.services.eventLog;
     const state = await log.state(sessionId);
-    const ended = await server.services.appender.apply(sessionId, planTurnEnd(state, sessionId, { output: [], stop: { type: "end_turn" } }, new Date().toISOString()), { reads: [], fence: "", projection: null });
+    const ended = await server.services.appender.apply(
+      sessionId,
+      planTurnEnd(state, sessionId, { output: [], stop: { type: "end_turn" } }, new Date().toISOString()),
+      { reads: [], fence: "", projection: null },
+    );
     expect(ended.ok).to.equal(true);
 
     const newer = await sendText(api, sessionId, "newer", "when_idle");

@@ -155,7 +155,7 @@ describe("a page of the log, cut by bytes before it is read", () => {
     }
     for (const count of [1, 4, 10, 50]) {
       const seen: number[] = [];
-      for (let after = 0, more = true; more; ) {
+      for (let after = 0, more = true; more;) {
         const page = await read(after, count);
         expect(page.events.length, `a page after ${after}`).to.be.within(1, count);
         if (page.events.length > 1) {
@@ -167,7 +167,10 @@ describe("a page of the log, cut by bytes before it is read", () => {
         const involved = [...sequences(page), next].some((n) => payloads.has(n));
         if (page.more && page.events.length < count && !involved) {
           const cost = (n: number) => Math.max(sizes[n - 1]!, SMALL);
-          expect(page.events.reduce((sum, e) => sum + cost(e.sequence), 0) + cost(next), `page after ${after} (count ${count}) was cut short`).to.be.greaterThan(BUDGET);
+          expect(
+            page.events.reduce((sum, e) => sum + cost(e.sequence), 0) + cost(next),
+            `page after ${after} (count ${count}) was cut short`,
+          ).to.be.greaterThan(BUDGET);
         }
         seen.push(...sequences(page));
         more = page.more;

@@ -27,7 +27,12 @@ describe("review: a worker stopped while a tool runs", function () {
       agent: { tools: [{ type: "agent_toolset", defaultConfig: { enabled: true, permissionPolicy: { type: "always_allow" } }, configs: [] }] },
     });
     await sendText(api, sessionId, `/tool terminal ${JSON.stringify({ command: "sleep 2; echo finished" })}`);
-    await until(() => history(api, sessionId), (h) => h.some((e) => e.type === "agent.tool_use"), 10_000, "the tool to start");
+    await until(
+      () => history(api, sessionId),
+      (h) => h.some((e) => e.type === "agent.tool_use"),
+      10_000,
+      "the tool to start",
+    );
     expect(await workers[0]!.stop("SIGTERM")).to.equal(0);
     workers.push(await startProcess("worker", env));
     const events = await settle(api, sessionId, 1, 30_000);

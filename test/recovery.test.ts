@@ -46,7 +46,12 @@ describe("actor recovery", function () {
     workers.push(await startProcess("worker", FAST_RECOVERY));
     const { sessionId } = await createSession(api);
     await sendText(api, sessionId, "/slow 1500 survive");
-    await until(() => stateOf(sessionId), (t) => t !== null && t.attempts === 1, 10_000, "the worker to take the turn");
+    await until(
+      () => stateOf(sessionId),
+      (t) => t !== null && t.attempts === 1,
+      10_000,
+      "the worker to take the turn",
+    );
 
     await workers[0]!.stop("SIGKILL");
     expect((await api.get(`/v1/sessions/${sessionId}`)).body.status).to.equal("running");
@@ -65,7 +70,12 @@ describe("actor recovery", function () {
     const { sessionId } = await createSession(api);
     // Long enough that the survivor has started (seconds on a loaded machine) before the turn would end.
     await sendText(api, sessionId, "/slow 8000 taken over");
-    await until(() => stateOf(sessionId), (t) => t !== null && t.attempts === 1, 10_000, "the first worker to take the turn");
+    await until(
+      () => stateOf(sessionId),
+      (t) => t !== null && t.attempts === 1,
+      10_000,
+      "the first worker to take the turn",
+    );
     const survivor = await startProcess("worker");
     workers.push(survivor);
     await workers[0]!.stop("SIGKILL");
@@ -109,7 +119,11 @@ describe("actor recovery", function () {
     const { sessionId } = await createSession(api);
     await sendText(api, sessionId, "lost and found");
     // Simulate an API pod dying between the append and the hand-off: the wake-up never arrives.
-    await Promise.all(testKeys().allShards().map((shard) => redis.del(testKeys().wakeups(shard))));
+    await Promise.all(
+      testKeys()
+        .allShards()
+        .map((shard) => redis.del(testKeys().wakeups(shard))),
+    );
     workers.push(await startProcess("worker", FAST_RECOVERY));
     const events = await settle(api, sessionId, 1, 30_000);
     assertOneCleanTurn(events, "echo: lost and found");
@@ -130,7 +144,12 @@ describe("actor recovery", function () {
     workers.push(first);
     const { sessionId } = await createSession(api);
     await sendText(api, sessionId, "/slow 1500 handed over");
-    await until(() => stateOf(sessionId), (t) => t !== null && t.attempts === 1, 10_000, "the worker to take the turn");
+    await until(
+      () => stateOf(sessionId),
+      (t) => t !== null && t.attempts === 1,
+      10_000,
+      "the worker to take the turn",
+    );
     expect(await first.stop("SIGTERM")).to.equal(0);
     workers.push(await startProcess("worker", FAST_RECOVERY));
     const events = await settle(api, sessionId, 1, 30_000);

@@ -15,14 +15,19 @@ import { allow, toolset } from "./tools-cases.js";
 
 const portOf = (url: string) => new URL(url).port;
 /** A direct TCP connection from the sandbox (bash's /dev/tcp), which says whether it was made. */
-const tcp = (host: string, port: string) => `timeout 3 bash -c 'exec 3<>/dev/tcp/${host}/${port}' 2>/dev/null && echo "reached ${host}:${port}" || echo "no way to ${host}:${port}"`;
+const tcp = (host: string, port: string) =>
+  `timeout 3 bash -c 'exec 3<>/dev/tcp/${host}/${port}' 2>/dev/null && echo "reached ${host}:${port}" || echo "no way to ${host}:${port}"`;
 /**
  * A request through the egress proxy ($HTTP_PROXY, for loopback too: NO_PROXY sends that to the sandbox's
  * own): the proxy's status code, for a forwarded request or (`tunnel`) for its CONNECT.
  */
-const viaProxy = (url: string, tunnel = false) => `curl -s -m 5 --noproxy '' ${tunnel ? "-p " : ""}-o /dev/null -w '%{${tunnel ? "http_connect" : "http_code"}} ${url}\\n' ${url} || true`;
+const viaProxy = (url: string, tunnel = false) =>
+  `curl -s -m 5 --noproxy '' ${tunnel ? "-p " : ""}-o /dev/null -w '%{${tunnel ? "http_connect" : "http_code"}} ${url}\\n' ${url} || true`;
 /** This machine's first non-loopback IPv4 address: where services listening on every address answer too. */
-const machineAddress = () => Object.values(networkInterfaces()).flat().find((i) => i && i.family === "IPv4" && !i.internal)?.address;
+const machineAddress = () =>
+  Object.values(networkInterfaces())
+    .flat()
+    .find((i) => i && i.family === "IPv4" && !i.internal)?.address;
 
 describe("sandbox: the network of an agent's tools", function () {
   const root = `/tmp/agent-sessions-netns-ws-${process.pid}`;
@@ -51,20 +56,42 @@ describe("sandbox: the network of an agent's tools", function () {
 
   it("TCP to the Redis and MongoDB ports fails, directly and through the proxy", async () => {
     const [redis, mongo] = [portOf(env.redisUrl) || "6379", portOf(env.mongoUrl) || "27017"];
-    const text = await run(await newSession(), [tcp("127.0.0.1", redis), tcp("127.0.0.1", mongo), viaProxy(`http://127.0.0.1:${redis}/`), viaProxy(`http://127.0.0.1:${mongo}/`, true)].join("; "));
+    const text = await run(
+      await newSession(),
+      [tcp("127.0.0.1", redis), tcp("127.0.0.1", mongo), viaProxy(`http://127.0.0.1:${redis}/`), viaProxy(`http://127.0.0.1:${mongo}/`, true)].join("; "),
+    );
     expect(text).to.equal(`no way to 127.0.0.1:${redis}\nno way to 127.0.0.1:${mongo}\n403 http://127.0.0.1:${redis}/\n403 http://127.0.0.1:${mongo}/\n`);
   });
 
   it("TCP to the service's HTTP and metrics ports fails, on loopback and on the machine's own address", async () => {
     const [http, metrics] = [portOf(server.url), portOf(server.metricsUrl)];
     const own = machineAddress();
-    const commands = [tcp("127.0.0.1", http), tcp("127.0.0.1", metrics), viaProxy(`http://127.0.0.1:${http}/v1/agents`), ...(own ? [tcp(own, http), viaProxy(`http://${own}:${metrics}/metrics`)] : [])];
-    const expected = [`no way to 127.0.0.1:${http}`, `no way to 127.0.0.1:${metrics}`, `403 http://127.0.0.1:${http}/v1/agents`, ...(own ? [`no way to ${own}:${http}`, `403 http://${own}:${metrics}/metrics`] : [])];
+    const commands = [
+      tcp("127.0.0.1", http),
+      tcp("127.0.0.1", metrics),
+      viaProxy(`http://127.0.0.1:${http}/v1/agents`),
+      ...(own ? [tcp(own, http), viaProxy(`http://${own}:${metrics}/metrics`)] : []),
+    ];
+    const expected = [
+      `no way to 127.0.0.1:${http}`,
+      `no way to 127.0.0.1:${metrics}`,
+      `403 http://127.0.0.1:${http}/v1/agents`,
+      ...(own ? [`no way to ${own}:${http}`, `403 http://${own}:${metrics}/metrics`] : []),
+    ];
     expect(await run(await newSession(), commands.join("; "))).to.equal(`${expected.join("\n")}\n`);
   });
 
   it("the cloud metadata address and a host of a private network are refused, saying why", async () => {
-    const text = await run(await newSession(), [tcp("169.254.169.254", "80"), tcp(privateHost.address, "80"), "curl -sS -m 5 http://169.254.169.254/latest/meta-data/", "echo", `curl -sS -m 5 http://${privateHost.address}/`].join("; "));
+    const text = await run(
+      await newSession(),
+      [
+        tcp("169.254.169.254", "80"),
+        tcp(privateHost.address, "80"),
+        "curl -sS -m 5 http://169.254.169.254/latest/meta-data/",
+        "echo",
+        `curl -sS -m 5 http://${privateHost.address}/`,
+      ].join("; "),
+    );
     expect(text).to.equal(
       `no way to 169.254.169.254:80\nno way to ${privateHost.address}:80\nrefused: 169.254.169.254 is a link-local address (cloud metadata service)\nrefused: ${privateHost.address} is a private address`,
     );
@@ -77,7 +104,11 @@ describe("sandbox: the network of an agent's tools", function () {
   });
 
   it("an operator's allowed network opens to tools; the machine itself never does", async () => {
-    const opened = await startServer({ WORKSPACE_ROOT: root, OUTBOUND_ALLOWED_NETWORKS: `127.0.0.0/8,10.231.0.0/16`, REDIS_KEY_PREFIX: otherDeployment("netns-opened") });
+    const opened = await startServer({
+      WORKSPACE_ROOT: root,
+      OUTBOUND_ALLOWED_NETWORKS: `127.0.0.0/8,10.231.0.0/16`,
+      REDIS_KEY_PREFIX: otherDeployment("netns-opened"),
+    });
     try {
       const theirs = client(opened.url, await opened.newKey());
       const command = [`curl -sS -m 5 http://${privateHost.address}/`, "echo", `curl -sS -m 5 --noproxy '' http://127.0.0.1:${portOf(opened.url)}/`].join("; ");
@@ -108,7 +139,12 @@ describe("sandbox: the network of an agent's tools", function () {
     await run(sessionId, "pkill -9 socat; kill -9 -1; true");
     expect(await run(sessionId, `curl -sS -m 5 http://${publicHost.address}/`)).to.equal("hello from pu");
     expect((await api.delete(`/v1/sessions/${sessionId}`)).status).to.equal(200);
-    await until(async () => processesOf(bridge), (pids) => pids.length === 0, 15_000, "the session's bridge to end");
+    await until(
+      async () => processesOf(bridge),
+      (pids) => pids.length === 0,
+      15_000,
+      "the session's bridge to end",
+    );
   });
 
   it("another session's processes can be neither seen nor signalled", async () => {

@@ -46,7 +46,12 @@ describe("sandbox: a worker that cannot isolate its tools", function () {
     const workspaces = join(scratch, name);
     mkdirSync(workspaces);
     chmodSync(workspaces, 0o777);
-    const proc = await startProcess("all", { WORKSPACE_ROOT: workspaces, VAULT_ENCRYPTION_KEY: env.vaultKey, REDIS_KEY_PREFIX: otherDeployment(name), ...extra }, undefined, runAs);
+    const proc = await startProcess(
+      "all",
+      { WORKSPACE_ROOT: workspaces, VAULT_ENCRYPTION_KEY: env.vaultKey, REDIS_KEY_PREFIX: otherDeployment(name), ...extra },
+      undefined,
+      runAs,
+    );
     processes.push(proc);
     const api = client(proc.url, await keys.newKey());
     const sessionId = (await createSession(api, { agent: { tools: [toolset(allow)] } })).sessionId;

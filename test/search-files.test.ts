@@ -39,7 +39,9 @@ describe("search_files", () => {
       ok: true,
       text: "docs/notes.md:1:Refund policy: 30 days.\nsrc/app.py:2:def refund(order):\nsrc/util.py:2:    pass  # refund later",
     });
-    expect((await search({ pattern: "refund", file_glob: "*.py", path: "src" })).text).to.equal("src/app.py:2:def refund(order):\nsrc/util.py:2:    pass  # refund later");
+    expect((await search({ pattern: "refund", file_glob: "*.py", path: "src" })).text).to.equal(
+      "src/app.py:2:def refund(order):\nsrc/util.py:2:    pass  # refund later",
+    );
   });
 
   it("finds files by name glob", async () => {

@@ -8,7 +8,11 @@ import { insertDeployment } from "./support/deployment-records.js";
 import { secret } from "./support/secrets.js";
 import { startServer, type TestServer } from "./support/server.js";
 
-const failure = (p: Promise<unknown>) => p.then(() => null, (err: unknown) => err);
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => null,
+    (err: unknown) => err,
+  );
 
 describe("secrets", () => {
   let server: TestServer;

@@ -47,7 +47,12 @@ describe("security: caller-chosen keys the store refuses", () => {
   });
 
   it("a custom tool input_schema using $defs is not a 500 that logs it", async () => {
-    const tool = { type: "custom_tool", name: "lookup", description: "d", input_schema: { type: "object", properties: {}, $defs: { order_7c2b: { type: "string" } } } };
+    const tool = {
+      type: "custom_tool",
+      name: "lookup",
+      description: "d",
+      input_schema: { type: "object", properties: {}, $defs: { order_7c2b: { type: "string" } } },
+    };
     const res = await expectHandled(() => api.post("/v1/agents", agentBody({ tools: [tool] })), "order_7c2b");
     expect(res.status).to.equal(201);
     const stored = await api.get(`/v1/agents/${res.body.id}/versions/1`);

@@ -61,7 +61,12 @@ describe("security: built-in tools stay in their sandbox", () => {
   });
 
   it("execute_code cannot read the service's environment through /proc of its parent", async () => {
-    const { text } = await run(tool("execute_code", { language: "javascript", code: "console.log('the code ran'); console.log(require('fs').readFileSync('/proc/' + process.ppid + '/environ', 'utf8'))" }));
+    const { text } = await run(
+      tool("execute_code", {
+        language: "javascript",
+        code: "console.log('the code ran'); console.log(require('fs').readFileSync('/proc/' + process.ppid + '/environ', 'utf8'))",
+      }),
+    );
     expect(text).to.include("the code ran");
     for (const secret of ["MONGO_URL", "REDIS_URL"]) expect(text).to.not.include(secret);
   });
@@ -84,7 +89,9 @@ describe("security: built-in tools stay in their sandbox", () => {
   it("a process a terminal command starts in the background does not outlive the call", async () => {
     const { sessionId, text } = await run(
       tool("terminal", { command: "sleep 600 >/dev/null 2>&1 & echo $! > bg.pid" }),
-      tool("terminal", { command: "sleep 0.5; s=$(cut -d' ' -f3 /proc/$(cat bg.pid)/stat 2>/dev/null); if [ -n \"$s\" ] && [ \"$s\" != Z ]; then echo alive; else echo gone; fi" }),
+      tool("terminal", {
+        command: 'sleep 0.5; s=$(cut -d\' \' -f3 /proc/$(cat bg.pid)/stat 2>/dev/null); if [ -n "$s" ] && [ "$s" != Z ]; then echo alive; else echo gone; fi',
+      }),
     );
     try {
       expect(text).to.include("gone\n").and.not.include("alive");

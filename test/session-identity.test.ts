@@ -52,7 +52,10 @@ describe("session identity in the runtime state", () => {
       const own = client(fresh.url, keys.own);
       expect((await sendText(own, sessionId, "older session")).status).to.equal(202);
       expect((await client(fresh.url, keys.other).get(`/v1/sessions/${sessionId}/events`)).status).to.equal(404);
-      expect((await own.get(`/v1/sessions/${sessionId}/events`)).body.data.map((e: { type: string }) => e.type)).to.deep.equal(["user.message", "session.status_running"]);
+      expect((await own.get(`/v1/sessions/${sessionId}/events`)).body.data.map((e: { type: string }) => e.type)).to.deep.equal([
+        "user.message",
+        "session.status_running",
+      ]);
     } finally {
       await fresh.close();
     }

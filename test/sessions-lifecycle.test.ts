@@ -191,7 +191,11 @@ describe("sessions across organizations", () => {
   let sessionId: string;
   before(async () => {
     server = await startServer();
-    ({ api: owner, agent: { id: agentId }, session: { id: sessionId } } = await newSession(server));
+    ({
+      api: owner,
+      agent: { id: agentId },
+      session: { id: sessionId },
+    } = await newSession(server));
     other = await newTenant(server);
   });
   after(async () => server.close());

@@ -220,7 +220,20 @@ describe("sessions API", () => {
       expect(done.usage).to.be.an("object");
       const u = done.usage;
       expect(u.model).to.equal("mock/echo");
-      for (const k of ["input", "output", "cache_read", "cache_write", "reasoning", "total", "calls", "context_used", "context_max", "context_percent", "last_turn_latency_ms", "latency_ms"]) {
+      for (const k of [
+        "input",
+        "output",
+        "cache_read",
+        "cache_write",
+        "reasoning",
+        "total",
+        "calls",
+        "context_used",
+        "context_max",
+        "context_percent",
+        "last_turn_latency_ms",
+        "latency_ms",
+      ]) {
         expect(u[k], k).to.be.a("number");
         expect(Number.isInteger(u[k]), k).to.equal(true);
       }

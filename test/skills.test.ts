@@ -65,8 +65,14 @@ describe("skills: skills_list, skill_view and skill_manage", () => {
         "- greeting: Use when greeting a returning customer.",
       ].join("\n"),
     });
-    expect(await call(first, "skill_view", { name: "greeting" })).to.deep.equal({ ok: true, text: `[your skill greeting for this user; change it with skill_manage]\n${content}` });
-    expect(await call(first, "skill_view", { name: "refunds" })).to.deep.equal({ ok: true, text: `[skill refunds of the agent, read-only]\n${REFUNDS.content}` });
+    expect(await call(first, "skill_view", { name: "greeting" })).to.deep.equal({
+      ok: true,
+      text: `[your skill greeting for this user; change it with skill_manage]\n${content}`,
+    });
+    expect(await call(first, "skill_view", { name: "refunds" })).to.deep.equal({
+      ok: true,
+      text: `[skill refunds of the agent, read-only]\n${REFUNDS.content}`,
+    });
 
     const second = await session(agentId, subject);
     const [list, view] = await calls(second, ["skills_list", {}], ["skill_view", { name: "greeting" }]);
@@ -78,9 +84,14 @@ describe("skills: skills_list, skill_view and skill_manage", () => {
     const s = await session(await agent(), newSubject());
     await manage(s, { action: "create", name: "tone", content: skillMd("tone", "Use when writing replies.", "Be brief. Be kind.") });
 
-    expect(await manage(s, { action: "patch", name: "tone", old_string: "brief", new_string: "very brief ($& kept)" })).to.deep.equal({ ok: true, text: "Patched skill tone." });
+    expect(await manage(s, { action: "patch", name: "tone", old_string: "brief", new_string: "very brief ($& kept)" })).to.deep.equal({
+      ok: true,
+      text: "Patched skill tone.",
+    });
     expect((await call(s, "skill_view", { name: "tone" })).text).to.match(/Be very brief \(\$& kept\)\. Be kind\.$/);
-    expect(await manage(s, { action: "patch", name: "tone", old_string: "Use when writing replies.", new_string: "Use when writing any reply." })).to.include({ ok: true });
+    expect(await manage(s, { action: "patch", name: "tone", old_string: "Use when writing replies.", new_string: "Use when writing any reply." })).to.include({
+      ok: true,
+    });
     expect((await call(s, "skills_list", {})).text).to.include("- tone: Use when writing any reply.");
 
     const replaced = skillMd("tone", "Use when answering complaints.", "Apologize once.");
@@ -157,12 +168,21 @@ describe("skills: skills_list, skill_view and skill_manage", () => {
       [{ action: "patch", name: "notes", content: good }, "invalid input: old_string: is required; new_string: is required; content: is not allowed"],
       [{ action: "rename", name: "notes" }, "invalid input: action: must be one of: create, patch, edit, delete"],
       [{ action: "delete", name: "notes", force: true }, "invalid input: force: is not allowed"],
-      [{ action: "create", name: "plain", content: "# Plain\nNo front matter." }, "the content must start with YAML front matter, like ---\\nname: plain\\ndescription: Use when …\\n---\\n<instructions>"],
+      [
+        { action: "create", name: "plain", content: "# Plain\nNo front matter." },
+        "the content must start with YAML front matter, like ---\\nname: plain\\ndescription: Use when …\\n---\\n<instructions>",
+      ],
       [{ action: "create", name: "other", content: good }, "the front matter's name must be the skill's name, other"],
       [{ action: "create", name: "notes", content: good }, "you already have a skill named notes; change it with edit or patch"],
       [{ action: "patch", name: "notes", old_string: "absent", new_string: "x" }, "old_string was not found in the skill"],
-      [{ action: "patch", name: "notes", old_string: "Write it", new_string: "x" }, "old_string occurs 2 times in the skill; give more context so that it occurs once"],
-      [{ action: "patch", name: "notes", old_string: "description: Use when taking notes.\n", new_string: "" }, "after the patch, the front matter needs a description: what the skill is for and when to use it"],
+      [
+        { action: "patch", name: "notes", old_string: "Write it", new_string: "x" },
+        "old_string occurs 2 times in the skill; give more context so that it occurs once",
+      ],
+      [
+        { action: "patch", name: "notes", old_string: "description: Use when taking notes.\n", new_string: "" },
+        "after the patch, the front matter needs a description: what the skill is for and when to use it",
+      ],
       [{ action: "edit", name: "missing", content: skillMd("missing", "d", "b") }, "you have no skill named missing; skills_list lists them"],
       [{ action: "delete", name: "missing" }, "you have no skill named missing; skills_list lists them"],
     ];
@@ -184,7 +204,9 @@ describe("skills: skills_list, skill_view and skill_manage", () => {
     for (let i = 0; i < 4; i++) expect(await manage(s, grow)).to.deep.equal({ ok: true, text: "Patched skill long." });
     const over = skillMd("long", "Use when long.", `${chunk.repeat(6)}END`).length;
     expect(await manage(s, grow)).to.deep.equal({ ok: false, text: `the patched skill would be ${over} characters, over the 100000 allowed` });
-    expect((await call(s, "skill_view", { name: "long" })).text).to.have.length("[your skill long for this user; change it with skill_manage]\n".length + over - chunk.length);
+    expect((await call(s, "skill_view", { name: "long" })).text).to.have.length(
+      "[your skill long for this user; change it with skill_manage]\n".length + over - chunk.length,
+    );
   });
 
   it("keeps at most 100 skills per agent and subject", async () => {
@@ -193,7 +215,9 @@ describe("skills: skills_list, skill_view and skill_manage", () => {
     const made = await calls(s, ...Array.from({ length: 100 }, (_, i) => create(`s${i}`)));
     expect(made.every((r) => r.ok)).to.equal(true);
     expect(await calls(s, create("one-more"))).to.deep.equal([{ ok: false, text: "at most 100 skills are kept for this user; delete one first" }]);
-    expect((await call(s, "skills_list", {})).text).to.include("Your skills for this user (100 of 100;").and.not.include("one-more");
+    expect((await call(s, "skills_list", {})).text)
+      .to.include("Your skills for this user (100 of 100;")
+      .and.not.include("one-more");
     await manage(s, { action: "delete", name: "s0" });
     expect(await calls(s, create("one-more"))).to.deep.equal([{ ok: true, text: "Skill one-more created." }]);
   });

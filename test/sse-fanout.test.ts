@@ -19,7 +19,11 @@ function rawStream(url: string, key: string) {
   return {
     opened,
     /** Complete frames so far, keep-alive comments left out. */
-    frames: () => text.split("\n\n").slice(0, -1).filter((f) => !f.startsWith(":")),
+    frames: () =>
+      text
+        .split("\n\n")
+        .slice(0, -1)
+        .filter((f) => !f.startsWith(":")),
     close: async () => (await opened).destroy(),
   };
 }
@@ -47,20 +51,38 @@ describe("SSE fan-out", () => {
     const replaying = rawStream(stream(sessionId, "?after=2"), key);
     await Promise.all([a.opened, b.opened, replaying.opened]);
     // In step: a client still catching up when the next events come encodes them with its own cursor.
-    await until(async () => server.services.streams.inStep(sessionId), (n) => n === 3);
+    await until(
+      async () => server.services.streams.inStep(sessionId),
+      (n) => n === 3,
+    );
 
     await sendText(api, sessionId, "second");
     const isIdle = (frames: string[]) => frames.some((f) => f.startsWith("event: session.status_idle\n") && f.includes('"sequence":9'));
-    await until(async () => [a, b, replaying].every((c) => isIdle(c.frames())), (done) => done, 10_000, "every client to see the turn end");
+    await until(
+      async () => [a, b, replaying].every((c) => isIdle(c.frames())),
+      (done) => done,
+      10_000,
+      "every client to see the turn end",
+    );
     const live = a.frames();
     expect(live.length).to.be.greaterThan(4);
     expect(b.frames()).to.deep.equal(live);
     // The replayed frames (sequences 3 to 5), then the same bytes as the others.
     expect(replaying.frames().slice(-live.length)).to.deep.equal(live);
-    expect(replaying.frames().slice(0, -live.length).map((f) => /"sequence":(\d+)/.exec(f)?.[1])).to.deep.equal(["3", "4", "5"]);
+    expect(
+      replaying
+        .frames()
+        .slice(0, -live.length)
+        .map((f) => /"sequence":(\d+)/.exec(f)?.[1]),
+    ).to.deep.equal(["3", "4", "5"]);
 
     await Promise.all([a.close(), b.close(), replaying.close()]);
-    await until(async () => server.services.streams.subscribers(sessionId), (n) => n === 0, 5_000, "the feed to be released");
+    await until(
+      async () => server.services.streams.subscribers(sessionId),
+      (n) => n === 0,
+      5_000,
+      "the feed to be released",
+    );
   });
 
   it("clients that join while frames flow get every durable event once, in order", async () => {
@@ -90,7 +112,10 @@ describe("SSE fan-out", () => {
     const { sessionId } = await createSession(api, { agent: { rateLimits: { conversationsPerMinute: 5, messagesPerMinute: 1000 } } });
     const reading = await openSse(stream(sessionId), key);
     const stalled = stalledStream(stream(sessionId), key);
-    await until(async () => server.services.streams.subscribers(sessionId), (n) => n === 2);
+    await until(
+      async () => server.services.streams.subscribers(sessionId),
+      (n) => n === 2,
+    );
 
     // About 200 KB a request, until the stalled client is let go (the kernel's socket buffers take
     // some megabytes first).
@@ -102,7 +127,12 @@ describe("SSE fan-out", () => {
       sent += steers.events.length;
     }
     // Large steers reach the feed as stubs, filled from the log, so its writes may trail the sends.
-    await until(async () => server.services.streams.subscribers(sessionId), (n) => n === 1, 15_000, "the stalled client to be disconnected");
+    await until(
+      async () => server.services.streams.subscribers(sessionId),
+      (n) => n === 1,
+      15_000,
+      "the stalled client to be disconnected",
+    );
 
     await reading.waitFor((f) => f.filter((x) => x.event === "user.steer").length === sent);
     reading.close();

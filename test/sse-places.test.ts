@@ -75,12 +75,22 @@ describe("open event streams per organization", () => {
     const streams = [];
     for (let i = 0; i < PLACES; i++) streams.push(await stream(streamOf(server.url, org.sessionId), org.key));
     streams[0]!.close();
-    await until(() => placesTaken(org.orgId), (n) => n === PLACES - 1, 5_000, "the closed stream's place");
+    await until(
+      () => placesTaken(org.orgId),
+      (n) => n === PLACES - 1,
+      5_000,
+      "the closed stream's place",
+    );
     expect((await stream(streamOf(server.url, org.sessionId), org.key)).status).to.equal(200);
 
     // The server ends them all (a dropped connection): every place comes back.
     server.dropConnections();
-    await until(() => placesTaken(org.orgId), (n) => n === 0, 5_000, "every place");
+    await until(
+      () => placesTaken(org.orgId),
+      (n) => n === 0,
+      5_000,
+      "every place",
+    );
   });
 
   it("counts an organization's streams across API processes", async () => {
@@ -104,7 +114,12 @@ describe("open event streams per organization", () => {
     expect(refused.status).to.equal(429);
     expect(((await refused.json()) as { error: string }).error).to.equal("rate_limited");
     await last.body?.cancel();
-    await until(() => placesTaken(org.orgId), (n) => n === PLACES - 1, 5_000, "the deployment stream's place");
+    await until(
+      () => placesTaken(org.orgId),
+      (n) => n === PLACES - 1,
+      5_000,
+      "the deployment stream's place",
+    );
   });
 
   it("does not count the places of a process that died once their leases have ended", async () => {
@@ -136,7 +151,12 @@ describe("open event streams per organization", () => {
       (err: { code: string }) => expect(err.code).to.equal("rate_limited"),
     );
     first();
-    await until(() => redis.zcard(keys.openStreams(orgId)), (n) => n === 1, 2_000, "the first place back");
+    await until(
+      () => redis.zcard(keys.openStreams(orgId)),
+      (n) => n === 1,
+      2_000,
+      "the first place back",
+    );
     await places.close();
     expect(await redis.zcard(keys.openStreams(orgId))).to.equal(0);
     // Closed, the process takes no more places: nobody would renew or give them back.

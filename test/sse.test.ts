@@ -97,7 +97,12 @@ describe("the SSE stream", () => {
   it("sends keep-alive comments", async () => {
     const { sessionId } = await createSession(api);
     const sse = await openSse(stream(sessionId), key);
-    await until(async () => sse.comments.length, (n) => n >= 2, 5_000, "keep-alive comments");
+    await until(
+      async () => sse.comments.length,
+      (n) => n >= 2,
+      5_000,
+      "keep-alive comments",
+    );
     sse.close();
     expect(sse.comments[0]).to.equal("keep-alive");
   });
@@ -111,13 +116,19 @@ describe("the SSE stream", () => {
     const keys = server.services.keys;
     const sessions = await Promise.all(Array.from({ length: 5 }, () => createSession(api)));
     const warm = await openSse(stream(sessions[0]!.sessionId), key);
-    await until(async () => server.services.streamReader().watchedStreams, (n) => n === 1);
+    await until(
+      async () => server.services.streamReader().watchedStreams,
+      (n) => n === 1,
+    );
     // Earlier tests' readers may have left the connections of other shards open.
     const before = await readerConnections();
     expect(before).to.be.within(1, keys.shardGroups().length);
 
     const many = await Promise.all(sessions.flatMap((s) => [openSse(stream(s.sessionId), key), openSse(stream(s.sessionId), key)]));
-    await until(async () => server.services.streamReader().watchedStreams, (n) => n === 5);
+    await until(
+      async () => server.services.streamReader().watchedStreams,
+      (n) => n === 5,
+    );
 
     // Every reader still receives its session's events.
     await Promise.all(sessions.map((s) => sendText(api, s.sessionId, "fan out")));
@@ -130,7 +141,12 @@ describe("the SSE stream", () => {
 
     warm.close();
     many.forEach((c) => c.close());
-    await until(async () => server.services.streamReader().watchedStreams, (n) => n === 0, 5_000, "streams released");
+    await until(
+      async () => server.services.streamReader().watchedStreams,
+      (n) => n === 0,
+      5_000,
+      "streams released",
+    );
     expect(await readerConnections()).to.equal(after);
   });
 

@@ -82,7 +82,10 @@ contract("store contract on the run's MONGO_URL", async () => {
 if (dockerAnswers()) {
   contract("store contract on mongo:7 (Docker, testcontainers)", async () => {
     const { GenericContainer, Wait } = await import("testcontainers");
-    const mongo = await new GenericContainer("mongo:7").withExposedPorts(27017).withWaitStrategy(Wait.forLogMessage(/Waiting for connections/)).start();
+    const mongo = await new GenericContainer("mongo:7")
+      .withExposedPorts(27017)
+      .withWaitStrategy(Wait.forLogMessage(/Waiting for connections/))
+      .start();
     const url = `mongodb://${mongo.getHost()}:${mongo.getMappedPort(27017)}/store_contract`;
     const target = await openTarget(url, (await serverName(url)).name);
     return { ...target, close: async () => void (await Promise.allSettled([target.close().then(() => mongo.stop())])) };

@@ -26,7 +26,11 @@ describe("store outages", function () {
   before(async () => {
     redisCut = await startTcpCut(hostPort(env.redisUrl));
     mongoCut = await startTcpCut(hostPort(env.mongoUrl));
-    server = await startServer({ REDIS_URL: through(env.redisUrl, redisCut.address), MONGO_URL: through(env.mongoUrl, mongoCut.address), REDIS_KEY_PREFIX: otherDeployment("outage") });
+    server = await startServer({
+      REDIS_URL: through(env.redisUrl, redisCut.address),
+      MONGO_URL: through(env.mongoUrl, mongoCut.address),
+      REDIS_KEY_PREFIX: otherDeployment("outage"),
+    });
     api = client(server.url, await server.newKey());
   });
   after(async () => {
@@ -41,7 +45,10 @@ describe("store outages", function () {
     () => api.post(`/v1/sessions/${sessionId}/events`, { events: [{ type: "user.message", content: [{ type: "text", text: "while down" }] }] }),
   ];
 
-  for (const [store, name] of [["redis", "Redis"], ["mongodb", "MongoDB"]] as const) {
+  for (const [store, name] of [
+    ["redis", "Redis"],
+    ["mongodb", "MongoDB"],
+  ] as const) {
     it(`answers 503 with Retry-After while ${name} cannot be reached, readiness says so, and all resumes when it is back`, async () => {
       const { sessionId } = await createSession(api);
       await sendText(api, sessionId, "before");
@@ -59,7 +66,12 @@ describe("store outages", function () {
       } finally {
         await cut.restore();
       }
-      await until(() => client(server.url).get("/readyz"), (r) => r.status === 200, 30_000, "readiness back");
+      await until(
+        () => client(server.url).get("/readyz"),
+        (r) => r.status === 200,
+        30_000,
+        "readiness back",
+      );
       await sendText(api, sessionId, "after");
       await settle(api, sessionId, 2);
       const texts = (await history(api, sessionId)).filter((e) => e.type === "user.message").map((e) => e.payload.content[0].text);
@@ -68,18 +80,33 @@ describe("store outages", function () {
   }
 
   it("a turn that meets MongoDB out of reach waits for it and goes on, instead of ending in error", async () => {
-    const lookup = { type: "custom_tool", name: "lookup", description: "Finds an order", input_schema: { type: "object", properties: { order: { type: "string" } }, required: ["order"] } };
+    const lookup = {
+      type: "custom_tool",
+      name: "lookup",
+      description: "Finds an order",
+      input_schema: { type: "object", properties: { order: { type: "string" } }, required: ["order"] },
+    };
     const { sessionId } = await createSession(api, { agent: { tools: [lookup] } });
     // The model answers after 2 s with a call that asks for approval, which reads the session's settings from MongoDB.
     await sendText(api, sessionId, '/slow 2000 /tool lookup {"order":"A-1"}');
-    await until(() => history(api, sessionId), (events) => events.some((e) => e.type === "session.status_running"), 15_000, "the turn to start");
+    await until(
+      () => history(api, sessionId),
+      (events) => events.some((e) => e.type === "session.status_running"),
+      15_000,
+      "the turn to start",
+    );
     await mongoCut.cut();
     try {
       await new Promise((r) => setTimeout(r, 8_000));
     } finally {
       await mongoCut.restore();
     }
-    const events = await until(() => history(api, sessionId), (list) => list.some((e) => e.type === "session.status_idle"), 60_000, "the turn to pause");
+    const events = await until(
+      () => history(api, sessionId),
+      (list) => list.some((e) => e.type === "session.status_idle"),
+      60_000,
+      "the turn to pause",
+    );
     const idle = events.find((e) => e.type === "session.status_idle");
     expect(idle.payload.stop_reason.type, JSON.stringify(idle.payload)).to.equal("requires_action");
     expect(events.filter((e) => e.type === "agent.approval_request").map((e) => e.payload.tool)).to.deep.equal(["lookup"]);
@@ -115,7 +142,12 @@ describe("a store that hangs", function () {
     } finally {
       mongoStall.flow();
     }
-    await until(() => api.get(`/v1/sessions/${sessionId}`), (r) => r.status === 200, 30_000, "reads again");
+    await until(
+      () => api.get(`/v1/sessions/${sessionId}`),
+      (r) => r.status === 200,
+      30_000,
+      "reads again",
+    );
   });
 
   it("bounds every MongoDB operation at 20 s by default; socketTimeoutMS in MONGO_URL replaces it", async () => {

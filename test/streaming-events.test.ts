@@ -29,7 +29,10 @@ describe("streaming frames (mock model)", () => {
   }
 
   it("a tool call is announced while the model writes it: its name, then its input, live only, before the durable tool use", async () => {
-    const { sessionId, frames } = await run({ tools: [toolset(allow), lookup({ permissionPolicy: allow })] }, '/tool todo {"items":[]}\n/tool lookup {"order":"A-1"}');
+    const { sessionId, frames } = await run(
+      { tools: [toolset(allow), lookup({ permissionPolicy: allow })] },
+      '/tool todo {"items":[]}\n/tool lookup {"order":"A-1"}',
+    );
     const provisional = streaming(frames);
     expect(provisional.map((f) => [f.event, f.data.payload.tool, f.data.payload.input])).to.deep.equal([
       ["agent.tool_use", "todo", {}],
@@ -64,7 +67,9 @@ describe("streaming frames (mock model)", () => {
     for (const d of deltas) expect(d.data.sequence).to.equal(null);
     const events = await settle(api, sessionId, 1);
     const thinking = events.filter((e) => e.type === "agent.thinking");
-    expect(thinking.map((e) => e.payload)).to.deep.equal([{ type: "agent.thinking", content: [{ type: "text", text: "thinking about: about tides" }], delta: false }]);
+    expect(thinking.map((e) => e.payload)).to.deep.equal([
+      { type: "agent.thinking", content: [{ type: "text", text: "thinking about: about tides" }], delta: false },
+    ]);
   });
 });
 
@@ -80,10 +85,18 @@ describe("streaming frames and extended thinking (anthropic provider)", () => {
     const { sessionId } = await createSession(svc.api, agent("anthropic/claude-sonnet-4-6"));
     const sse = await openSse(`${svc.server.url}/v1/sessions/${sessionId}/events/stream`, svc.key);
     await sendText(svc.api, sessionId, "where is B-2?");
-    const paused = await until(() => history(svc.api, sessionId), (h) => h.some((e) => e.type === "agent.custom_tool_use"));
+    const paused = await until(
+      () => history(svc.api, sessionId),
+      (h) => h.some((e) => e.type === "agent.custom_tool_use"),
+    );
     const use = paused.find((e) => e.type === "agent.custom_tool_use");
-    await until(() => svc.api.get(`/v1/sessions/${sessionId}`), (r) => r.body.status === "waiting_on_human");
-    await svc.api.post(`/v1/sessions/${sessionId}/events`, { events: [{ type: "user.custom_tool_result", tool_use_id: use.id, content: [{ type: "text", text: "shipped" }] }] });
+    await until(
+      () => svc.api.get(`/v1/sessions/${sessionId}`),
+      (r) => r.body.status === "waiting_on_human",
+    );
+    await svc.api.post(`/v1/sessions/${sessionId}/events`, {
+      events: [{ type: "user.custom_tool_result", tool_use_id: use.id, content: [{ type: "text", text: "shipped" }] }],
+    });
     await settle(svc.api, sessionId, 2);
     sse.close();
 
@@ -112,10 +125,18 @@ describe("streaming frames and extended thinking (anthropic provider)", () => {
     svc.fake.push({ toolUses: [{ id: "toolu_1", name: "lookup", input: {} }] }, { text: "done" });
     const other = await createSession(svc.api, agent("anthropic/claude-opus-4-1"));
     await sendText(svc.api, other.sessionId, "go");
-    const h = await until(() => history(svc.api, other.sessionId), (x) => x.some((e) => e.type === "agent.custom_tool_use"));
-    await until(() => svc.api.get(`/v1/sessions/${other.sessionId}`), (r) => r.body.status === "waiting_on_human");
+    const h = await until(
+      () => history(svc.api, other.sessionId),
+      (x) => x.some((e) => e.type === "agent.custom_tool_use"),
+    );
+    await until(
+      () => svc.api.get(`/v1/sessions/${other.sessionId}`),
+      (r) => r.body.status === "waiting_on_human",
+    );
     const use = h.find((e) => e.type === "agent.custom_tool_use");
-    await svc.api.post(`/v1/sessions/${other.sessionId}/events`, { events: [{ type: "user.custom_tool_result", tool_use_id: use.id, content: [{ type: "text", text: "ok" }] }] });
+    await svc.api.post(`/v1/sessions/${other.sessionId}/events`, {
+      events: [{ type: "user.custom_tool_result", tool_use_id: use.id, content: [{ type: "text", text: "ok" }] }],
+    });
     await settle(svc.api, other.sessionId, 2);
     const [first, second] = svc.fake.requests.slice(1).map((r) => r.body);
     expect(first.thinking).to.deep.equal({ type: "enabled", budget_tokens: 4096 });

@@ -12,7 +12,11 @@ export const lookup = (extra: Record<string, unknown> = {}) => ({
   input_schema: { type: "object", properties: { order: { type: "string" } } },
   ...extra,
 });
-export const toolset = (policy: Record<string, unknown>, configs: unknown[] = []) => ({ type: "agent_toolset", defaultConfig: { enabled: true, permissionPolicy: policy }, configs });
+export const toolset = (policy: Record<string, unknown>, configs: unknown[] = []) => ({
+  type: "agent_toolset",
+  defaultConfig: { enabled: true, permissionPolicy: policy },
+  configs,
+});
 
 /** The steps on sessions of the client `api()`, which a describe sets up in its `before`. */
 export function sessionSteps(api: () => Client) {

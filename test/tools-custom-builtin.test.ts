@@ -55,11 +55,21 @@ describe("tools: permissions, approvals, custom tools and clarify", () => {
       await sendText(api, sessionId, "/tool lookup {}");
       const { events } = await paused(sessionId);
       const use = events.find((e) => e.type === "agent.custom_tool_use");
-      const running = await post(sessionId, { type: "user.custom_tool_result", tool_use_id: use.id, content: [{ type: "text", text: "job started" }], status: "running" });
+      const running = await post(sessionId, {
+        type: "user.custom_tool_result",
+        tool_use_id: use.id,
+        content: [{ type: "text", text: "job started" }],
+        status: "running",
+      });
       const runningEvent = running.body.data[0];
       expect(agentTexts(await settle(api, sessionId, 2))).to.deep.equal(["tool lookup result: job started"]);
 
-      const final = await post(sessionId, { type: "user.custom_tool_result", tool_use_id: use.id, content: [{ type: "text", text: "job done" }], status: "completed" });
+      const final = await post(sessionId, {
+        type: "user.custom_tool_result",
+        tool_use_id: use.id,
+        content: [{ type: "text", text: "job done" }],
+        status: "completed",
+      });
       expect(final.status).to.equal(202);
       expect(final.body.data).to.have.length(1);
       expect(final.body.data[0]).to.include({ id: runningEvent.id, sequence: runningEvent.sequence });
@@ -84,7 +94,13 @@ describe("tools: permissions, approvals, custom tools and clarify", () => {
 
     it("a final result without a matching running one is appended and still starts a turn", async () => {
       const { sessionId } = await createSession(api);
-      const res = await post(sessionId, { type: "user.custom_tool_result", tool_use_id: "evt_external", content: [{ type: "text", text: "late news" }], status: "failed", is_error: true });
+      const res = await post(sessionId, {
+        type: "user.custom_tool_result",
+        tool_use_id: "evt_external",
+        content: [{ type: "text", text: "late news" }],
+        status: "failed",
+        is_error: true,
+      });
       expect(res.status).to.equal(202);
       const done = await settle(api, sessionId, 1);
       expect(done[0].type).to.equal("user.custom_tool_result");
@@ -94,10 +110,20 @@ describe("tools: permissions, approvals, custom tools and clarify", () => {
     it("a final result while a turn runs is 409 invalid_state; a running one nobody waits for is 409 no_active_turn", async () => {
       const { sessionId } = await createSession(api);
       await sendText(api, sessionId, "/slow 1000 busy");
-      const final = await post(sessionId, { type: "user.custom_tool_result", tool_use_id: "evt_x", content: [{ type: "text", text: "x" }], status: "completed" });
+      const final = await post(sessionId, {
+        type: "user.custom_tool_result",
+        tool_use_id: "evt_x",
+        content: [{ type: "text", text: "x" }],
+        status: "completed",
+      });
       expect(final.status).to.equal(409);
       expect(final.body.error).to.equal("invalid_state");
-      const runningResult = await post(sessionId, { type: "user.custom_tool_result", tool_use_id: "evt_x", content: [{ type: "text", text: "x" }], status: "running" });
+      const runningResult = await post(sessionId, {
+        type: "user.custom_tool_result",
+        tool_use_id: "evt_x",
+        content: [{ type: "text", text: "x" }],
+        status: "running",
+      });
       expect(runningResult.body.error).to.equal("no_active_turn");
       await settle(api, sessionId, 1);
     });
@@ -137,7 +163,11 @@ describe("tools: permissions, approvals, custom tools and clarify", () => {
 
     it("files live in the session's workspace, which a path cannot leave", async () => {
       const { sessionId } = await createSession(api, open);
-      await sendText(api, sessionId, '/tool write_file {"path":"notes/a.txt","content":"hello"}\n/tool read_file {"path":"notes/a.txt"}\n/tool read_file {"path":"../../etc/passwd"}');
+      await sendText(
+        api,
+        sessionId,
+        '/tool write_file {"path":"notes/a.txt","content":"hello"}\n/tool read_file {"path":"notes/a.txt"}\n/tool read_file {"path":"../../etc/passwd"}',
+      );
       expect(agentTexts(await settle(api, sessionId, 1))).to.deep.equal([
         "tool write_file result: Wrote 5 bytes to notes/a.txt.\ntool read_file result: hello\ntool read_file result: input.path must stay inside the session's workspace",
       ]);

@@ -76,7 +76,10 @@ describe("built-in tool inputs and bounded results", () => {
     expect(rest.text.split("\n").at(-1)).to.equal("[lines 2001-3000; the end of the file]");
     const middle = await call(sessionId, "read_file", { path: "long.txt", offset: 10, limit: 2 });
     expect(middle.text).to.equal("line 10\nline 11\n[lines 10-11; more follow: read on with offset 12]");
-    expect(await call(sessionId, "read_file", { path: "long.txt", offset: 5000 })).to.deep.equal({ ok: false, text: "the file has 3000 lines; offset 5000 is past its end" });
+    expect(await call(sessionId, "read_file", { path: "long.txt", offset: 5000 })).to.deep.equal({
+      ok: false,
+      text: "the file has 3000 lines; offset 5000 is past its end",
+    });
 
     // A file past the read bound (256 KiB) comes in parts of at most that many bytes.
     await call(sessionId, "terminal", { command: "yes 0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde | head -n 8000 > big.txt" });
@@ -101,6 +104,11 @@ describe("built-in tool inputs and bounded results", () => {
     await call(sessionId, "terminal", { command: "head -c 1048000 /dev/zero | tr '\\0' a > full.txt; printf 'X' >> full.txt" });
     const grown = await call(sessionId, "patch", { path: "full.txt", old_string: "X", new_string: "y".repeat(1000) });
     expect(grown).to.deep.equal({ ok: false, text: "the patched file would be over 1048576 bytes" });
-    await until(() => call(sessionId, "terminal", { command: "wc -c < full.txt" }), (r) => r.text.trim().startsWith("1048001"), 5_000, "the file unchanged");
+    await until(
+      () => call(sessionId, "terminal", { command: "wc -c < full.txt" }),
+      (r) => r.text.trim().startsWith("1048001"),
+      5_000,
+      "the file unchanged",
+    );
   });
 });

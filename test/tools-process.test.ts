@@ -29,12 +29,22 @@ describe("process", () => {
 
   it("terminal {background: true} answers an id at once; poll gives the new output; write reaches the input; kill ends the group", async () => {
     const sessionId = await newSession();
-    const started = await start(sessionId, "echo ready; while read line; do echo \"got $line\"; done");
+    const started = await start(sessionId, 'echo ready; while read line; do echo "got $line"; done');
     expect(started).to.include({ status: "running" });
     expect(started.id).to.match(/^proc_[0-9a-z]+$/);
-    await until(() => act(sessionId, { action: "poll", id: started.id }), (p) => p.output === "ready\n", 15_000, "the first output");
+    await until(
+      () => act(sessionId, { action: "poll", id: started.id }),
+      (p) => p.output === "ready\n",
+      15_000,
+      "the first output",
+    );
     expect(await act(sessionId, { action: "write", id: started.id, data: "one\n" })).to.deep.equal({ id: started.id, status: "running", bytes_written: 4 });
-    await until(() => act(sessionId, { action: "poll", id: started.id }), (p) => p.output === "got one\n", 15_000, "the answer to the input");
+    await until(
+      () => act(sessionId, { action: "poll", id: started.id }),
+      (p) => p.output === "got one\n",
+      15_000,
+      "the answer to the input",
+    );
     expect(await act(sessionId, { action: "poll", id: started.id })).to.include({ status: "running", output: "" });
     const killed = await act(sessionId, { action: "kill", id: started.id });
     expect(killed).to.include({ status: "exited", exit_code: null, signal: "SIGKILL", note: "killed with process kill" });
@@ -56,7 +66,12 @@ describe("process", () => {
     const last = await act(sessionId, { action: "log", id: counted.id });
     expect(last).to.include({ offset: 300, lines: 200, total_lines: 500 });
     expect(last.output.split("\n")[0]).to.equal("301");
-    expect(await act(sessionId, { action: "log", id: counted.id, offset: 2, limit: 3 })).to.include({ offset: 2, lines: 3, total_lines: 500, output: "3\n4\n5" });
+    expect(await act(sessionId, { action: "log", id: counted.id, offset: 2, limit: 3 })).to.include({
+      offset: 2,
+      lines: 3,
+      total_lines: 500,
+      output: "3\n4\n5",
+    });
     await act(sessionId, { action: "kill", id: sleeper.id });
   });
 
@@ -76,7 +91,10 @@ describe("process", () => {
       [{ action: "write", id: mine.id }, "input.data is required for write: the text to send to the process's input"],
     ];
     for (const [input, text] of cases) expect(await call(sessionId, "process", input), JSON.stringify(input)).to.deep.equal({ ok: false, text });
-    expect(await call(other, "process", { action: "kill", id: mine.id })).to.deep.equal({ ok: false, text: `no background process ${mine.id} in this session (process list shows them)` });
+    expect(await call(other, "process", { action: "kill", id: mine.id })).to.deep.equal({
+      ok: false,
+      text: `no background process ${mine.id} in this session (process list shows them)`,
+    });
     expect(answer(await call(other, "process", { action: "list" }))).to.deep.equal({ processes: [] });
     expect(await act(sessionId, { action: "poll", id: mine.id })).to.include({ status: "running" });
     await act(sessionId, { action: "kill", id: mine.id });
@@ -132,7 +150,12 @@ describe("process", () => {
       const uid = Number((await call(sessionId, "terminal", { command: "id -u" })).text);
       const started = await start(sessionId, "(setsid sleep 600 &); sleep 600");
       // A background start answers at once; the processes follow.
-      await until(async () => processesOf(uid), (pids) => pids.length >= 2, 15_000, "the session's processes to start");
+      await until(
+        async () => processesOf(uid),
+        (pids) => pids.length >= 2,
+        15_000,
+        "the session's processes to start",
+      );
       return { uid, started };
     }
 
@@ -140,16 +163,31 @@ describe("process", () => {
       const sessionId = await newSession();
       const { uid, started } = await running(sessionId);
       expect((await viaApi.delete(`/v1/sessions/${sessionId}`)).status).to.equal(200);
-      await until(async () => processesOf(uid), (pids) => pids.length === 0, 15_000, "the session's processes to end");
+      await until(
+        async () => processesOf(uid),
+        (pids) => pids.length === 0,
+        15_000,
+        "the session's processes to end",
+      );
       expect(alive(started.pid)).to.equal(false);
-      await until(async () => existsSync(`${root}/${sessionId}`), (exists) => !exists, 15_000, "the workspace to go");
+      await until(
+        async () => existsSync(`${root}/${sessionId}`),
+        (exists) => !exists,
+        15_000,
+        "the workspace to go",
+      );
     });
 
     it("archiving the session kills its processes (it takes no more turns) and keeps its workspace", async () => {
       const sessionId = await newSession();
       const { uid } = await running(sessionId);
       expect((await viaApi.post(`/v1/sessions/${sessionId}/archive`, {})).status).to.equal(200);
-      await until(async () => processesOf(uid), (pids) => pids.length === 0, 15_000, "the session's processes to end");
+      await until(
+        async () => processesOf(uid),
+        (pids) => pids.length === 0,
+        15_000,
+        "the session's processes to end",
+      );
       expect(existsSync(`${root}/${sessionId}`)).to.equal(true);
     });
   });

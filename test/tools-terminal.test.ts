@@ -44,8 +44,12 @@ describe("terminal", () => {
 
   it("every command runs under the process, memory and file size limits, which it cannot raise", async () => {
     const sessionId = await newSession();
-    const { text } = await call(sessionId, "terminal", { command: "grep -E '^Max (processes|data size|file size|core)' /proc/self/limits | tr -s ' '; prlimit --nproc=100000 true" });
-    expect(text).to.match(/^Max file size 1048576 1048576 bytes \nMax data size 134217728 134217728 bytes \nMax core file size 0 0 bytes \nMax processes 128 128 processes \n/);
+    const { text } = await call(sessionId, "terminal", {
+      command: "grep -E '^Max (processes|data size|file size|core)' /proc/self/limits | tr -s ' '; prlimit --nproc=100000 true",
+    });
+    expect(text).to.match(
+      /^Max file size 1048576 1048576 bytes \nMax data size 134217728 134217728 bytes \nMax core file size 0 0 bytes \nMax processes 128 128 processes \n/,
+    );
     expect(text).to.match(/prlimit: failed to set the NPROC resource limit: Operation not permitted\n\n\[exit code 1\]$/);
   });
 
@@ -111,13 +115,23 @@ describe("terminal", () => {
     const place = { cwd: join(root, sessionId), user, limits: { memoryBytes: 2 ** 30, fileBytes: 2 ** 30 } };
     const other = spawnLimited("/bin/sh", ["-c", "sleep 60"], place, { background: true });
     try {
-      await until(() => runsBackground(user), (seen) => seen, 5_000, "the mark in /proc");
+      await until(
+        () => runsBackground(user),
+        (seen) => seen,
+        5_000,
+        "the mark in /proc",
+      );
       await call(sessionId, "terminal", { command: "true" });
       expect(other.exitCode).to.equal(null);
       expect(await runsBackground(user)).to.equal(true);
     } finally {
       killGroup(other);
     }
-    await until(() => runsBackground(user), (seen) => !seen, 5_000, "the mark gone");
+    await until(
+      () => runsBackground(user),
+      (seen) => !seen,
+      5_000,
+      "the mark gone",
+    );
   });
 });

@@ -92,7 +92,9 @@ describe("tools: permissions, approvals, custom tools and clarify", () => {
       const { blocking } = await paused(sessionId);
       expect((await post(sessionId, { type: "user.interrupt" })).status).to.equal(202);
       const done = await settle(api, sessionId, 2);
-      expect(done.at(-1).payload.stop_reason ?? done.filter((e) => e.type === "session.status_idle").at(-1).payload.stop_reason).to.deep.equal({ type: "end_turn" });
+      expect(done.at(-1).payload.stop_reason ?? done.filter((e) => e.type === "session.status_idle").at(-1).payload.stop_reason).to.deep.equal({
+        type: "end_turn",
+      });
       expect((await approve(sessionId, blocking[0]!)).body.error).to.equal("no_active_turn");
       // The conversation stays usable: the unanswered call is closed for the model.
       await sendText(api, sessionId, "still there?");
@@ -101,7 +103,7 @@ describe("tools: permissions, approvals, custom tools and clarify", () => {
 
     it("several requests in one turn: it resumes only when every one is answered", async () => {
       const { sessionId } = await createSession(api);
-      await sendText(api, sessionId, "/tool todo {}\n/tool memory {\"action\":\"list\"}");
+      await sendText(api, sessionId, '/tool todo {}\n/tool memory {"action":"list"}');
       const { events, blocking } = await paused(sessionId);
       expect(events.filter((e) => e.type === "agent.approval_request")).to.have.length(2);
       expect(blocking).to.have.length(2);
@@ -118,9 +120,17 @@ describe("tools: permissions, approvals, custom tools and clarify", () => {
   describe("policies", () => {
     it("always_allow runs without asking; always_deny and enabled:false deny without asking", async () => {
       const { sessionId } = await createSession(api, {
-        agent: { tools: [toolset(ask, [{ name: "todo", permissionPolicy: allow }, { name: "memory", permissionPolicy: deny }, { name: "file", enabled: false }])] },
+        agent: {
+          tools: [
+            toolset(ask, [
+              { name: "todo", permissionPolicy: allow },
+              { name: "memory", permissionPolicy: deny },
+              { name: "file", enabled: false },
+            ]),
+          ],
+        },
       });
-      await sendText(api, sessionId, "/tool todo {}\n/tool memory {}\n/tool read_file {\"path\":\"x\"}");
+      await sendText(api, sessionId, '/tool todo {}\n/tool memory {}\n/tool read_file {"path":"x"}');
       const done = await settle(api, sessionId, 1);
       expect(done.some((e) => e.type === "agent.approval_request")).to.equal(false);
       expect(agentTexts(done)).to.deep.equal([
@@ -164,7 +174,14 @@ describe("tools: permissions, approvals, custom tools and clarify", () => {
       const { sessionId } = await createSession(api, {
         agent: {
           mcpServers: [{ type: "url", name: "gh", url: "https://mcp.example.com/gh" }],
-          tools: [{ type: "mcp_toolset", mcpServerName: "gh", defaultConfig: { enabled: true, permissionPolicy: allow }, configs: [{ name: "delete_repo", permissionPolicy: deny }] }],
+          tools: [
+            {
+              type: "mcp_toolset",
+              mcpServerName: "gh",
+              defaultConfig: { enabled: true, permissionPolicy: allow },
+              configs: [{ name: "delete_repo", permissionPolicy: deny }],
+            },
+          ],
         },
       });
       await sendText(api, sessionId, "/tool mcp__gh__delete_repo {}\n/tool mcp__gh__list_issues {}\n/tool mcp__other__x {}");

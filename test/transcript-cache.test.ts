@@ -36,7 +36,12 @@ describe("turns from a cached transcript", () => {
 
   it("a long-running result replaced after the worker cached it is what the next turn sees; a second worker, cold, builds the same transcript", async () => {
     const { sessionId } = await createSession(api, { agent: { modelName: "anthropic/claude-sonnet-4-6", tools: [lookup({ permissionPolicy: allow })] } });
-    fake.push({ toolUses: [{ id: "toolu_1", name: "lookup", input: { order: "A-1" } }] }, { text: "Working on it." }, { text: "It shipped." }, { text: "Anything else?" });
+    fake.push(
+      { toolUses: [{ id: "toolu_1", name: "lookup", input: { order: "A-1" } }] },
+      { text: "Working on it." },
+      { text: "It shipped." },
+      { text: "Anything else?" },
+    );
     await sendText(api, sessionId, "where is A-1?");
     const use = (await paused(sessionId)).events.find((e) => e.type === "agent.custom_tool_use");
     await post(sessionId, { type: "user.custom_tool_result", tool_use_id: use.id, content: [{ type: "text", text: "job started" }], status: "running" });
@@ -62,7 +67,11 @@ describe("turns from a cached transcript", () => {
     await sendText(api, sessionId, "bye");
     await settle(api, sessionId, 5);
     const second = fake.requests[4]!.body.messages as Message[];
-    const expected = [...warm!, { role: "assistant", content: [{ type: "text", text: "Anything else?" }] }, { role: "user", content: [{ type: "text", text: "bye" }] }];
+    const expected = [
+      ...warm!,
+      { role: "assistant", content: [{ type: "text", text: "Anything else?" }] },
+      { role: "user", content: [{ type: "text", text: "bye" }] },
+    ];
     expect(plain(second)).to.deep.equal(plain(expected));
   });
 

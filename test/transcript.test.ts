@@ -9,7 +9,12 @@ describe("review: queue, interrupts and the rebuilt transcript", () => {
   it("a when_idle prompt queued while waiting runs after an interrupt ends the paused turn", async () => {
     const { sessionId } = await createSession(svc.api);
     await sendText(svc.api, sessionId, "/tool todo {}");
-    await until(() => history(svc.api, sessionId), (h) => h.some((e) => e.type === "session.status_idle"), 15_000, "the pause");
+    await until(
+      () => history(svc.api, sessionId),
+      (h) => h.some((e) => e.type === "session.status_idle"),
+      15_000,
+      "the pause",
+    );
     const queued = await sendText(svc.api, sessionId, "later", "when_idle");
     expect(queued.status).to.equal(202);
     expect(queued.body.data[0].status).to.equal("queued");
@@ -26,7 +31,10 @@ describe("review: queue, interrupts and the rebuilt transcript", () => {
       { text: "Done." },
     );
     const { sessionId } = await createSession(svc.api, {
-      agent: { modelName: "anthropic/claude-sonnet-4-6", tools: [{ type: "agent_toolset", defaultConfig: { enabled: true, permissionPolicy: { type: "always_allow" } }, configs: [] }] },
+      agent: {
+        modelName: "anthropic/claude-sonnet-4-6",
+        tools: [{ type: "agent_toolset", defaultConfig: { enabled: true, permissionPolicy: { type: "always_allow" } }, configs: [] }],
+      },
     });
     await sendText(svc.api, sessionId, "go");
     const events = await settle(svc.api, sessionId, 1);

@@ -45,13 +45,38 @@ describe("session transitions", () => {
   it("a commit planned from an older snapshot writes back only what it changed: the record keeps a newer usage total", async () => {
     const { sessionId } = await createSession(api);
     const older = await server.services.eventLog.snapshot(sessionId);
-    const usage = { model: "mock/echo", input: 7, output: 1, cache_read: 0, cache_write: 0, reasoning: 0, total: 8, calls: 1, context_used: 8, context_max: 100, context_percent: 8, cost_status: "included" as const, last_turn_latency_ms: 1, latency_ms: 1 };
+    const usage = {
+      model: "mock/echo",
+      input: 7,
+      output: 1,
+      cache_read: 0,
+      cache_write: 0,
+      reasoning: 0,
+      total: 8,
+      calls: 1,
+      context_used: 8,
+      context_max: 100,
+      context_percent: 8,
+      cost_status: "included" as const,
+      last_turn_latency_ms: 1,
+      latency_ms: 1,
+    };
     // One process ends a turn (its usage total), another then changes the status from a snapshot read before that.
     await transitionsWith({}).run(sessionId, () => change({ drafts: [], state: { status: "idle", usage }, statuses: [], wake: false }, null));
     // One write at a time: FerretDB v1 applies an update as read, modify, write of the whole document.
-    await until(() => recordOf(sessionId), (r) => r?.usage !== null, 5_000, "the first record write");
+    await until(
+      () => recordOf(sessionId),
+      (r) => r?.usage !== null,
+      5_000,
+      "the first record write",
+    );
     await transitionsWith({}).run(sessionId, () => change(archive, null), { from: older });
-    const record = await until(() => recordOf(sessionId), (r) => r?.status === "archived", 5_000, "the second record write");
+    const record = await until(
+      () => recordOf(sessionId),
+      (r) => r?.status === "archived",
+      5_000,
+      "the second record write",
+    );
     expect(record!.usage).to.deep.equal(usage);
     expect((await api.get(`/v1/sessions/${sessionId}`)).body.usage).to.deep.equal(usage);
   });
@@ -68,7 +93,10 @@ describe("session transitions", () => {
     } as unknown as EventAppender;
     const err = await transitionsWith({ appender: interfering })
       .run(sessionId, (state) => (planned++, state.interrupt === "never" ? unchanged(null) : change(archive, null)))
-      .then(() => null, (e: unknown) => e);
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
     expect(isAppError(err, "busy"), String(err)).to.equal(true);
     expect((err as Error).message).to.match(/retry with exponential backoff/);
     expect(planned).to.equal(MAX_ATTEMPTS);
@@ -87,7 +115,10 @@ describe("session transitions", () => {
         return server.services.appender.apply(id, plan, commit);
       },
     } as unknown as EventAppender;
-    const { applied } = await transitionsWith({ appender: interfering }).run(sessionId, (state) => (planned++, state.status === "idle" ? change(archive, null) : unchanged(null)));
+    const { applied } = await transitionsWith({ appender: interfering }).run(
+      sessionId,
+      (state) => (planned++, state.status === "idle" ? change(archive, null) : unchanged(null)),
+    );
     expect(applied).to.not.equal(null);
     expect(planned).to.equal(1);
     expect((await api.get(`/v1/sessions/${sessionId}`)).body.status).to.equal("archived");
@@ -99,12 +130,19 @@ describe("session transitions", () => {
     expect(replies.map((r) => r.status).sort()).to.deep.equal([202, ...Array(9).fill(409)]);
     for (const r of replies.filter((x) => x.status === 409)) expect(r.body.error).to.equal("invalid_state");
     expect(await listed("running")).to.include(sessionId);
-    await until(async () => ({ record: await recordOf(sessionId), marks: await marksOf(sessionId) }), (x) => x.record!.status === "running" && x.marks.length === 0, 5_000, "the record to follow the log");
+    await until(
+      async () => ({ record: await recordOf(sessionId), marks: await marksOf(sessionId) }),
+      (x) => x.record!.status === "running" && x.marks.length === 0,
+      5_000,
+      "the record to follow the log",
+    );
   });
 
   it("concurrent control events all land, in one gapless sequence", async () => {
     const { sessionId } = await createSession(api);
-    const replies = await Promise.all(Array.from({ length: 40 }, (_, i) => api.post(`/v1/sessions/${sessionId}/events`, { events: [{ type: "user.steer", message: `s${i}` }] })));
+    const replies = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => api.post(`/v1/sessions/${sessionId}/events`, { events: [{ type: "user.steer", message: `s${i}` }] })),
+    );
     expect(replies.map((r) => r.status)).to.deep.equal(Array(40).fill(202));
     const events = await history(api, sessionId);
     expect(events.map((e) => e.sequence)).to.deep.equal(Array.from({ length: 40 }, (_, i) => i + 1));
@@ -125,14 +163,22 @@ describe("session transitions", () => {
       const { sessionId } = await createSession(api);
       const frozen: StatusProjection = { projectState: () => new Promise<void>(() => undefined) };
       void transitionsWith({ records: frozen }).run(sessionId, () => change(archive, null));
-      await until(() => api.get(`/v1/sessions/${sessionId}`), (r) => r.body.status === "archived", 5_000, "the append");
+      await until(
+        () => api.get(`/v1/sessions/${sessionId}`),
+        (r) => r.body.status === "archived",
+        5_000,
+        "the append",
+      );
       expect((await recordOf(sessionId))!.status, "the record lags its log").to.equal("idle");
       expect(await marksOf(sessionId)).to.have.length(1);
       expect(await listed("archived"), "a list matches the session by its log").to.include(sessionId);
       expect(await listed("idle")).to.not.include(sessionId);
       expect((await api.get("/v1/sessions")).body.data.map((x: { id: string }) => x.id)).to.not.include(sessionId);
       // The repair writes the record, queues its notices, then clears the mark: both are waited for.
-      await sweepUntil("the sweep to repair the record and clear its mark", async () => (await recordOf(sessionId))!.status === "archived" && (await marksOf(sessionId)).length === 0);
+      await sweepUntil(
+        "the sweep to repair the record and clear its mark",
+        async () => (await recordOf(sessionId))!.status === "archived" && (await marksOf(sessionId)).length === 0,
+      );
       expect(await marksOf(sessionId)).to.deep.equal([]);
       expect(await listed("archived")).to.include(sessionId);
     });
@@ -145,12 +191,17 @@ describe("session transitions", () => {
           throw new Error("Connection is closed.");
         },
       } as unknown as EventAppender;
-      await transitionsWith({ appender: dropped }).run(sessionId, () => change(archive, null)).catch(() => undefined);
+      await transitionsWith({ appender: dropped })
+        .run(sessionId, () => change(archive, null))
+        .catch(() => undefined);
       expect((await api.get(`/v1/sessions/${sessionId}`)).body.status).to.equal("archived");
       expect(await marksOf(sessionId)).to.have.length(1);
       expect(await listed("archived")).to.include(sessionId);
       // The repair writes the record, queues its notices, then clears the mark: both are waited for.
-      await sweepUntil("the sweep to write the record and clear its mark", async () => (await recordOf(sessionId))!.status === "archived" && (await marksOf(sessionId)).length === 0);
+      await sweepUntil(
+        "the sweep to write the record and clear its mark",
+        async () => (await recordOf(sessionId))!.status === "archived" && (await marksOf(sessionId)).length === 0,
+      );
       expect(await marksOf(sessionId)).to.deep.equal([]);
     });
 
@@ -165,7 +216,10 @@ describe("session transitions", () => {
       expect(await listed("idle"), "no reader sees the lag").to.not.include(sessionId);
       expect(await listed("archived")).to.include(sessionId);
       // The repair writes the record, queues its notices, then clears the mark: both are waited for.
-      await sweepUntil("the sweep to repair the record and clear its mark", async () => (await recordOf(sessionId))!.status === "archived" && (await marksOf(sessionId)).length === 0);
+      await sweepUntil(
+        "the sweep to repair the record and clear its mark",
+        async () => (await recordOf(sessionId))!.status === "archived" && (await marksOf(sessionId)).length === 0,
+      );
       expect(await listed("archived")).to.include(sessionId);
       expect(await marksOf(sessionId)).to.deep.equal([]);
     });
@@ -174,7 +228,9 @@ describe("session transitions", () => {
   it("an attempt that appends nothing (here: fenced) changes nothing and leaves no mark", async () => {
     const { sessionId } = await createSession(api);
     const fenced = { apply: async () => ({ ok: false, reason: "fenced" }) } as unknown as EventAppender;
-    const err = await transitionsWith({ appender: fenced }).run(sessionId, () => change(archive, null), { fence: "gone" }).catch((e: unknown) => e);
+    const err = await transitionsWith({ appender: fenced })
+      .run(sessionId, () => change(archive, null), { fence: "gone" })
+      .catch((e: unknown) => e);
     expect(isAppError(err, "lock_lost"), String(err)).to.equal(true);
     expect((await recordOf(sessionId))!.status).to.equal("idle");
     expect(await marksOf(sessionId)).to.deep.equal([]);
@@ -185,7 +241,12 @@ describe("session transitions", () => {
     const { sessionId: newer } = await createSession(api);
     const frozen: StatusProjection = { projectState: () => new Promise<void>(() => undefined) };
     void transitionsWith({ records: frozen }).run(newer, () => change(archive, null));
-    await until(() => api.get(`/v1/sessions/${newer}`), (r) => r.body.status === "archived", 5_000, "the append");
+    await until(
+      () => api.get(`/v1/sessions/${newer}`),
+      (r) => r.body.status === "archived",
+      5_000,
+      "the append",
+    );
     const page = (await api.get(`/v1/sessions?status=idle&limit=1`)).body;
     expect(page.data.map((x: { id: string }) => x.id)).to.deep.equal([older]);
   });
@@ -196,7 +257,12 @@ describe("session transitions", () => {
     expect((await history(api, sessionId)).map((e) => e.type)).to.deep.equal(["user.message", "session.status_running"]);
     expect(await listed("running"), "lists agree with the log at once").to.include(sessionId);
     const version = Number(await redis.hget(testKeys().sessionState(sessionId), "v"));
-    await until(async () => ({ record: await recordOf(sessionId), marks: await marksOf(sessionId) }), (x) => x.record!.statusVersion === version && x.record!.status === "running" && x.marks.length === 0, 5_000, "the record to follow the log");
+    await until(
+      async () => ({ record: await recordOf(sessionId), marks: await marksOf(sessionId) }),
+      (x) => x.record!.statusVersion === version && x.record!.status === "running" && x.marks.length === 0,
+      5_000,
+      "the record to follow the log",
+    );
   });
 
   it("32 concurrent writers to one session are all served: steers and queued prompts land in one gapless sequence, no 503", async () => {

@@ -49,7 +49,12 @@ describe("review: the turn engine", () => {
   it("an interrupt while waiting ends the turn with the usage it spent, and the session aggregates it", async () => {
     const { sessionId } = await createSession(svc.api);
     await sendText(svc.api, sessionId, "/tool todo {}");
-    await until(() => history(svc.api, sessionId), (h) => h.some((e) => e.type === "session.status_idle"), 15_000, "the pause");
+    await until(
+      () => history(svc.api, sessionId),
+      (h) => h.some((e) => e.type === "session.status_idle"),
+      15_000,
+      "the pause",
+    );
     expect((await post(sessionId, { type: "user.interrupt" })).status).to.equal(202);
     const events = await settle(svc.api, sessionId, 2);
     const idle = events.filter((e) => e.type === "session.status_idle").at(-1);

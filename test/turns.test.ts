@@ -57,7 +57,22 @@ describe("turns with the mock model", () => {
     const events = await settle(api, sessionId, 2);
     const terminal = events.filter((e) => e.type === "session.status_idle").map((e) => e.usage);
     for (const u of terminal) {
-      expect(u).to.include.keys("model", "input", "output", "cache_read", "cache_write", "reasoning", "total", "calls", "context_used", "context_max", "context_percent", "cost_status", "last_turn_latency_ms", "latency_ms");
+      expect(u).to.include.keys(
+        "model",
+        "input",
+        "output",
+        "cache_read",
+        "cache_write",
+        "reasoning",
+        "total",
+        "calls",
+        "context_used",
+        "context_max",
+        "context_percent",
+        "cost_status",
+        "last_turn_latency_ms",
+        "latency_ms",
+      );
       expect(u.calls).to.equal(1);
       expect(u.model).to.equal("mock/echo");
       expect(u.total).to.equal(u.input + u.output + u.cache_read + u.cache_write);
@@ -129,7 +144,10 @@ describe("turns with the mock model", () => {
     const { sessionId } = await createSession(api);
     await sendText(api, sessionId, "x");
     await settle(api, sessionId, 1);
-    const again = await until(() => history(api, sessionId), (h) => h.length === 5);
+    const again = await until(
+      () => history(api, sessionId),
+      (h) => h.length === 5,
+    );
     expect(again[0].status).to.equal("processed");
   });
 });

@@ -55,7 +55,12 @@ describe("vaults", () => {
     expect(archived.archivedAt).to.be.a("string");
     expect((await api.get(`/v1/vaults/${vault.id}`)).body.archivedAt).to.equal(archived.archivedAt);
     const other = await newTenant(server);
-    for (const res of [await other.get(`/v1/vaults/${vault.id}`), await other.post(`/v1/vaults/${vault.id}/archive`), await other.delete(`/v1/vaults/${vault.id}`), await api.get("/v1/vaults/vlt_missing")]) {
+    for (const res of [
+      await other.get(`/v1/vaults/${vault.id}`),
+      await other.post(`/v1/vaults/${vault.id}/archive`),
+      await other.delete(`/v1/vaults/${vault.id}`),
+      await api.get("/v1/vaults/vlt_missing"),
+    ]) {
       expect(res.status).to.equal(404);
       expect(res.body.error).to.equal("not_found");
     }

@@ -15,7 +15,8 @@ import { outputText } from "./support/tool-calls.js";
 import { allow, toolset } from "./tools-cases.js";
 
 const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
-const fingerprint = (bytes: Buffer, mediaType = "image/png") => `[${mediaType}, ${bytes.length} bytes, sha256 ${createHash("sha256").update(bytes).digest("hex").slice(0, 8)}]`;
+const fingerprint = (bytes: Buffer, mediaType = "image/png") =>
+  `[${mediaType}, ${bytes.length} bytes, sha256 ${createHash("sha256").update(bytes).digest("hex").slice(0, 8)}]`;
 
 describe("vision_analyze", () => {
   let images: Server;
@@ -73,14 +74,25 @@ describe("vision_analyze", () => {
   it("finds an attachment a compaction took out of the conversation, by reference (which the summary keeps) and by filename", async () => {
     const { sessionId, eventId } = await withAttachments(file("dot.png", "image/png", DOT_PNG));
     expect((await api.post(`/v1/sessions/${sessionId}/compact`, {})).status).to.equal(202);
-    const [compacted] = (await until(() => history(api, sessionId), (h) => h.some((e) => e.type === "session.compacted"), 15_000, "session.compacted")).filter(
-      (e) => e.type === "session.compacted",
-    );
+    const [compacted] = (
+      await until(
+        () => history(api, sessionId),
+        (h) => h.some((e) => e.type === "session.compacted"),
+        15_000,
+        "session.compacted",
+      )
+    ).filter((e) => e.type === "session.compacted");
     expect(compacted.payload.summary).to.include(`[attachment ${eventId}/0: dot.png`);
     await sendText(api, sessionId, "/context");
     expect(agentTexts(await settle(api, sessionId, 2)).at(-1)).to.match(/^context: 2 messages; first: /);
-    expect(await analyze(sessionId, { image: `${eventId}/0`, question: "Still there?" }, 3)).to.deep.include({ isError: false, text: `vision: Still there? ${fingerprint(DOT_PNG)}` });
-    expect(await analyze(sessionId, { image: "dot.png", question: "And by name?" }, 4)).to.deep.include({ isError: false, text: `vision: And by name? ${fingerprint(DOT_PNG)}` });
+    expect(await analyze(sessionId, { image: `${eventId}/0`, question: "Still there?" }, 3)).to.deep.include({
+      isError: false,
+      text: `vision: Still there? ${fingerprint(DOT_PNG)}`,
+    });
+    expect(await analyze(sessionId, { image: "dot.png", question: "And by name?" }, 4)).to.deep.include({
+      isError: false,
+      text: `vision: And by name? ${fingerprint(DOT_PNG)}`,
+    });
   });
 
   it("answers about an image URL, fetched through the outbound guard", async () => {
@@ -97,8 +109,14 @@ describe("vision_analyze", () => {
     );
     const types = "image/png, image/jpeg, image/gif, image/webp";
     const cases: [unknown, string][] = [
-      [{ image: "nope.png", question: "?" }, 'no attachment of this conversation is named "nope.png": name one by the reference shown with it (e.g. evt_…/0) or by its filename'],
-      [{ image: `${eventId}/7`, question: "?" }, `no attachment of this conversation is named "${eventId}/7": name one by the reference shown with it (e.g. evt_…/0) or by its filename`],
+      [
+        { image: "nope.png", question: "?" },
+        'no attachment of this conversation is named "nope.png": name one by the reference shown with it (e.g. evt_…/0) or by its filename',
+      ],
+      [
+        { image: `${eventId}/7`, question: "?" },
+        `no attachment of this conversation is named "${eventId}/7": name one by the reference shown with it (e.g. evt_…/0) or by its filename`,
+      ],
       [{ image: `${eventId}/0`, question: "?" }, `doc.pdf is application/pdf, not an image type this model reads (${types})`],
       [{ image: "old.bmp", question: "?" }, `old.bmp is image/bmp, not an image type this model reads (${types})`],
       [{ image: "huge.png", question: "?" }, `huge.png is over ${MAX_IMAGE_BYTES} bytes, the largest image the model takes`],

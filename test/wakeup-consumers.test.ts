@@ -16,7 +16,9 @@ import { testKeys } from "./support/redis.js";
 import { until } from "./support/sessions.js";
 
 const consumersOf = async (redis: RedisClient, stream: string) =>
-  ((await redis.xinfo("CONSUMERS", stream, WORKER_GROUP)) as unknown[][]).map((flat) => ({ name: String(flat[1]), pending: Number(flat[3]) })).sort((a, b) => a.name.localeCompare(b.name));
+  ((await redis.xinfo("CONSUMERS", stream, WORKER_GROUP)) as unknown[][])
+    .map((flat) => ({ name: String(flat[1]), pending: Number(flat[3]) }))
+    .sort((a, b) => a.name.localeCompare(b.name));
 
 describe("the wake-up group's consumers and takeovers (Redis)", () => {
   let keys: Keys;
@@ -90,19 +92,34 @@ describe("the wake-up group's consumers and takeovers (Redis)", () => {
       },
     };
     // The sweep is not run here (an hour apart): its parts are not needed.
-    const consumer = new WakeupConsumer(shardReaders(env, redis, keys, "test-blocking"), wakeups, new Intents(redis, keys), new Locks(redis, keys), {} as SessionTransitions, actor as unknown as SessionActor, {} as KickoffTimer, createLogger("error", {}, () => undefined), {
-      consumer: "kept",
-      concurrency: 2,
-      claimIdleMs: 2_000,
-      sweepIntervalMs: 3_600_000,
-      lockTtlMs: 3_000,
-      consume: true,
-    });
+    const consumer = new WakeupConsumer(
+      shardReaders(env, redis, keys, "test-blocking"),
+      wakeups,
+      new Intents(redis, keys),
+      new Locks(redis, keys),
+      {} as SessionTransitions,
+      actor as unknown as SessionActor,
+      {} as KickoffTimer,
+      createLogger("error", {}, () => undefined),
+      {
+        consumer: "kept",
+        concurrency: 2,
+        claimIdleMs: 2_000,
+        sweepIntervalMs: 3_600_000,
+        lockTtlMs: 3_000,
+        consume: true,
+      },
+    );
     await consumer.start();
     try {
       await redis.xadd(keys.wakeups(0), "*", "session", "ses_unloadable");
       const pending = async () => ((await redis.xpending(keys.wakeups(0), WORKER_GROUP)) as [number])[0];
-      await until(async () => runs.length, (n) => n >= 2, 10_000, "a second try");
+      await until(
+        async () => runs.length,
+        (n) => n >= 2,
+        10_000,
+        "a second try",
+      );
       expect(await pending(), "kept while its record cannot be loaded").to.equal(1);
       await until(pending, (n) => n === 0, 20_000, "the wake-up acknowledged after a try got through");
       expect(runs).to.deep.equal(Array(4).fill("ses_unloadable"));

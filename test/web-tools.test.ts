@@ -35,7 +35,8 @@ describe("web tools", () => {
       if (path === "/notes.txt") return void res.writeHead(200, { "content-type": "text/plain" }).end("plain notes");
       if (path === "/image.png") return void res.writeHead(200, { "content-type": "image/png" }).end(Buffer.alloc(64));
       if (path === "/big.txt") return void res.writeHead(200, { "content-type": "text/plain" }).end("x".repeat(3 * 1024 * 1024));
-      if (path === "/to-other-host") return void res.writeHead(302, { location: `http://127.0.0.2:${(pages.server.address() as AddressInfo).port}/page.html` }).end();
+      if (path === "/to-other-host")
+        return void res.writeHead(302, { location: `http://127.0.0.2:${(pages.server.address() as AddressInfo).port}/page.html` }).end();
       res.writeHead(404).end("no");
     });
     searx = await listen((req, res) => {
@@ -106,7 +107,11 @@ describe("web tools", () => {
   });
 
   it("without the allow-list, loopback is refused by address and by name", async () => {
-    const strict = await startServer({ REDIS_KEY_PREFIX: otherDeployment("strict"), OUTBOUND_ALLOWED_NETWORKS: "", WORKSPACE_ROOT: `/tmp/agent-sessions-test-ws-${process.pid}` });
+    const strict = await startServer({
+      REDIS_KEY_PREFIX: otherDeployment("strict"),
+      OUTBOUND_ALLOWED_NETWORKS: "",
+      WORKSPACE_ROOT: `/tmp/agent-sessions-test-ws-${process.pid}`,
+    });
     try {
       const tenant = client(strict.url, await strict.newKey());
       const port = (pages.server.address() as AddressInfo).port;

@@ -40,11 +40,21 @@ describe("webhooks: a sender that dies mid-attempt", () => {
       return new Promise<Response>(() => undefined);
     };
     void new WebhookSender(deliveries, target, dies, logger, opts).sweep(new Date(), 1);
-    await until(async () => reached, (r) => r, 5_000, "the first sender's attempt");
+    await until(
+      async () => reached,
+      (r) => r,
+      5_000,
+      "the first sender's attempt",
+    );
 
     const live = new WebhookSender(deliveries, target, (input, init) => fetch(input, init), logger, opts);
     expect(await live.sweep(new Date())).to.equal(0);
-    await until(() => live.sweep(new Date()), (n) => n > 0, 10_000, "the claim to lapse");
+    await until(
+      () => live.sweep(new Date()),
+      (n) => n > 0,
+      10_000,
+      "the claim to lapse",
+    );
 
     const received = receiver.verified("/takeover", signing);
     expect(received).to.have.length(1);

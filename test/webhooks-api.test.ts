@@ -23,7 +23,13 @@ describe("webhooks: endpoints' API", () => {
     const first = secret(created.body.secret);
     expect(first).to.match(/^whsec_[A-Za-z0-9+/]{43}=$/);
     const id = created.body.id;
-    expect(created.body).to.deep.include({ type: "webhook_endpoint", url, description: "ops", eventTypes: ["session.requires_action", "deployment.status_changed"], enabled: true });
+    expect(created.body).to.deep.include({
+      type: "webhook_endpoint",
+      url,
+      description: "ops",
+      eventTypes: ["session.requires_action", "deployment.status_changed"],
+      enabled: true,
+    });
 
     // Every later answer is scanned for the secret by the test client: none may hold it.
     const read = await api.get(`/v1/webhooks/${id}`);
@@ -41,10 +47,16 @@ describe("webhooks: endpoints' API", () => {
 
     const rotated = await api.post(`/v1/webhooks/${id}/rotate-secret`);
     const second = secret(rotated.body.secret);
-    expect(second).to.match(/^whsec_/).and.not.equal(first);
+    expect(second)
+      .to.match(/^whsec_/)
+      .and.not.equal(first);
     expect(holdsSecret(JSON.stringify((await api.get(`/v1/webhooks/${id}`)).body))).to.equal(false);
 
-    expect((await api.get(`/v1/webhooks/${id}/deliveries`)).body).to.deep.equal({ object: "list", data: [], pagination: { limit: 50, offset: 0, hasMore: false } });
+    expect((await api.get(`/v1/webhooks/${id}/deliveries`)).body).to.deep.equal({
+      object: "list",
+      data: [],
+      pagination: { limit: 50, offset: 0, hasMore: false },
+    });
     expect((await api.delete(`/v1/webhooks/${id}`)).body).to.deep.equal({ object: "webhook_endpoint.deleted", id, deleted: true });
     expectError(await api.get(`/v1/webhooks/${id}`), 404, "not_found");
     expectError(await api.delete(`/v1/webhooks/${id}`), 404, "not_found");
@@ -57,7 +69,10 @@ describe("webhooks: endpoints' API", () => {
     expectValidation(await api.post("/v1/webhooks", { url: `https://example.com/${"x".repeat(2048)}` }), "url: must be at most 2048 characters");
     expectValidation(await api.post("/v1/webhooks", { url, description: "d".repeat(501) }), "description: must be at most 500 characters");
     expectValidation(await api.post("/v1/webhooks", { url, eventTypes: [] }), "eventTypes: must have at least 1 items");
-    expectValidation(await api.post("/v1/webhooks", { url, eventTypes: ["session.status_changed", "session.status_changed"] }), "eventTypes: must not contain duplicate items");
+    expectValidation(
+      await api.post("/v1/webhooks", { url, eventTypes: ["session.status_changed", "session.status_changed"] }),
+      "eventTypes: must not contain duplicate items",
+    );
     const unknown = await api.post("/v1/webhooks", { url, eventTypes: ["session.created"] });
     expectError(unknown, 400, "validation_error");
     expect(unknown.body.message).to.match(/^eventTypes\[0\]: must be one of/);

@@ -64,7 +64,11 @@ function shape(e: EventEnvelope, form: () => HTMLElement | null): Shape {
     case "user.approval_response":
       return { label: `You answered: ${str(p.result)}${p.scope ? ` (${str(p.scope)})` : ""}`, kind: "user small", body: [] };
     case "user.custom_tool_result":
-      return { label: `Tool result sent${p.is_error ? " (failed)" : ""}${p.status ? ` (${str(p.status)})` : ""}`, kind: "user", body: [text(textOf(p.content))] };
+      return {
+        label: `Tool result sent${p.is_error ? " (failed)" : ""}${p.status ? ` (${str(p.status)})` : ""}`,
+        kind: "user",
+        body: [text(textOf(p.content))],
+      };
     case "user.clarify_result":
       return { label: "Your answer", kind: "user", body: [text(str(p.answer) || "(skipped: the agent decides)")] };
     case "user.steer":
@@ -74,14 +78,22 @@ function shape(e: EventEnvelope, form: () => HTMLElement | null): Shape {
     case "session.status_running":
       return { label: "Running", kind: "status", body: [] };
     case "session.status_idle":
-      return { label: `Idle: ${stopReason(p)}`, kind: p.stop_reason && (p.stop_reason as { type?: string }).type === "error" ? "status error" : "status", body: [] };
+      return {
+        label: `Idle: ${stopReason(p)}`,
+        kind: p.stop_reason && (p.stop_reason as { type?: string }).type === "error" ? "status error" : "status",
+        body: [],
+      };
     case "session.title_updated":
       return { label: `Title: ${str(p.title)}`, kind: "status", body: [] };
     case "session.compacted":
       return { label: "Earlier conversation compacted", kind: "status", body: [] };
     case "agent.thread_message_sent":
     case "agent.thread_message_received":
-      return { label: `${e.type === "agent.thread_message_sent" ? "To" : "From"} thread ${str(p.thread_id)}`, kind: "tool", body: [text(textOf(p.content) || str(p.content))] };
+      return {
+        label: `${e.type === "agent.thread_message_sent" ? "To" : "From"} thread ${str(p.thread_id)}`,
+        kind: "tool",
+        body: [text(textOf(p.content) || str(p.content))],
+      };
     default:
       return { label: e.type, kind: "other", body: [json(p)] };
   }

@@ -34,7 +34,12 @@ function signedIn(key: string): void {
     const view = sessionView(api, id, () => sessions());
     show(view.el, view.dispose);
   }
-  fill(nav, button("Agents", agents), button("Sessions", () => sessions()), button("Sign out", () => signOut(), { attrs: { "data-role": "sign-out" } }));
+  fill(
+    nav,
+    button("Agents", agents),
+    button("Sessions", () => sessions()),
+    button("Sign out", () => signOut(), { attrs: { "data-role": "sign-out" } }),
+  );
   agents();
 }
 

@@ -8,7 +8,9 @@ export type Respond = (event: Record<string, unknown>) => Promise<void>;
 /** Runs a send with the form disabled, and shows its failure in the form. */
 function sender(form: HTMLElement, problem: HTMLElement) {
   return async (send: () => Promise<void>) => {
-    const controls = [...form.querySelectorAll<HTMLButtonElement | HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement>("button, input, textarea, select")];
+    const controls = [
+      ...form.querySelectorAll<HTMLButtonElement | HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement>("button, input, textarea, select"),
+    ];
     controls.forEach((c) => (c.disabled = true));
     problem.textContent = "";
     try {
@@ -33,7 +35,12 @@ export function approvalForm(request: EventEnvelope, respond: Respond): HTMLElem
   const run = sender(form, problem);
   const decide = (result: "allow" | "deny") =>
     run(() => respond({ type: "user.approval_response", approval_id: request.id, result, ...(scope.value === "once" ? {} : { scope: scope.value }) }));
-  form.append(button("Approve", () => void decide("allow"), { class: "primary" }), button("Deny", () => void decide("deny")), scope, problem);
+  form.append(
+    button("Approve", () => void decide("allow"), { class: "primary" }),
+    button("Deny", () => void decide("deny")),
+    scope,
+    problem,
+  );
   return form;
 }
 
@@ -49,7 +56,12 @@ export function customToolForm(request: EventEnvelope, respond: Respond): HTMLEl
       return;
     }
     void run(() =>
-      respond({ type: "user.custom_tool_result", tool_use_id: request.id, content: [{ type: "text", text: text.value }], ...(failed.checked ? { is_error: true } : {}) }),
+      respond({
+        type: "user.custom_tool_result",
+        tool_use_id: request.id,
+        content: [{ type: "text", text: text.value }],
+        ...(failed.checked ? { is_error: true } : {}),
+      }),
     );
   };
   form.append(text, h("label", {}, failed, " the tool failed"), button("Send result", send, { class: "primary" }), problem);

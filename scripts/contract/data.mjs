@@ -7,7 +7,10 @@ import { MongoClient } from "mongodb";
 const mongo = new MongoClient(process.env.MONGO_URL);
 await mongo.connect();
 if (process.argv[2] === "unlimit") {
-  await mongo.db().collection("api_keys").updateMany({}, { $set: { requestsPerMinute: 1_000_000 } });
+  await mongo
+    .db()
+    .collection("api_keys")
+    .updateMany({}, { $set: { requestsPerMinute: 1_000_000 } });
 } else {
   await mongo.db().dropDatabase();
   const redis = new Redis(process.env.REDIS_URL);

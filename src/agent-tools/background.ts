@@ -149,7 +149,11 @@ export class BackgroundProcesses {
     }
     const oldest = all.find((p) => !p.running);
     if (all.length >= MAX_KEPT && oldest) table.delete(oldest.id);
-    const started = new BackgroundProcess(command, spawnLimited("/bin/sh", ["-c", command], place, { stdin: true, background: true }), Math.min(timeoutMs, this.timeoutMs));
+    const started = new BackgroundProcess(
+      command,
+      spawnLimited("/bin/sh", ["-c", command], place, { stdin: true, background: true }),
+      Math.min(timeoutMs, this.timeoutMs),
+    );
     table.set(started.id, started);
     this.given.add(started.id);
     if (this.given.size > MAX_GIVEN) this.given.delete(this.given.values().next().value!);

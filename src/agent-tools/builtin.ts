@@ -108,7 +108,13 @@ export class BuiltinTools {
       case "web_extract":
         return this.web.webExtract((input.urls as string[]).slice(0, MAX_URLS), ctx.signal);
       case "vision_analyze":
-        return this.vision.analyze({ image: String(input.image), question: String(input.question), modelName: ctx.modelName, attachment: ctx.attachment, signal: ctx.signal });
+        return this.vision.analyze({
+          image: String(input.image),
+          question: String(input.question),
+          modelName: ctx.modelName,
+          attachment: ctx.attachment,
+          signal: ctx.signal,
+        });
       case "clarify":
         return fail("clarify is handled by the session, not run as a tool");
       default:
@@ -147,15 +153,27 @@ export class BuiltinTools {
     try {
       switch (name) {
         case "read_file":
-          return await this.terminal.withoutSecrets(ctx, await readLines(ctx.workspace, path, Number(input.offset ?? 1), Number(input.limit ?? DEFAULT_READ_LINES)));
+          return await this.terminal.withoutSecrets(
+            ctx,
+            await readLines(ctx.workspace, path, Number(input.offset ?? 1), Number(input.limit ?? DEFAULT_READ_LINES)),
+          );
         case "write_file":
           return await writeWorkspaceFile(place, path, String(input.content));
         case "patch":
           return await patchWorkspaceFile(place, path, String(input.old_string), String(input.new_string));
         default: {
           const target = input.target === "files" ? "files" : "content";
-          const search = { pattern: String(input.pattern), target, path: relative(ctx.workspace, path) || ".", limit: Number(input.limit ?? 50), offset: Number(input.offset ?? 0) } as const;
-          return await this.terminal.withoutSecrets(ctx, await searchFiles(typeof input.file_glob === "string" ? { ...search, fileGlob: input.file_glob } : search, place, ctx.signal));
+          const search = {
+            pattern: String(input.pattern),
+            target,
+            path: relative(ctx.workspace, path) || ".",
+            limit: Number(input.limit ?? 50),
+            offset: Number(input.offset ?? 0),
+          } as const;
+          return await this.terminal.withoutSecrets(
+            ctx,
+            await searchFiles(typeof input.file_glob === "string" ? { ...search, fileGlob: input.file_glob } : search, place, ctx.signal),
+          );
         }
       }
     } catch (err) {

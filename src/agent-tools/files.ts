@@ -26,14 +26,20 @@ const fail = (text: string): FileResult => ({ ok: false, text });
  */
 async function confined(workspace: string, full: string): Promise<boolean> {
   const root = await realpath(workspace);
-  for (let probe = full; ; ) {
+  for (let probe = full; ;) {
     try {
       const real = await realpath(probe);
       return real === root || real.startsWith(root + sep);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code !== "ENOENT" && code !== "ENOTDIR") return false;
-      if (await lstat(probe).then(() => true, () => false)) return false;
+      if (
+        await lstat(probe).then(
+          () => true,
+          () => false,
+        )
+      )
+        return false;
       const up = dirname(probe);
       if (up === probe) return false;
       probe = up;
@@ -63,7 +69,13 @@ async function openInside(workspace: string, path: string): Promise<FileHandle |
   const root = await realpath(workspace);
   const real = await readlink(`/proc/self/fd/${file.fd}`);
   const info = await file.stat();
-  const problem = !real.startsWith(root + sep) ? "input.path must stay inside the session's workspace" : info.isDirectory() ? "that path is a directory" : !info.isFile() ? "that is not a regular file" : null;
+  const problem = !real.startsWith(root + sep)
+    ? "input.path must stay inside the session's workspace"
+    : info.isDirectory()
+      ? "that path is a directory"
+      : !info.isFile()
+        ? "that is not a regular file"
+        : null;
   if (problem === null) return file;
   await file.close();
   return problem;
@@ -126,7 +138,7 @@ export async function readLines(workspace: string, path: string, offset: number,
       const data = chunk.subarray(0, bytesRead);
       if (position < BINARY_PROBE && data.subarray(0, BINARY_PROBE - position).includes(0)) return fail("that is a binary file; read_file reads text");
       position += bytesRead;
-      for (let from = 0; from < data.length; ) {
+      for (let from = 0; from < data.length;) {
         const newline = data.indexOf(10, from);
         const end = newline === -1 ? data.length : newline;
         if (line >= offset) keep(data.subarray(from, end));
@@ -164,7 +176,9 @@ function writeAsSession(place: SandboxPlace, path: string, content: string): Pro
     child.stderr!.on("data", (d: Buffer) => (errors = (errors + d.toString("utf8")).slice(0, 500)));
     child.stdout!.resume();
     child.on("error", (err) => resolve(fail(`could not write the file: ${err.message}`)));
-    child.on("close", (code) => resolve(code === 0 ? { ok: true, text: "" } : fail(`could not write the file${errors ? `: ${errors.trim().replace(/^sh: \d+: /, "")}` : ""}`)));
+    child.on("close", (code) =>
+      resolve(code === 0 ? { ok: true, text: "" } : fail(`could not write the file${errors ? `: ${errors.trim().replace(/^sh: \d+: /, "")}` : ""}`)),
+    );
     child.stdin!.on("error", () => undefined);
     child.stdin!.end(content, "utf8");
   });

@@ -42,7 +42,12 @@ export async function searchFiles(input: SearchFilesInput, place: SandboxPlace, 
   if (!run.ok) {
     const bad = /^grep: (.*)$/m.exec(run.text);
     if (bad) return { ok: false, text: `invalid pattern: ${bad[1]}` };
-    return { ok: false, text: run.text.includes("[stopped by") ? `the search was stopped at its ${TIMEOUT_MS / 1000} s limit; narrow the path or the pattern` : "the search failed" };
+    return {
+      ok: false,
+      text: run.text.includes("[stopped by")
+        ? `the search was stopped at its ${TIMEOUT_MS / 1000} s limit; narrow the path or the pattern`
+        : "the search failed",
+    };
   }
   const lines = run.text.split("\n").filter((l) => l !== "");
   if (lines.length === 0) return { ok: true, text: input.offset > 0 ? "No more matches." : "No matches." };

@@ -29,7 +29,8 @@ export function checkSkillMd(name: string, content: string): SkillMdCheck {
   }
   const { name: named, description } = fields as Record<string, unknown>;
   if (named !== name) return { ok: false, problem: `the front matter's name must be the skill's name, ${name}` };
-  if (typeof description !== "string" || description.trim() === "") return { ok: false, problem: "the front matter needs a description: what the skill is for and when to use it" };
+  if (typeof description !== "string" || description.trim() === "")
+    return { ok: false, problem: "the front matter needs a description: what the skill is for and when to use it" };
   if (description.length > SKILL_DESCRIPTION_MAX) return { ok: false, problem: `the description must be at most ${SKILL_DESCRIPTION_MAX} characters` };
   if (content.slice(front[0].length).trim() === "") return { ok: false, problem: "the skill needs instructions after its front matter" };
   return { ok: true, summary: summaryLine(description) };

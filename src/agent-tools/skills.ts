@@ -38,7 +38,11 @@ export class SkillTools {
     if (ctx.skills.length === 0 && own.length === 0) return ok("This agent has no skills.");
     const lines: string[] = [];
     if (ctx.skills.length > 0) lines.push("Skills of the agent (read-only):", ...ctx.skills.map((s) => `- ${s.name}: ${skillSummary(s.name, s.content)}`));
-    if (own.length > 0) lines.push(`Your skills for this user (${own.length} of ${MAX_SUBJECT_SKILLS}; change them with skill_manage):`, ...own.map((s) => `- ${s.name}: ${s.summary}`));
+    if (own.length > 0)
+      lines.push(
+        `Your skills for this user (${own.length} of ${MAX_SUBJECT_SKILLS}; change them with skill_manage):`,
+        ...own.map((s) => `- ${s.name}: ${s.summary}`),
+      );
     return ok(lines.join("\n"));
   }
 
@@ -52,14 +56,17 @@ export class SkillTools {
   async manage(input: SkillManageInput, ctx: SkillContext): Promise<SkillOutcome> {
     const { name } = input;
     if (ctx.skills.some((s) => s.name === name)) {
-      return fail(`${name} is a skill of the agent itself, which is read-only: ${input.action === "create" ? "choose another name" : "only your own skills can be changed"}`);
+      return fail(
+        `${name} is a skill of the agent itself, which is read-only: ${input.action === "create" ? "choose another name" : "only your own skills can be changed"}`,
+      );
     }
     const scope = scopeOf(ctx);
     switch (input.action) {
       case "create": {
         const form = checkSkillMd(name, input.content);
         if (!form.ok) return fail(form.problem);
-        if (!(await this.store.create(scope, { name, content: input.content, summary: form.summary }))) return fail(`you already have a skill named ${name}; change it with edit or patch`);
+        if (!(await this.store.create(scope, { name, content: input.content, summary: form.summary })))
+          return fail(`you already have a skill named ${name}; change it with edit or patch`);
         // Counted after the insert, so two creates at once cannot both pass the bound.
         if ((await this.store.count(scope)) > MAX_SUBJECT_SKILLS) {
           await this.store.remove(scope, name);
@@ -76,11 +83,18 @@ export class SkillTools {
         const skill = await this.store.get(scope, name);
         if (!skill) return unknown(name);
         const patched = replaceOnce(skill.content, input.old_string, input.new_string);
-        if (!patched.ok) return fail(patched.count === 0 ? "old_string was not found in the skill" : `old_string occurs ${patched.count} times in the skill; give more context so that it occurs once`);
-        if (patched.text.length > SKILL_CONTENT_MAX) return fail(`the patched skill would be ${patched.text.length} characters, over the ${SKILL_CONTENT_MAX} allowed`);
+        if (!patched.ok)
+          return fail(
+            patched.count === 0
+              ? "old_string was not found in the skill"
+              : `old_string occurs ${patched.count} times in the skill; give more context so that it occurs once`,
+          );
+        if (patched.text.length > SKILL_CONTENT_MAX)
+          return fail(`the patched skill would be ${patched.text.length} characters, over the ${SKILL_CONTENT_MAX} allowed`);
         const form = checkSkillMd(name, patched.text);
         if (!form.ok) return fail(`after the patch, ${form.problem}`);
-        if (!(await this.store.replace(scope, { name, content: patched.text, summary: form.summary }, skill.revision))) return fail(`the skill ${name} changed while it was patched; view it and patch again`);
+        if (!(await this.store.replace(scope, { name, content: patched.text, summary: form.summary }, skill.revision)))
+          return fail(`the skill ${name} changed while it was patched; view it and patch again`);
         return ok(`Patched skill ${name}.`);
       }
       case "delete":

@@ -6,7 +6,16 @@
  */
 import { BackgroundProcesses, type BackgroundProcess } from "./background.js";
 import { redactor } from "./redact.js";
-import { killUser, runInSandbox, runsBackground, sandboxUser, SANDBOX_TIMEOUT_MS, type SandboxLimits, type SandboxPlace, type ToolPlace } from "./sandbox/sandbox.js";
+import {
+  killUser,
+  runInSandbox,
+  runsBackground,
+  sandboxUser,
+  SANDBOX_TIMEOUT_MS,
+  type SandboxLimits,
+  type SandboxPlace,
+  type ToolPlace,
+} from "./sandbox/sandbox.js";
 import type { NetworkLease } from "./sandbox/session-networks.js";
 
 export interface TerminalContext extends ToolPlace {
@@ -115,7 +124,12 @@ export class TerminalTools {
     }
     const p = started.process;
     void p.exited.then(agent.release);
-    return answer({ id: p.id, pid: p.child.pid ?? null, status: "running", note: "started in the background; use the process tool with this id (poll, log, wait, write, kill)" });
+    return answer({
+      id: p.id,
+      pid: p.child.pid ?? null,
+      status: "running",
+      note: "started in the background; use the process tool with this id (poll, log, wait, write, kill)",
+    });
   }
 
   /**
@@ -160,7 +174,10 @@ export class TerminalTools {
       case "poll":
         return this.shown(ctx, poll(p));
       case "log":
-        return this.shown(ctx, log(p, typeof input.offset === "number" ? input.offset : undefined, typeof input.limit === "number" ? input.limit : DEFAULT_LOG_LINES));
+        return this.shown(
+          ctx,
+          log(p, typeof input.offset === "number" ? input.offset : undefined, typeof input.limit === "number" ? input.limit : DEFAULT_LOG_LINES),
+        );
       case "wait": {
         await p.settled((typeof input.timeout === "number" ? input.timeout : DEFAULT_WAIT_S) * 1000, ctx.signal);
         return this.shown(ctx, { ...poll(p), ...(p.running ? { timed_out: true } : {}) });

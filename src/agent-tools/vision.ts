@@ -48,15 +48,23 @@ export class VisionTool {
     if (typeof image === "string") return fail(image);
     const types = provider.reads.images;
     if (!types.has(image.mediaType)) return fail(`${image.filename} is ${image.mediaType}, not an image type this model reads (${[...types].join(", ")})`);
-    if (decodedBytes(image.source.dataUrl) > MAX_IMAGE_BYTES) return fail(`${image.filename} is over ${MAX_IMAGE_BYTES} bytes, the largest image the model takes`);
+    if (decodedBytes(image.source.dataUrl) > MAX_IMAGE_BYTES)
+      return fail(`${image.filename} is over ${MAX_IMAGE_BYTES} bytes, the largest image the model takes`);
     const answer = await askAboutImage(provider, model, image, req.question, req.signal);
     if (!answer.ok) return { ok: false, text: `the model could not answer: ${answer.error}`, usage: answer.usage };
     const text = answer.text.trim() || "(the model gave no answer)";
-    return { ok: true, text: text.length > MAX_ANSWER_CHARS ? `${text.slice(0, MAX_ANSWER_CHARS)}\n[cut: ${text.length} characters in all]` : text, usage: answer.usage };
+    return {
+      ok: true,
+      text: text.length > MAX_ANSWER_CHARS ? `${text.slice(0, MAX_ANSWER_CHARS)}\n[cut: ${text.length} characters in all]` : text,
+      usage: answer.usage,
+    };
   }
 
   private async attached(req: VisionRequest): Promise<Attachment | string> {
-    return (await req.attachment(req.image)) ?? `no attachment of this conversation is named ${JSON.stringify(req.image)}: name one by the reference shown with it (e.g. evt_…/0) or by its filename`;
+    return (
+      (await req.attachment(req.image)) ??
+      `no attachment of this conversation is named ${JSON.stringify(req.image)}: name one by the reference shown with it (e.g. evt_…/0) or by its filename`
+    );
   }
 
   /** The image at `raw` as an attachment, or why it cannot be had. */
@@ -83,7 +91,12 @@ export class VisionTool {
       if (deadline.aborted) throw deadline.reason;
       if (body.truncated) return `the image is over ${MAX_IMAGE_BYTES} bytes, the largest the model takes`;
       const filename = (url.pathname.split("/").pop() || url.hostname).slice(0, 255);
-      return { type: "file", filename, mediaType: mediaType as Attachment["mediaType"], source: { type: "data_url", dataUrl: `data:${mediaType};base64,${body.bytes.toString("base64")}` } };
+      return {
+        type: "file",
+        filename,
+        mediaType: mediaType as Attachment["mediaType"],
+        source: { type: "data_url", dataUrl: `data:${mediaType};base64,${body.bytes.toString("base64")}` },
+      };
     } catch (err) {
       if (signal.aborted) throw signal.reason;
       const refused = outboundRefusal(err);

@@ -86,18 +86,29 @@ export class WebTools {
     const url = new URL("search", this.search.url.endsWith("/") ? this.search.url : `${this.search.url}/`);
     url.search = new URLSearchParams({ q: query, format: "json" }).toString();
     try {
-      const res = await this.backend(url, { headers: { accept: "application/json" }, signal: AbortSignal.any([signal, AbortSignal.timeout(FETCH_TIMEOUT_MS)]) });
+      const res = await this.backend(url, {
+        headers: { accept: "application/json" },
+        signal: AbortSignal.any([signal, AbortSignal.timeout(FETCH_TIMEOUT_MS)]),
+      });
       if (!res.ok) return { ok: false, text: `the search backend answered HTTP ${res.status}` };
       const body = (await res.json()) as { results?: unknown };
       const results = (Array.isArray(body.results) ? body.results : [])
-        .filter((r): r is { url: unknown; title?: unknown; content?: unknown } => typeof r === "object" && r !== null && typeof (r as { url?: unknown }).url === "string")
+        .filter(
+          (r): r is { url: unknown; title?: unknown; content?: unknown } =>
+            typeof r === "object" && r !== null && typeof (r as { url?: unknown }).url === "string",
+        )
         .slice(0, limit);
       if (results.length === 0) return { ok: true, text: "No results." };
-      const lines = results.map((r, i) => `${i + 1}. ${String(r.title ?? r.url).slice(0, 300)}\n   ${String(r.url)}${r.content ? `\n   ${String(r.content).slice(0, 500)}` : ""}`);
+      const lines = results.map(
+        (r, i) => `${i + 1}. ${String(r.title ?? r.url).slice(0, 300)}\n   ${String(r.url)}${r.content ? `\n   ${String(r.content).slice(0, 500)}` : ""}`,
+      );
       return { ok: true, text: lines.join("\n") };
     } catch (err) {
       if (signal.aborted) throw signal.reason;
-      return { ok: false, text: err instanceof Error && err.name === "TimeoutError" ? "the search backend did not answer in time" : "the search backend could not be reached" };
+      return {
+        ok: false,
+        text: err instanceof Error && err.name === "TimeoutError" ? "the search backend did not answer in time" : "the search backend could not be reached",
+      };
     }
   }
 
@@ -118,7 +129,10 @@ export class WebTools {
     // The URL as shown: no credentials, no fragment; the query stays (it selects the page).
     const shown = `${url.protocol}//${url.host}${url.pathname}${url.search}`.slice(0, 500);
     try {
-      const res = await this.pages(url, { headers: { accept: "text/html,text/plain;q=0.9,*/*;q=0.5" }, signal: AbortSignal.any([signal, AbortSignal.timeout(FETCH_TIMEOUT_MS)]) });
+      const res = await this.pages(url, {
+        headers: { accept: "text/html,text/plain;q=0.9,*/*;q=0.5" },
+        signal: AbortSignal.any([signal, AbortSignal.timeout(FETCH_TIMEOUT_MS)]),
+      });
       if (!res.ok) {
         await res.body?.cancel().catch(() => undefined);
         return { url: shown, ok: false, text: `[HTTP ${res.status}]` };
@@ -130,12 +144,20 @@ export class WebTools {
       }
       const body = await boundedText(res, MAX_PAGE_BYTES, signal);
       const text = /html/i.test(type) ? convert(body.text, HTML_OPTIONS) : body.text;
-      return { url: shown, ok: true, text: cut(text.trim() || "[the page has no text]", MAX_PAGE_CHARS) + (body.truncated ? `\n[cut: the page is over ${MAX_PAGE_BYTES} bytes]` : "") };
+      return {
+        url: shown,
+        ok: true,
+        text: cut(text.trim() || "[the page has no text]", MAX_PAGE_CHARS) + (body.truncated ? `\n[cut: the page is over ${MAX_PAGE_BYTES} bytes]` : ""),
+      };
     } catch (err) {
       if (signal.aborted) throw signal.reason;
       const refused = outboundRefusal(err);
       if (refused) return { url: shown, ok: false, text: `[${refused.message}]` };
-      return { url: shown, ok: false, text: err instanceof Error && err.name === "TimeoutError" ? "[the page did not answer in time]" : "[the page could not be fetched]" };
+      return {
+        url: shown,
+        ok: false,
+        text: err instanceof Error && err.name === "TimeoutError" ? "[the page did not answer in time]" : "[the page could not be fetched]",
+      };
     }
   }
 }

@@ -51,7 +51,11 @@ export class AgentService {
 
   /** A create under an Idempotency-Key (`kept-creates.ts`). */
   createKept(orgId: string, body: AgentCreateBody, once?: Once): Promise<Kept<AgentDoc>> {
-    return createKept(keptId("agt", once), (id) => this.store.get(orgId, id), (id) => this.create(orgId, body, id));
+    return createKept(
+      keptId("agt", once),
+      (id) => this.store.get(orgId, id),
+      (id) => this.create(orgId, body, id),
+    );
   }
 
   list(orgId: string, opts: { limit: number; offset: number; status?: AgentStatus }): Promise<Page<AgentDoc>> {
@@ -94,9 +98,7 @@ export class AgentService {
   private settle(read: AgentDoc, result: PublishResult): AgentDoc {
     if (result.ok) return result.agent;
     if (result.reason === "not_found") throw notFound("agent");
-    throw conflict(
-      `the agent changed from version ${read.version} to version ${result.currentVersion} during this update; refetch the agent and retry`,
-    );
+    throw conflict(`the agent changed from version ${read.version} to version ${result.currentVersion} during this update; refetch the agent and retry`);
   }
 
   async setRateLimits(orgId: string, id: string, limits: Partial<RateLimits>): Promise<AgentDoc> {

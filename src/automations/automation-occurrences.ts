@@ -36,7 +36,19 @@ export class AutomationOccurrences {
 
   private newRun(a: AutomationDoc, id: string, scheduledFor: Date | null, now: number): RunDoc {
     const trigger = scheduledFor ? "schedule" : "manual";
-    return { _id: id, orgId: a.orgId, automationId: a._id, trigger, scheduledFor, status: "pending", sessionId: newId("ses"), sessionCreated: false, error: null, createdAt: new Date(now), finishedAt: null };
+    return {
+      _id: id,
+      orgId: a.orgId,
+      automationId: a._id,
+      trigger,
+      scheduledFor,
+      status: "pending",
+      sessionId: newId("ses"),
+      sessionCreated: false,
+      error: null,
+      createdAt: new Date(now),
+      finishedAt: null,
+    };
   }
 
   /**

@@ -43,7 +43,10 @@ export class AutomationRunner {
    * `fresh`: the run was just opened, so neither its session nor its prompt can exist yet (no reads for them).
    */
   async execute(a: AutomationDoc, run: RunDoc, fresh: boolean): Promise<{ outcome: OccurrenceOutcome; refusal?: AppError }> {
-    const refused = (refusal: AppError, sessionId: string | null = null) => ({ outcome: { status: "failed" as const, sessionId, error: refusal.message }, refusal });
+    const refused = (refusal: AppError, sessionId: string | null = null) => ({
+      outcome: { status: "failed" as const, sessionId, error: refusal.message },
+      refusal,
+    });
     const closed = a.deploymentId ? await this.gate.refusal(a.deploymentId) : null;
     if (closed) return refused(closed);
     // The session's creation refuses an archived or deleted agent; only named skills need it read first.
@@ -55,7 +58,12 @@ export class AutomationRunner {
     }
     let created = false;
     try {
-      const body = { agentId: a.agentId, subjectId: a.subjectId, metadata: { automationId: a._id, automationRunId: run._id }, ...(a.name ? { title: a.name } : {}) };
+      const body = {
+        agentId: a.agentId,
+        subjectId: a.subjectId,
+        metadata: { automationId: a._id, automationRunId: run._id },
+        ...(a.name ? { title: a.name } : {}),
+      };
       await this.sessions.createOnce(a.orgId, body, run.sessionId, !fresh);
       created = true;
       await this.promptOnce(a, run, !fresh);

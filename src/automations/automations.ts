@@ -65,13 +65,19 @@ export class AutomationService {
     if (skills.length === 0) return;
     const agent = read ?? (await this.agents.get(orgId, agentId));
     if (!agent) throw notFound("agent");
-    const problems = skills.flatMap((name, i) => (agent.current.skills.some((s) => s.name === name) ? [] : [`skills[${i}]: must be a skill of the agent's latest version`]));
+    const problems = skills.flatMap((name, i) =>
+      agent.current.skills.some((s) => s.name === name) ? [] : [`skills[${i}]: must be a skill of the agent's latest version`],
+    );
     if (problems.length > 0) throw validationError(problems);
   }
 
   /** Under an Idempotency-Key (`kept-creates.ts`), a retry finds the automation its first attempt made. */
   createKept(orgId: string, agentId: string, subjectId: string, body: AutomationCreateBody, once?: Once): Promise<Kept<AutomationDoc>> {
-    return createKept(keptId("aut", once), (id) => this.store.get(orgId, agentId, subjectId, id), (id) => this.create(orgId, agentId, subjectId, body, id));
+    return createKept(
+      keptId("aut", once),
+      (id) => this.store.get(orgId, agentId, subjectId, id),
+      (id) => this.create(orgId, agentId, subjectId, body, id),
+    );
   }
 
   async create(orgId: string, agentId: string, subjectId: string, body: AutomationCreateBody, id = newId("aut")): Promise<AutomationDoc> {
@@ -127,7 +133,8 @@ export class AutomationService {
    */
   async listOfAgent(orgId: string, scope: AutomationScope, page: { limit: number; offset: number }): Promise<Page<AutomationDoc>> {
     const found = await this.store.list(orgId, scope, page);
-    if (found.items.length === 0 && !(await this.agents.get(orgId, scope.agentId)) && !(await this.store.anyUnder(orgId, scope.agentId))) throw notFound("agent");
+    if (found.items.length === 0 && !(await this.agents.get(orgId, scope.agentId)) && !(await this.store.anyUnder(orgId, scope.agentId)))
+      throw notFound("agent");
     return found;
   }
 
@@ -164,7 +171,11 @@ export class AutomationService {
   }
 
   /** Applies a change computed from the record as read, retried over concurrent writers. */
-  private async changeWith(orgId: string, ref: AutomationRef, compute: (a: AutomationDoc, now: number) => Promise<{ set: AutomationSet; change: AutomationChange }>): Promise<AutomationDoc> {
+  private async changeWith(
+    orgId: string,
+    ref: AutomationRef,
+    compute: (a: AutomationDoc, now: number) => Promise<{ set: AutomationSet; change: AutomationChange }>,
+  ): Promise<AutomationDoc> {
     for (let attempt = 0; attempt < CHANGE_ATTEMPTS; attempt++) {
       const a = await this.get(orgId, ref);
       const now = this.clock.now();
@@ -211,6 +222,12 @@ export class AutomationService {
   async sessionsOf(orgId: string, ref: AutomationRef, page: { limit: number; offset: number }): Promise<Page<SessionView>> {
     const a = await this.get(orgId, ref);
     const runs = await this.runStore.list(a._id, { ...page, withSession: true });
-    return { items: await this.sessions.views(orgId, runs.items.map((r) => r.sessionId)), hasMore: runs.hasMore };
+    return {
+      items: await this.sessions.views(
+        orgId,
+        runs.items.map((r) => r.sessionId),
+      ),
+      hasMore: runs.hasMore,
+    };
   }
 }

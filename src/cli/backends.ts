@@ -70,7 +70,11 @@ export async function withRedis<T>(config: Config, work: (backend: RedisBackend)
     throw unavailable(`cannot reach Redis (${setting("REDIS_URL", shownUrl(config.redisUrl))}): ${(failure ?? (err as Error)).message}`, err);
   }
   try {
-    return await work({ redis, keys: new Keys(config.redisKeyPrefix, isCluster(config)), where: `${setting("REDIS_KEY_PREFIX", config.redisKeyPrefix)}; ${setting("REDIS_URL", shownUrl(config.redisUrl))}` });
+    return await work({
+      redis,
+      keys: new Keys(config.redisKeyPrefix, isCluster(config)),
+      where: `${setting("REDIS_KEY_PREFIX", config.redisKeyPrefix)}; ${setting("REDIS_URL", shownUrl(config.redisUrl))}`,
+    });
   } finally {
     redis.disconnect();
   }

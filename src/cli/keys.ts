@@ -24,15 +24,30 @@ export const orgName = checked((raw) => {
 const scopeList = checked((raw): KeyScope[] | { problem: string } => {
   const scopes = [...new Set(raw.split(",").map((s) => s.trim()))];
   const unknown = scopes.filter((s) => !isScope(s));
-  return unknown.length === 0 ? scopes.filter(isScope) : { problem: `unknown scope ${unknown.map((s) => JSON.stringify(s)).join(", ")} (scopes: ${KEY_SCOPES.join(", ")})` };
+  return unknown.length === 0
+    ? scopes.filter(isScope)
+    : { problem: `unknown scope ${unknown.map((s) => JSON.stringify(s)).join(", ")} (scopes: ${KEY_SCOPES.join(", ")})` };
 });
 
-const keyName = checked((raw) => (/^[\x20-\x7e]{1,100}$/.test(raw) && raw.trim() === raw ? raw : { problem: "a key's name is 1..100 printable ASCII characters, without leading or trailing spaces" }));
+const keyName = checked((raw) =>
+  /^[\x20-\x7e]{1,100}$/.test(raw) && raw.trim() === raw
+    ? raw
+    : { problem: "a key's name is 1..100 printable ASCII characters, without leading or trailing spaces" },
+);
 
 /** Ids are `key_` and the hash's first 32 hex digits (older keys: `key_` and a random id). */
-const keyId = checked((raw) => (/^key_[0-9a-z]{1,64}$/.test(raw) ? raw : { problem: "a key id is key_ followed by up to 64 lowercase letters and digits (keys list shows them)" }));
+const keyId = checked((raw) =>
+  /^key_[0-9a-z]{1,64}$/.test(raw) ? raw : { problem: "a key id is key_ followed by up to 64 lowercase letters and digits (keys list shows them)" },
+);
 
-const presented = (k: KeySummary) => ({ id: k.id, name: k.name, scopes: k.scopes, requestsPerMinute: k.requestsPerMinute, createdAt: k.createdAt.toISOString(), revokedAt: k.revokedAt?.toISOString() ?? null });
+const presented = (k: KeySummary) => ({
+  id: k.id,
+  name: k.name,
+  scopes: k.scopes,
+  requestsPerMinute: k.requestsPerMinute,
+  createdAt: k.createdAt.toISOString(),
+  revokedAt: k.revokedAt?.toISOString() ?? null,
+});
 
 export function keysCommands(program: Command): void {
   const keys = program.command("keys").description("an organization's API keys");

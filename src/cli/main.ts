@@ -9,7 +9,10 @@ import { keysCommands } from "./keys.js";
 import { rootCommand, runProgram } from "./program.js";
 import { sessionsCommands } from "./sessions.js";
 
-const program = rootCommand("agent-sessions", "Operate an agent sessions service: API keys, credits, sessions (MONGO_URL, REDIS_URL, REDIS_KEY_PREFIX as the service reads them).");
+const program = rootCommand(
+  "agent-sessions",
+  "Operate an agent sessions service: API keys, credits, sessions (MONGO_URL, REDIS_URL, REDIS_KEY_PREFIX as the service reads them).",
+);
 keysCommands(program);
 creditsCommands(program);
 sessionsCommands(program);

@@ -14,7 +14,9 @@ import { checked } from "./program.js";
 
 /** Ids the service makes (`ses_…`), bounded, and never holding what would change a Redis key's hash tag. */
 export const sessionIdArgument = () =>
-  new Argument("<sessionId>", "the session's id (ses_…)").argParser(checked((raw) => (/^[A-Za-z0-9_-]{1,100}$/.test(raw) ? raw : { problem: "a session id is 1..100 of A-Z a-z 0-9 _ -" })));
+  new Argument("<sessionId>", "the session's id (ses_…)").argParser(
+    checked((raw) => (/^[A-Za-z0-9_-]{1,100}$/.test(raw) ? raw : { problem: "a session id is 1..100 of A-Z a-z 0-9 _ -" })),
+  );
 
 /** `--from`: a sequence, or the log's stream id for it (`<sequence>-0`). */
 const fromSequence = checked((raw) => {
@@ -67,7 +69,9 @@ export function sessionsCommands(program: Command): void {
     .addOption(new Option("--from <sequence>", "start at this sequence, or its stream id <sequence>-0").argParser(fromSequence).default(1, "the first event"))
     .option("--no-follow", "print the events there are, and end")
     .option("--json", "print each envelope as one line of JSON")
-    .action((sessionId: string, opts: { from: number; follow: boolean; json?: boolean }) => tail(sessionId, { from: opts.from, follow: opts.follow, json: opts.json ?? false }));
+    .action((sessionId: string, opts: { from: number; follow: boolean; json?: boolean }) =>
+      tail(sessionId, { from: opts.from, follow: opts.follow, json: opts.json ?? false }),
+    );
 
   sessions
     .command("inspect")

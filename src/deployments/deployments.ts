@@ -9,15 +9,7 @@ import type { deploymentListQuerySchema } from "../../schemas/deployment-list-qu
 import type { deploymentPatchSchema } from "../../schemas/deployment-patch.js";
 import { bodyProblems } from "../agents/domain/agent-config.js";
 import { agentBodyOf } from "./domain/agent.js";
-import {
-  applyChange,
-  DEFAULT_RUNTIME,
-  DEFAULT_SANDBOX,
-  featuresOf,
-  secretRefsOf,
-  type DeploymentSettings,
-  type SettingsChange,
-} from "./domain/deployments.js";
+import { applyChange, DEFAULT_RUNTIME, DEFAULT_SANDBOX, featuresOf, secretRefsOf, type DeploymentSettings, type SettingsChange } from "./domain/deployments.js";
 import { AppError, conflict, notFound, validationError } from "../errors.js";
 import { newId } from "../ids.js";
 import type { DeploymentDoc, DeploymentStore } from "./store/deployments.js";
@@ -62,7 +54,11 @@ export class DeploymentService {
    * kicks its provisioning again (that attempt may have died before it did).
    */
   async createKept(orgId: string, body: DeploymentCreateBody, once?: Once): Promise<Kept<DeploymentDoc>> {
-    const made = await createKept(keptId("dep", once), (id) => this.deps.store.get(orgId, id), (id) => this.create(orgId, body, id));
+    const made = await createKept(
+      keptId("dep", once),
+      (id) => this.deps.store.get(orgId, id),
+      (id) => this.create(orgId, body, id),
+    );
     if (made.replayed && made.value.status === "provisioning") this.deps.provisioning.kick(made.value._id);
     return made;
   }
@@ -132,7 +128,8 @@ export class DeploymentService {
     if (body.customer_id !== undefined && body.customer_id !== doc.customerId) {
       throw validationError("customer_id: is immutable (create a new deployment for another customer)");
     }
-    if (body.runtime !== undefined && body.runtime !== doc.runtime) throw validationError("runtime: is immutable (create a new deployment for another runtime)");
+    if (body.runtime !== undefined && body.runtime !== doc.runtime)
+      throw validationError("runtime: is immutable (create a new deployment for another runtime)");
     const change: SettingsChange = {
       ...(body.name !== undefined ? { name: body.name } : {}),
       ...(body.model !== undefined ? { model: body.model } : {}),
@@ -174,6 +171,7 @@ export class DeploymentService {
     const names = Object.entries(secrets)
       .filter(([, ref]) => missing.has(ref))
       .map(([name]) => `secrets.${name}`);
-    if (names.length > 0) throw new AppError("invalid_secret_ref", `${names.join(", ")}: ${names.length === 1 ? "names no secret" : "name no secrets"} of this account`);
+    if (names.length > 0)
+      throw new AppError("invalid_secret_ref", `${names.join(", ")}: ${names.length === 1 ? "names no secret" : "name no secrets"} of this account`);
   }
 }

@@ -65,7 +65,12 @@ export class DeploymentDreams {
   private async dream(d: DeploymentDoc, now: Date): Promise<boolean> {
     const threadId = newId("ses");
     if (!(await this.deps.store.beginDream(d, threadId, now))) return false;
-    await this.deps.sessions.createOnce(d.orgId, { agentId: d.agentId, subjectId: d.customerId, title: DREAM_TITLE, yoloMode: true, metadata: { dreaming: true } }, threadId, false);
+    await this.deps.sessions.createOnce(
+      d.orgId,
+      { agentId: d.agentId, subjectId: d.customerId, title: DREAM_TITLE, yoloMode: true, metadata: { dreaming: true } },
+      threadId,
+      false,
+    );
     await this.deps.events.post(d.orgId, threadId, { events: [{ type: "user.message", content: [{ type: "text", text: DREAM_PROMPT }] }] }, Promise.resolve());
     this.deps.logger.info("deployment dreaming", { deploymentId: d._id, threadId });
     return true;

@@ -80,7 +80,8 @@ export class FilesystemWebhooks {
   private async report(d: DeploymentDoc, last: { files: [string, number, number][]; scannedAt: Date | null }, now: Date): Promise<number> {
     const { hooks, deliveries, scan, logger } = this.deps;
     const { files, truncated } = await scan(d._id);
-    if (truncated) logger.warn("workspace has more files than a scan lists; changes beyond are not reported", { deploymentId: d._id, limit: MAX_SCANNED_FILES });
+    if (truncated)
+      logger.warn("workspace has more files than a scan lists; changes beyond are not reported", { deploymentId: d._id, limit: MAX_SCANNED_FILES });
     const changes = last.scannedAt ? diffManifests(manifestOf(last.files), manifestOf(files)) : [];
     const docs = inGroups(changes, CHANGES_PER_DELIVERY).map((group) => this.delivery(d, group, now));
     // Queued before the manifest moves on: a crash between sends these changes again, never loses them.
@@ -92,6 +93,19 @@ export class FilesystemWebhooks {
   private delivery(d: DeploymentDoc, changes: FileChange[], now: Date): DeliveryDoc {
     const id = newId("msg");
     const body = JSON.stringify({ type: "filesystem.changed", timestamp: now.toISOString(), data: { deployment_id: d._id, changes } });
-    return { _id: id, orgId: d.orgId, deploymentId: d._id, type: "filesystem.changed", body, status: "pending", attempts: 0, nextAttemptAt: now, lastError: null, lastStatus: null, createdAt: now, deliveredAt: null };
+    return {
+      _id: id,
+      orgId: d.orgId,
+      deploymentId: d._id,
+      type: "filesystem.changed",
+      body,
+      status: "pending",
+      attempts: 0,
+      nextAttemptAt: now,
+      lastError: null,
+      lastStatus: null,
+      createdAt: now,
+      deliveredAt: null,
+    };
   }
 }

@@ -69,7 +69,11 @@ export class DeploymentProvisioning {
    * the teardown archives it first.
    */
   async beginTeardown(doc: DeploymentDoc): Promise<void> {
-    await this.deps.agents.archive(doc.orgId, doc.agentId).catch((err: unknown) => this.deps.logger.warn("a deleted deployment's agent could not be archived; its teardown does it", { deploymentId: doc._id, err }));
+    await this.deps.agents
+      .archive(doc.orgId, doc.agentId)
+      .catch((err: unknown) =>
+        this.deps.logger.warn("a deleted deployment's agent could not be archived; its teardown does it", { deploymentId: doc._id, err }),
+      );
     this.kick(doc._id);
   }
 

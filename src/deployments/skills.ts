@@ -12,9 +12,7 @@ import { outboundRefusal, type Fetch } from "../outbound/outbound.js";
 import { boundedBytes } from "../agent-tools/web.js";
 
 export type SkillDeclaration =
-  | { name: string; source: "inline"; content: string }
-  | { name: string; source: "url"; url: string }
-  | { name: string; source: "file"; path: string };
+  { name: string; source: "inline"; content: string } | { name: string; source: "url"; url: string } | { name: string; source: "file"; path: string };
 
 /** Files uploaded to a deployment; null when the file is not there. */
 export interface SkillFiles {
@@ -50,7 +48,11 @@ export class SkillSources {
       case "file": {
         const text = deploymentId ? await this.files.read(deploymentId, skill.path, SKILL_CONTENT_MAX * 4) : null;
         if (text === null) {
-          throw invalid(i, skill.name, `the file ${skill.path} has not been uploaded to this deployment (PUT /v1/deployments/{deployment_id}/files/${skill.path}, then add the skill with an update)`);
+          throw invalid(
+            i,
+            skill.name,
+            `the file ${skill.path} has not been uploaded to this deployment (PUT /v1/deployments/{deployment_id}/files/${skill.path}, then add the skill with an update)`,
+          );
         }
         return this.bounded(text, i, skill.name);
       }

@@ -41,7 +41,9 @@ export class DeploymentThreads {
   /** The thread when it is the deployment's (its agent's session). */
   async thread(orgId: string, deploymentId: string, threadId: string): Promise<{ deployment: DeploymentDoc; view: SessionView }> {
     const deployment = await this.deployments.get(orgId, deploymentId);
-    const view = await this.sessions.get(orgId, threadId).catch((err: unknown) => Promise.reject(err instanceof AppError && err.code === "not_found" ? notFound("thread") : err));
+    const view = await this.sessions
+      .get(orgId, threadId)
+      .catch((err: unknown) => Promise.reject(err instanceof AppError && err.code === "not_found" ? notFound("thread") : err));
     if (view.doc.agentId !== deployment.agentId) throw notFound("thread");
     return { deployment, view };
   }
@@ -51,7 +53,10 @@ export class DeploymentThreads {
     const d = await this.deployments.get(orgId, deploymentId);
     const before = opts.cursor === undefined ? undefined : decodeListCursor("threads", opts.cursor);
     const page = await this.sessionStore.pageOfAgent(orgId, d.agentId, { limit: opts.limit, ...(before ? { before } : {}) });
-    const views = await this.sessions.views(orgId, page.items.map((s) => s._id));
+    const views = await this.sessions.views(
+      orgId,
+      page.items.map((s) => s._id),
+    );
     const last = page.items[page.items.length - 1];
     return { items: views, nextCursor: page.more && last ? encodeListCursor("threads", last._id) : null };
   }
@@ -93,5 +98,4 @@ export class DeploymentThreads {
       throw validationError("path: leads through a symbolic link or a file in the workspace");
     }
   }
-
 }

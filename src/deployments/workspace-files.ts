@@ -121,7 +121,13 @@ export async function scanWorkspace(workspace: string, maxFiles: number): Promis
  * or swapped in while the service works) reaches only what that user may touch anyway, never what root
  * may. Answers the exit code and the output.
  */
-function asUser(workspace: string, user: { uid: number; gid: number }, script: string, args: string[], input?: Buffer): Promise<{ code: number | null; out: Buffer }> {
+function asUser(
+  workspace: string,
+  user: { uid: number; gid: number },
+  script: string,
+  args: string[],
+  input?: Buffer,
+): Promise<{ code: number | null; out: Buffer }> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       "setpriv",

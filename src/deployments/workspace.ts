@@ -50,7 +50,11 @@ export function deploymentIsolation(root: string, deploymentId: string, backend:
 }
 
 /** `filesystem.workspace_path`: where the deployment's tools see its workspace. */
-export function deploymentWorkspacePath(root: string, deployment: { _id: string; sandbox: { enabled: boolean; type?: string } }, docker: DockerEngine | null): string {
+export function deploymentWorkspacePath(
+  root: string,
+  deployment: { _id: string; sandbox: { enabled: boolean; type?: string } },
+  docker: DockerEngine | null,
+): string {
   return sandboxBackend(deployment.sandbox, docker) === "none" ? workspaceDir(root, deployment._id) : ISOLATED_WORKSPACE;
 }
 
@@ -76,7 +80,13 @@ export async function prepareDeploymentWorkspace(root: string, deploymentId: str
  */
 export async function prepareThreadWorkspace(root: string, deploymentId: string, workspace: string): Promise<void> {
   await prepareDeploymentWorkspace(root, deploymentId);
-  if (await stat(workspace).then(() => true, () => false)) return;
+  if (
+    await stat(workspace).then(
+      () => true,
+      () => false,
+    )
+  )
+    return;
   const user = sandboxUser(deploymentId);
   const staging = `${workspace}.copying`;
   await rm(staging, { recursive: true, force: true });
@@ -121,7 +131,10 @@ export async function removeDeploymentWorkspace(root: string, deploymentId: stri
 export async function snapshotDeploymentWorkspace(root: string, deploymentId: string, snapshotRoot: string): Promise<string> {
   const source = workspaceDir(root, deploymentId);
   const target = join(snapshotRoot, deploymentId);
-  const present = await stat(source).then(() => true, () => false);
+  const present = await stat(source).then(
+    () => true,
+    () => false,
+  );
   if (present) {
     await mkdir(snapshotRoot, { recursive: true, mode: 0o700 });
     await rm(target, { recursive: true, force: true });

@@ -47,7 +47,14 @@ export class LocalWorkspaces implements DeploymentWorkspaces {
     }
     const now = new Date();
     // Recorded first, with its expiry: no snapshot exists that the sweep does not know of.
-    await this.snapshots.record({ _id: doc._id, orgId: doc.orgId, customerId: doc.customerId, path: join(this.snapshotRoot, doc._id), createdAt: now, expiresAt: new Date(now.getTime() + this.retentionMs) });
+    await this.snapshots.record({
+      _id: doc._id,
+      orgId: doc.orgId,
+      customerId: doc.customerId,
+      path: join(this.snapshotRoot, doc._id),
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + this.retentionMs),
+    });
     await snapshotDeploymentWorkspace(this.root, doc._id, this.snapshotRoot);
   }
 

@@ -112,7 +112,8 @@ export function consoleFiles(): Middleware<AppState> {
     if (ctx.path !== CONSOLE_PREFIX && !ctx.path.startsWith(`${CONSOLE_PREFIX}/`)) return next();
     const file = assets.get(ctx.path);
     if (!file) throw new AppError("not_found", "no such console file");
-    if (ctx.method !== "GET" && ctx.method !== "HEAD") throw new AppError("method_not_allowed", "the console's files are read with GET", { allow: "GET, HEAD" });
+    if (ctx.method !== "GET" && ctx.method !== "HEAD")
+      throw new AppError("method_not_allowed", "the console's files are read with GET", { allow: "GET, HEAD" });
     ctx.set(headers);
     ctx.status = 200;
     ctx.type = file.type;

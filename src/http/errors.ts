@@ -82,7 +82,7 @@ function storeOutage(err: unknown): AppError | null {
  * 500 whose cause the caller logs.
  */
 export function errorResponse(err: unknown): ErrorResponse {
-  const app = err instanceof AppError ? err : unstorableText(err) ?? storeOutage(err) ?? new AppError("internal", "unexpected error");
+  const app = err instanceof AppError ? err : (unstorableText(err) ?? storeOutage(err) ?? new AppError("internal", "unexpected error"));
   const { status, error } = ERROR_STATUS[app.code];
   const headers: Record<string, string> = {};
   const retryAfter = RETRY_AFTER_SECONDS[app.code];

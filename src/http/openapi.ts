@@ -78,8 +78,15 @@ function properties(schema: NamedSchema | undefined): [string, Json, boolean][] 
 }
 
 function parameters(spec: AnySpec): Json[] {
-  const out: Json[] = (spec.headers ?? []).map((h) => ({ name: h.name, in: "header", required: false, description: h.description, schema: { type: "string" } }));
-  if (spec.idempotent) out.push({ name: IDEMPOTENCY_HEADER, in: "header", required: false, description: IDEMPOTENCY_DESCRIPTION, schema: IDEMPOTENCY_KEY_SCHEMA });
+  const out: Json[] = (spec.headers ?? []).map((h) => ({
+    name: h.name,
+    in: "header",
+    required: false,
+    description: h.description,
+    schema: { type: "string" },
+  }));
+  if (spec.idempotent)
+    out.push({ name: IDEMPOTENCY_HEADER, in: "header", required: false, description: IDEMPOTENCY_DESCRIPTION, schema: IDEMPOTENCY_KEY_SCHEMA });
   for (const [name, schema] of properties(spec.params)) out.push({ name, in: "path", required: true, schema: forDocument(schema) });
   for (const [name, schema, required] of properties(spec.query)) {
     const { description, ...rest } = schema;
@@ -105,7 +112,9 @@ function responses(spec: AnySpec): Json {
     };
   } else {
     const content = { "application/json": { schema: ref(success.schema.$id) } };
-    const replayed = spec.idempotent ? { "Idempotent-Replayed": header("`true` when this is the kept answer of an earlier request with the same Idempotency-Key.") } : {};
+    const replayed = spec.idempotent
+      ? { "Idempotent-Replayed": header("`true` when this is the kept answer of an earlier request with the same Idempotency-Key.") }
+      : {};
     const headers = { ...(success.rateLimited ? RATE_LIMIT_HEADERS : {}), ...replayed };
     out[success.status] = { description: "Success.", ...(Object.keys(headers).length > 0 ? { headers } : {}), content };
     for (const status of success.also ?? []) out[status] = { description: "The same shape as the success.", content };
@@ -149,7 +158,9 @@ export const CORE_DOCUMENT: DocumentIdentity = {
 };
 
 export function buildOpenApi(specs: AnySpec[], identity: DocumentIdentity = CORE_DOCUMENT): Json {
-  const named = specs.flatMap((s) => [s.params, s.query, s.body, "schema" in s.success ? s.success.schema : undefined].filter((x): x is NamedSchema => !!x).map((x) => x.$id));
+  const named = specs.flatMap((s) =>
+    [s.params, s.query, s.body, "schema" in s.success ? s.success.schema : undefined].filter((x): x is NamedSchema => !!x).map((x) => x.$id),
+  );
   const schemas = reachable([...named, "error"]);
   const paths: Record<string, Json> = {};
   for (const spec of specs) {

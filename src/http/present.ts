@@ -82,7 +82,11 @@ export function presentVault(v: VaultDoc) {
 /** A credential's `auth` is built field by field from what is shown: nothing stored beside it can leak. */
 function presentAuth(auth: CredentialAuth) {
   if (auth.type === "static_bearer") return { type: auth.type, mcpServerUrl: auth.mcpServerUrl };
-  const refresh = auth.refresh && { tokenEndpoint: auth.refresh.tokenEndpoint, clientId: auth.refresh.clientId, tokenEndpointAuth: { type: auth.refresh.tokenEndpointAuth.type } };
+  const refresh = auth.refresh && {
+    tokenEndpoint: auth.refresh.tokenEndpoint,
+    clientId: auth.refresh.clientId,
+    tokenEndpointAuth: { type: auth.refresh.tokenEndpointAuth.type },
+  };
   return { type: auth.type, mcpServerUrl: auth.mcpServerUrl, expiresAt: auth.expiresAt.toISOString(), refresh };
 }
 

@@ -26,10 +26,13 @@ export interface NamedSchema {
 
 export type Success =
   /** `also`: other statuses answered with the same shape (readiness's 503). */
-  | { status: number; schema: NamedSchema; rateLimited?: true; also?: number[] }
-  | { status: 200; stream: true };
+  { status: number; schema: NamedSchema; rateLimited?: true; also?: number[] } | { status: 200; stream: true };
 
-export interface RouteSpec<P extends NamedSchema | undefined = undefined, Q extends NamedSchema | undefined = undefined, B extends NamedSchema | undefined = undefined> {
+export interface RouteSpec<
+  P extends NamedSchema | undefined = undefined,
+  Q extends NamedSchema | undefined = undefined,
+  B extends NamedSchema | undefined = undefined,
+> {
   method: Method;
   /** Koa path syntax, e.g. `/v1/agents/:agentId`. */
   path: string;
@@ -150,7 +153,8 @@ export class Routes {
     // NoInfer: the schemas are inferred from the spec alone; inferring them back through the derived types is ruinously expensive.
     handler: (req: NoInfer<RouteRequest<P, Q, B>>) => Promise<RouteReply>,
   ): void {
-    if (this.idempotency && spec.method === "post" && !spec.open) spec = { ...spec, idempotent: true, errors: [...new Set([...(spec.errors ?? []), 409, 422])] };
+    if (this.idempotency && spec.method === "post" && !spec.open)
+      spec = { ...spec, idempotent: true, errors: [...new Set([...(spec.errors ?? []), 409, 422])] };
     this.specs.push(spec as AnySpec);
     const { validator, idempotency } = this;
     const scope: Middleware<AppState> = async (ctx, next) => {
@@ -166,12 +170,11 @@ export class Routes {
       const keyed = spec.idempotent !== undefined && idempotency !== undefined && ctx.headers["idempotency-key"] !== undefined;
       // A replayed answer runs no handler to await the count with: it is awaited here.
       if (!spec.ceilingWithFirstRead || keyed) await ceiling;
-      const run = (once?: Once) =>
-        handler(new HandlerRequest<P, Q, B>(params as Typed<P>, query as Typed<Q>, body as Typed<B>, ceiling, once, ctx));
+      const run = (once?: Once) => handler(new HandlerRequest<P, Q, B>(params as Typed<P>, query as Typed<Q>, body as Typed<B>, ceiling, once, ctx));
       const reply = keyed ? await idempotent(ctx, principalOf(ctx).orgId, idempotency!(), spec.success.status, run) : await run();
       if (!reply) return;
       if (reply.headers) ctx.set(reply.headers);
-      ctx.status = reply.status ?? (spec.success.status);
+      ctx.status = reply.status ?? spec.success.status;
       ctx.body = reply.body;
     });
   }

@@ -35,7 +35,9 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
   }
   const { status, body } = errorResponse(refusal(err));
   const json = JSON.stringify(body);
-  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(json)}\r\nConnection: close\r\n\r\n${json}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(json)}\r\nConnection: close\r\n\r\n${json}`,
+  );
 }
 
 export function createHttpServer(app: Koa<never>): Server {

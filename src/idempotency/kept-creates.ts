@@ -14,7 +14,8 @@ export interface KeptId {
   retaken: boolean;
 }
 
-export const keptId = (prefix: IdPrefix, once: Once | undefined): KeptId | undefined => (once ? { id: seededId(prefix, once.seed), retaken: once.retaken } : undefined);
+export const keptId = (prefix: IdPrefix, once: Once | undefined): KeptId | undefined =>
+  once ? { id: seededId(prefix, once.seed), retaken: once.retaken } : undefined;
 
 /** `replayed`: the resource was made by an earlier attempt under the key, and is answered as made. */
 export interface Kept<T> {

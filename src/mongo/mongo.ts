@@ -22,7 +22,12 @@ const SOCKET_TIMEOUT_MS = 20_000;
 
 export async function connectMongo(url: string, opts: MongoOptions = {}): Promise<Mongo> {
   const socketTimeoutMS = /[?&]sockettimeoutms=/i.test(url) ? {} : { socketTimeoutMS: SOCKET_TIMEOUT_MS };
-  const client = new MongoClient(url, { serverSelectionTimeoutMS: 5_000, connectTimeoutMS: 5_000, ...socketTimeoutMS, monitorCommands: opts.monitorCommands ?? false });
+  const client = new MongoClient(url, {
+    serverSelectionTimeoutMS: 5_000,
+    connectTimeoutMS: 5_000,
+    ...socketTimeoutMS,
+    monitorCommands: opts.monitorCommands ?? false,
+  });
   client.on("serverHeartbeatFailed", () => storeErrors.inc({ store: "mongodb" }));
   await client.connect();
   // The database comes from the URL path (mongodb://host/agent_sessions); the driver's default is "test".

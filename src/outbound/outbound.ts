@@ -170,7 +170,7 @@ export function guardedFetch(policy: OutboundPolicy): GuardedFetch {
         return platformResponse(response, hop.url, hops > 0);
       }
       await response.body?.cancel();
-      if (request.redirect === "error") throw new TypeError("fetch failed: redirected while redirect is \"error\"");
+      if (request.redirect === "error") throw new TypeError('fetch failed: redirected while redirect is "error"');
       if (hops === MAX_REDIRECTS) throw new TypeError(`fetch failed: more than ${MAX_REDIRECTS} redirects (the last from ${hop.url.hostname})`);
       let next: URL;
       try {

@@ -139,11 +139,19 @@ function toBlocks(block: Exclude<ModelBlock, { type: "thinking" }>, contents: Co
 function attachmentBlock(a: Attachment, content: AttachmentContent | undefined): Block {
   switch (content?.kind) {
     case "image":
-      return { type: "image", source: { type: "base64", media_type: content.mediaType as "image/png" | "image/jpeg" | "image/gif" | "image/webp", data: content.data } };
+      return {
+        type: "image",
+        source: { type: "base64", media_type: content.mediaType as "image/png" | "image/jpeg" | "image/gif" | "image/webp", data: content.data },
+      };
     case "pdf":
       return { type: "document", source: { type: "base64", media_type: "application/pdf", data: content.data } };
     case "text":
-      return { type: "document", title: a.filename, ...(content.note ? { context: content.note } : {}), source: { type: "text", media_type: "text/plain", data: content.text } };
+      return {
+        type: "document",
+        title: a.filename,
+        ...(content.note ? { context: content.note } : {}),
+        source: { type: "text", media_type: "text/plain", data: content.text },
+      };
     case "unreadable":
       return { type: "text", text: content.text };
     default:

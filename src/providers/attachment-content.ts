@@ -52,7 +52,8 @@ export async function attachmentContent(a: Attachment, reads: ModelInputs): Prom
   if (data !== undefined) {
     if (reads.images.has(mediaType)) return { kind: "image", mediaType, data };
     if (mediaType === PDF) return reads.pdf ? { kind: "pdf", data } : extracted(a, mediaType, data, PDF_AS_TEXT_NOTE);
-    if (TEXT_MEDIA_TYPES.has(mediaType)) return { kind: "text", text: new TextDecoder(dataUrlParts(a.source.dataUrl).charset ?? "utf-8").decode(Buffer.from(data, "base64")) };
+    if (TEXT_MEDIA_TYPES.has(mediaType))
+      return { kind: "text", text: new TextDecoder(dataUrlParts(a.source.dataUrl).charset ?? "utf-8").decode(Buffer.from(data, "base64")) };
     if (mediaType === DOCX || mediaType === XLSX) return extracted(a, mediaType, data);
   }
   return { kind: "unreadable", text: `The attachment ${a.filename} (${a.mediaType}) cannot be read by this model.` };
@@ -62,7 +63,11 @@ export async function attachmentContent(a: Attachment, reads: ModelInputs): Prom
  * The content of every attachment of `messages`, read concurrently. An abort answers at once; the
  * reading goes on and is kept for the next call.
  */
-export async function attachmentContents(messages: readonly ModelMessage[], reads: ModelInputs, signal: AbortSignal): Promise<Map<Attachment, AttachmentContent>> {
+export async function attachmentContents(
+  messages: readonly ModelMessage[],
+  reads: ModelInputs,
+  signal: AbortSignal,
+): Promise<Map<Attachment, AttachmentContent>> {
   const all = messages.flatMap((m) => m.content.flatMap((b) => (b.type === "attachment" ? [b.attachment] : [])));
   if (all.length === 0) return new Map();
   const contents = Promise.all(all.map(async (a) => [a, await attachmentContent(a, reads)] as const));

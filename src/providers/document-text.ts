@@ -17,7 +17,9 @@ const READERS = 2;
 const readers = pLimit(READERS);
 
 const cut = (text: string) =>
-  text.length > MAX_DOCUMENT_CHARS ? `${text.slice(0, MAX_DOCUMENT_CHARS)}\n[cut: only the first ${MAX_DOCUMENT_CHARS} characters of the document's text are shown]` : text;
+  text.length > MAX_DOCUMENT_CHARS
+    ? `${text.slice(0, MAX_DOCUMENT_CHARS)}\n[cut: only the first ${MAX_DOCUMENT_CHARS} characters of the document's text are shown]`
+    : text;
 
 export function documentText(mediaType: string, data: Buffer): Promise<ExtractAnswer> {
   return readers(() => read(mediaType, data));

@@ -208,7 +208,11 @@ export class MockProvider implements ModelProvider {
     if (text === "/attachments") return stream(await this.attachmentsReply(last, request.signal));
     const error = /^\/error\s*([\s\S]*)$/.exec(text);
     if (error) return { ok: false, error: error[1] || "mock error", usage, contextMax };
-    const commands = text.split("\n").map((line) => line.trim()).filter((line) => line).map(toolCommand);
+    const commands = text
+      .split("\n")
+      .map((line) => line.trim())
+      .filter((line) => line)
+      .map(toolCommand);
     if (commands.length > 0 && commands.every((c) => c !== null)) {
       const invalid = commands.find((c): c is string => typeof c === "string");
       if (invalid) return stream(invalid);

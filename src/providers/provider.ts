@@ -29,8 +29,7 @@ export interface StreamHandlers {
 }
 
 export type ModelResult =
-  | { ok: true; text: string; toolUses: ToolUse[]; usage: TokenUsage; contextMax: number }
-  | { ok: false; error: string; usage: TokenUsage; contextMax: number };
+  { ok: true; text: string; toolUses: ToolUse[]; usage: TokenUsage; contextMax: number } | { ok: false; error: string; usage: TokenUsage; contextMax: number };
 
 /** What a provider's models read natively; other attachments reach them as extracted text (`attachment-content.ts`). */
 export interface ModelInputs {

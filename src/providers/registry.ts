@@ -12,7 +12,15 @@ export class ProviderRegistry {
   constructor(config: Pick<Config, "anthropicApiKey" | "anthropicBaseUrl" | "anthropicRetryBaseMs" | "anthropicThinkingBudget">) {
     this.providers = new Map<string, ModelProvider>([
       ["mock", new MockProvider()],
-      ["anthropic", new AnthropicProvider({ apiKey: config.anthropicApiKey, baseURL: config.anthropicBaseUrl, retryBaseMs: config.anthropicRetryBaseMs, thinkingBudget: config.anthropicThinkingBudget })],
+      [
+        "anthropic",
+        new AnthropicProvider({
+          apiKey: config.anthropicApiKey,
+          baseURL: config.anthropicBaseUrl,
+          retryBaseMs: config.anthropicRetryBaseMs,
+          thinkingBudget: config.anthropicThinkingBudget,
+        }),
+      ],
     ]);
   }
 

@@ -108,7 +108,8 @@ function nodeOptions(redisUrl: string, name: string): RedisOptions {
  */
 export function connectNode(target: RedisTarget, node: string | null, name: string): Redis {
   const options = nodeOptions(target.redisUrl, name);
-  const redis = node === null ? new Redis(target.redisUrl, options) : new Redis({ ...options, host: hostOf(node), port: Number(node.slice(node.lastIndexOf(":") + 1)) });
+  const redis =
+    node === null ? new Redis(target.redisUrl, options) : new Redis({ ...options, host: hostOf(node), port: Number(node.slice(node.lastIndexOf(":") + 1)) });
   redis.on("error", () => storeErrors.inc({ store: "redis" }));
   return redis;
 }

@@ -19,7 +19,24 @@ export const CLUSTER_SHARDS = 16;
  * KEYSLOT): a cluster whose masters hold equal contiguous slot ranges (as `redis-cli --cluster create`
  * makes them) holds equal numbers of shards.
  */
-const SHARD_TAGS = ["s0-60", "s1-63", "s2-40", "s3-43", "s4-10", "s5-13", "s6-3", "s7-0", "s8-1", "s9-2", "s10-0", "s11-3", "s12-60", "s13-63", "s14-22", "s15-21"];
+const SHARD_TAGS = [
+  "s0-60",
+  "s1-63",
+  "s2-40",
+  "s3-43",
+  "s4-10",
+  "s5-13",
+  "s6-3",
+  "s7-0",
+  "s8-1",
+  "s9-2",
+  "s10-0",
+  "s11-3",
+  "s12-60",
+  "s13-63",
+  "s14-22",
+  "s15-21",
+];
 /** The slot of each shard's tag. */
 const SHARD_SLOTS = [586, 1181, 2368, 3991, 4396, 6139, 6182, 8053, 9061, 9270, 10821, 11542, 12725, 14178, 15018, 15485];
 
@@ -204,6 +221,13 @@ export class Keys {
 
   /** All keys one session owns, for deletion. */
   sessionKeys(sessionId: string): string[] {
-    return [this.sessionLog(sessionId), this.sessionLarge(sessionId), this.sessionSeq(sessionId), this.sessionLive(sessionId), this.sessionOverlay(sessionId), this.sessionState(sessionId)];
+    return [
+      this.sessionLog(sessionId),
+      this.sessionLarge(sessionId),
+      this.sessionSeq(sessionId),
+      this.sessionLive(sessionId),
+      this.sessionOverlay(sessionId),
+      this.sessionState(sessionId),
+    ];
   }
 }

@@ -76,7 +76,12 @@ export class Locks {
    * not by `AbortSignal.any`, which leaves on the process-long signal a weak reference and a finalizer
    * entry for every turn's signal until a full collection (about 1,400 of them between two, measured).
    */
-  async withSessionLock<T>(sessionId: string, ttlMs: number, stop: AbortSignal, work: (fence: string, lost: AbortSignal) => Promise<T>): Promise<LockOutcome<T>> {
+  async withSessionLock<T>(
+    sessionId: string,
+    ttlMs: number,
+    stop: AbortSignal,
+    work: (fence: string, lost: AbortSignal) => Promise<T>,
+  ): Promise<LockOutcome<T>> {
     let lock: Lock;
     try {
       lock = await this.redlock.acquire([this.keys.sessionLock(sessionId)], ttlMs);
@@ -87,12 +92,15 @@ export class Locks {
     const onStop = () => lost.abort(stop.reason);
     if (stop.aborted) onStop();
     else stop.addEventListener("abort", onStop, { once: true });
-    const extender = setInterval(() => {
-      lock.extend(ttlMs).then(
-        (extended) => (lock = extended),
-        () => lost.abort(),
-      );
-    }, Math.max(100, Math.floor(ttlMs / 3)));
+    const extender = setInterval(
+      () => {
+        lock.extend(ttlMs).then(
+          (extended) => (lock = extended),
+          () => lost.abort(),
+        );
+      },
+      Math.max(100, Math.floor(ttlMs / 3)),
+    );
     try {
       return { acquired: true, value: await work(lock.value, lost.signal) };
     } finally {
@@ -108,7 +116,14 @@ export class Locks {
    * them together).
    */
   async sessionsLocked(sessionIds: string[]): Promise<boolean[]> {
-    return Promise.all(sessionIds.map((id) => this.redis.exists(this.keys.sessionLock(id)).then((n) => n > 0, () => true)));
+    return Promise.all(
+      sessionIds.map((id) =>
+        this.redis.exists(this.keys.sessionLock(id)).then(
+          (n) => n > 0,
+          () => true,
+        ),
+      ),
+    );
   }
 
   /** The session's turn lock as Redis holds it: its holder's token and how long it has left; null when free. */

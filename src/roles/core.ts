@@ -91,7 +91,16 @@ export async function buildCore(config: Config, log: Logger, mongoOptions: Mongo
   const box = config.vaultKeys && new SecretBox(config.vaultKeys.current, config.vaultKeys.older);
   const credentialStore = new CredentialStore(mongo.db, box, vaultEpochs);
   const locks = new Locks(redis, keys);
-  const { projector, records, webhooks } = buildProjection({ db: mongo.db, box, locks, sessionStore, eventLog, intents, log, webhookEpochs: new OrgEpochs(redis, (orgId) => keys.webhookEpoch(orgId)) });
+  const { projector, records, webhooks } = buildProjection({
+    db: mongo.db,
+    box,
+    locks,
+    sessionStore,
+    eventLog,
+    intents,
+    log,
+    webhookEpochs: new OrgEpochs(redis, (orgId) => keys.webhookEpoch(orgId)),
+  });
   const transitions = new SessionTransitions(eventLog, appender, intents, projector, records);
   const { credits, secrets, secretRefs, gate } = buildAccount(mongo.db, box, locks);
   const docker = await detectSandboxEngine(config, log);
@@ -102,8 +111,26 @@ export async function buildCore(config: Config, log: Logger, mongoOptions: Mongo
   const mcpPool = new McpConnections({ timeoutMs: config.mcpTimeoutMs, fetch: outbound });
   const preparations = new Preparations(redis, keys);
   const agentVaults = new AgentVaultService(agentStore, agentVaultStore, vaultStore, credentialStore);
-  const mcp = new McpAccess({ epochs: vaultEpochs, attachments: agentVaultStore, vaults: vaultStore, credentials: credentialStore, locks, pool: mcpPool, fetch: outbound, logger: log });
-  const sessions = new SessionService(sessionStore, agentStore, eventLog, transitions, intents, allowances, new PreparationService(agentStore, agentVaults, preparations, log), endings);
+  const mcp = new McpAccess({
+    epochs: vaultEpochs,
+    attachments: agentVaultStore,
+    vaults: vaultStore,
+    credentials: credentialStore,
+    locks,
+    pool: mcpPool,
+    fetch: outbound,
+    logger: log,
+  });
+  const sessions = new SessionService(
+    sessionStore,
+    agentStore,
+    eventLog,
+    transitions,
+    intents,
+    allowances,
+    new PreparationService(agentStore, agentVaults, preparations, log),
+    endings,
+  );
   const events = new EventService(sessionStore, eventLog, transitions, budgets);
   const automationStore = new AutomationStore(mongo.db);
   const automationRuns = new AutomationRunStore(mongo.db);
@@ -113,19 +140,63 @@ export async function buildCore(config: Config, log: Logger, mongoOptions: Mongo
   const streamReader = () => (reader ??= echo.attach(new StreamReader(readers("agent-sessions-sse"), redis, log)));
 
   return {
-    config, log, docker, validator, mongo, redis, keys, readers, organizations, agentStore, sessionStore, eventLog, appender, live, intents, wakeups, endings,
-    transitions, projector, vaultStore, credentialStore, agentVaultStore, locks, outboundPolicy, outbound, mcpPool, mcp, preparations, secrets, secretRefs,
+    config,
+    log,
+    docker,
+    validator,
+    mongo,
+    redis,
+    keys,
+    readers,
+    organizations,
+    agentStore,
+    sessionStore,
+    eventLog,
+    appender,
+    live,
+    intents,
+    wakeups,
+    endings,
+    transitions,
+    projector,
+    vaultStore,
+    credentialStore,
+    agentVaultStore,
+    locks,
+    outboundPolicy,
+    outbound,
+    mcpPool,
+    mcp,
+    preparations,
+    secrets,
+    secretRefs,
     access: new AccessService(organizations, allowances),
     health: new HealthService(mongo, redis),
     agents: new AgentService(agentStore, sessionStore, limitsCache, budgets),
-    sessions, events, budgets, clock, automationStore, automationQueue, occurrences, automationGate: gate,
+    sessions,
+    events,
+    budgets,
+    clock,
+    automationStore,
+    automationQueue,
+    occurrences,
+    automationGate: gate,
     automations: new AutomationService(automationStore, automationRuns, automationQueue, occurrences, agentStore, sessions, clock, gate),
     vaults: new VaultService(vaultStore, credentialStore, agentVaultStore),
     credentials: new CredentialService(vaultStore, credentialStore),
-    credits, idempotency: new IdempotencyKeys(redis, keys), webhooks: webhooks.service, webhookParts: webhooks,
+    credits,
+    idempotency: new IdempotencyKeys(redis, keys),
+    webhooks: webhooks.service,
+    webhookParts: webhooks,
     agentVaults,
     mcpServerTests: new McpServerTests(agentStore, mcp),
-    mcpInstallations: new McpInstallationService(agentStore, agentVaultStore, vaultStore, credentialStore, new McpInstallationStore(mongo.db, config.vaultKeys && hkdfPepper(config.vaultKeys.current))),
+    mcpInstallations: new McpInstallationService(
+      agentStore,
+      agentVaultStore,
+      vaultStore,
+      credentialStore,
+      new McpInstallationStore(mongo.db, config.vaultKeys && hkdfPepper(config.vaultKeys.current)),
+    ),
     streams: new EventStreams(eventLog, live, streamReader, encodeSseFrame, log),
     openStreams: new OpenStreams(redis, keys, config.sseStreamsPerOrganization, log),
     /** The process's shared SSE reader, started on first use. */
@@ -133,4 +204,3 @@ export async function buildCore(config: Config, log: Logger, mongoOptions: Mongo
     stopReader: async () => reader?.stop(),
   } satisfies Services & Record<string, unknown>;
 }
-

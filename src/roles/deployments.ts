@@ -88,7 +88,9 @@ export function buildDeployments(c: CoreParts, account: { credits: CreditService
   const { config, log, mongo } = c;
   const store = deploymentStore(mongo.db, c.locks);
   const workspaces = new LocalWorkspaces(config.workspaceRoot, c.docker, new SnapshotStore(mongo.db), config.snapshotRetentionMs, log);
-  const hooks = new DeploymentWebhookStore(mongo.db, config.vaultKeys && new SecretBox(config.vaultKeys.current, config.vaultKeys.older), (id, write) => c.locks.withRecord("workspace_manifests", id, write));
+  const hooks = new DeploymentWebhookStore(mongo.db, config.vaultKeys && new SecretBox(config.vaultKeys.current, config.vaultKeys.older), (id, write) =>
+    c.locks.withRecord("workspace_manifests", id, write),
+  );
   const { deliveries } = c.webhookParts;
   const leftovers = new DeploymentLeftovers({
     memories: new MemoryStore(mongo.db),
@@ -158,7 +160,12 @@ export function buildDeployments(c: CoreParts, account: { credits: CreditService
 /** The Docker engine of the `docker` sandbox backend, when one answers (`DEPLOYMENT_DOCKER=auto`); says which backend deployments get. */
 export async function detectSandboxEngine(config: Config, log: Logger): Promise<DockerEngine | null> {
   const engine = config.docker.enabled ? await DockerEngine.detect(config.docker) : null;
-  if (engine) log.info("a Docker engine answers: deployments with sandbox.type docker run in containers", { engine: engine.version, image: config.docker.image, network: config.docker.network });
+  if (engine)
+    log.info("a Docker engine answers: deployments with sandbox.type docker run in containers", {
+      engine: engine.version,
+      image: config.docker.image,
+      network: config.docker.network,
+    });
   else log.info("no Docker engine is used: every deployment's sandbox is the local backend", { looked: config.docker.enabled });
   return engine;
 }

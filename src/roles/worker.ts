@@ -58,10 +58,24 @@ export async function startWorkerRole(core: Core, consume: boolean, shutdown: Ab
   const skillEpochs = new SkillEpochs(redis, core.keys);
   const skillStore = new SubjectSkillStore(mongo.db, skillEpochs);
   const subjectSkills = new SubjectSkillCache(skillStore, skillEpochs);
-  const tools = new BuiltinTools(new MemoryStore(mongo.db), new TodoStore(mongo.db), new WebTools(outbound, config.webSearch), new SkillTools(skillStore), new VisionTool(outbound, providers), terminal);
+  const tools = new BuiltinTools(
+    new MemoryStore(mongo.db),
+    new TodoStore(mongo.db),
+    new WebTools(outbound, config.webSearch),
+    new SkillTools(skillStore),
+    new VisionTool(outbound, providers),
+    terminal,
+  );
   const kickoff = new KickoffTimer(new Kickoffs(redis, core.keys), transitions, config.customToolKickoffMs, log);
   const isolation = await startToolIsolation(core.outboundPolicy, config.sandboxUnisolatedAllowed, log);
-  const placements = new Placements({ workspaceRoot: config.workspaceRoot, docker: core.docker, isolation, deployments: core.secretRefs, secrets: core.secrets, logger: log });
+  const placements = new Placements({
+    workspaceRoot: config.workspaceRoot,
+    docker: core.docker,
+    isolation,
+    deployments: core.secretRefs,
+    secrets: core.secrets,
+    logger: log,
+  });
   const reaper = new SessionReaper({ endings: core.endings, terminal, placements, logger: log });
   reaper.start();
   const stopTools = async () => {
@@ -85,7 +99,20 @@ export async function startWorkerRole(core: Core, consume: boolean, shutdown: Ab
   });
   const compactor = new Compactor({ transcripts, providers, versions, transitions, logger: log, thresholdPercent: config.compactionThresholdPercent });
   const turns = new TurnRunner({
-    log: eventLog, live, transitions, sessions: sessionStore, versions, grants, providers, settler, ending, transcripts, compactor, mcp, kickoff, subjectSkills,
+    log: eventLog,
+    live,
+    transitions,
+    sessions: sessionStore,
+    versions,
+    grants,
+    providers,
+    settler,
+    ending,
+    transcripts,
+    compactor,
+    mcp,
+    kickoff,
+    subjectSkills,
     credits: core.credits,
     budgets: core.budgets,
     missingTools: new Set(tools.web.canSearch ? [] : ["web_search"]),

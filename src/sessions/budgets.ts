@@ -41,13 +41,19 @@ export class Budgets {
    */
   async refuseTurn(session: BudgetedSession, spent: number, limits: AgentLimits | null): Promise<void> {
     const subjectLimit = limits?.subjectBudgetUsd ?? null;
-    const [record, total] = await Promise.all([spent > 0 ? this.sessions.byId(session.sessionId) : null, subjectLimit === null ? 0 : this.spend.record(session, session.sessionId, spent)]);
+    const [record, total] = await Promise.all([
+      spent > 0 ? this.sessions.byId(session.sessionId) : null,
+      subjectLimit === null ? 0 : this.spend.record(session, session.sessionId, spent),
+    ]);
     const limit = record?.budgetUsd;
     if (budgetReached(limit, spent)) {
       throw new AppError("budget_exceeded", `the session has spent ${spent} USD of its ${limit} USD budget; raise budget.limitUsd to send more messages`);
     }
     if (budgetReached(subjectLimit, total)) {
-      throw new AppError("budget_exceeded", `the subject has spent ${total} USD of its ${subjectLimit} USD budget with this agent; raise the agent's subjectBudget.limitUsd to send more messages`);
+      throw new AppError(
+        "budget_exceeded",
+        `the subject has spent ${total} USD of its ${subjectLimit} USD budget with this agent; raise the agent's subjectBudget.limitUsd to send more messages`,
+      );
     }
   }
 
@@ -58,7 +64,11 @@ export class Budgets {
    */
   async stopBefore(session: BudgetedSession, spent: number): Promise<StopReason | null> {
     if (spent <= 0) return null;
-    const [record, limits, total] = await Promise.all([this.sessions.byId(session.sessionId), this.limits(session.orgId, session.agentId), this.spend.record(session, session.sessionId, spent)]);
+    const [record, limits, total] = await Promise.all([
+      this.sessions.byId(session.sessionId),
+      this.limits(session.orgId, session.agentId),
+      this.spend.record(session, session.sessionId, spent),
+    ]);
     const limit = record?.budgetUsd;
     if (budgetReached(limit, spent)) return { type: "budget_exceeded", scope: "session", limit_usd: limit!, spent_usd: spent };
     const subjectLimit = limits?.subjectBudgetUsd ?? null;

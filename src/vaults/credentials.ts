@@ -42,9 +42,16 @@ function split(auth: AuthInput): { auth: CredentialAuth; secrets: CredentialSecr
       type: auth.type,
       mcpServerUrl: auth.mcpServerUrl,
       expiresAt: new Date(auth.expiresAt),
-      refresh: refresh ? { tokenEndpoint: refresh.tokenEndpoint, clientId: refresh.clientId, tokenEndpointAuth: { type: refresh.tokenEndpointAuth.type } } : null,
+      refresh: refresh
+        ? { tokenEndpoint: refresh.tokenEndpoint, clientId: refresh.clientId, tokenEndpointAuth: { type: refresh.tokenEndpointAuth.type } }
+        : null,
     },
-    secrets: { type: auth.type, accessToken: auth.accessToken, refreshToken: refresh?.refreshToken ?? null, clientSecret: refresh?.tokenEndpointAuth.clientSecret ?? null },
+    secrets: {
+      type: auth.type,
+      accessToken: auth.accessToken,
+      refreshToken: refresh?.refreshToken ?? null,
+      clientSecret: refresh?.tokenEndpointAuth.clientSecret ?? null,
+    },
   };
 }
 
@@ -119,8 +126,10 @@ export class CredentialService {
     const clientAuth = auth.refresh?.tokenEndpointAuth;
     if (clientAuth && refresh) {
       const method = refresh.tokenEndpointAuth.type;
-      if (method === "none") throw validationError("auth.refresh.tokenEndpointAuth: the credential's token endpoint authentication is none, which takes no client secret");
-      if (clientAuth.type !== undefined && clientAuth.type !== method) throw validationError(`auth.refresh.tokenEndpointAuth.type: is immutable; this credential's is ${method}`);
+      if (method === "none")
+        throw validationError("auth.refresh.tokenEndpointAuth: the credential's token endpoint authentication is none, which takes no client secret");
+      if (clientAuth.type !== undefined && clientAuth.type !== method)
+        throw validationError(`auth.refresh.tokenEndpointAuth.type: is immutable; this credential's is ${method}`);
     }
     if (auth.expiresAt !== undefined) change.expiresAt = new Date(auth.expiresAt);
     const current = await this.credentials.secretsOf(credential);

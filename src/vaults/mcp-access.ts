@@ -91,7 +91,8 @@ export class McpAccess {
         try {
           const server = this.serverOf(servers, toolset);
           const offered = offeredMcpTools(toolset, await this.listTools(owner, server, signal), toolsets);
-          if (offered.skipped.length > 0) this.deps.logger.warn("MCP tools left out for their names", { server: server.name, tools: offered.skipped.slice(0, 20) });
+          if (offered.skipped.length > 0)
+            this.deps.logger.warn("MCP tools left out for their names", { server: server.name, tools: offered.skipped.slice(0, 20) });
           return { specs: offered.specs, unavailable: [] };
         } catch (err) {
           if (signal?.aborted) throw signal.reason;
@@ -127,15 +128,30 @@ export class McpAccess {
   }
 
   /** Runs an MCP tool call of the model; every failure is an error result, only an abort throws. */
-  async call(owner: McpOwner, servers: readonly McpServerRef[], governing: readonly ToolConfig[], name: string, input: unknown, signal?: AbortSignal): Promise<McpCallOutcome> {
-    const found = mcpToolOf(governing.filter((t): t is McpToolset => t.type === "mcp_toolset"), name);
+  async call(
+    owner: McpOwner,
+    servers: readonly McpServerRef[],
+    governing: readonly ToolConfig[],
+    name: string,
+    input: unknown,
+    signal?: AbortSignal,
+  ): Promise<McpCallOutcome> {
+    const found = mcpToolOf(
+      governing.filter((t): t is McpToolset => t.type === "mcp_toolset"),
+      name,
+    );
     if (!found) return { ok: false, text: `no MCP server of this agent offers the tool ${name}` };
     try {
       const server = this.serverOf(servers, found.toolset);
       const args = (typeof input === "object" && input !== null ? input : {}) as Record<string, unknown>;
       // A read tool's name is checked against the server's own tools (listed from cache) only when it could be one.
       const readTool = async ({ endpoint }: Resolved) =>
-        readToolOf(found.toolset, found.tool, []) && readToolOf(found.toolset, found.tool, (await this.deps.pool.listTools(endpoint, signal)).map((t) => t.name));
+        readToolOf(found.toolset, found.tool, []) &&
+        readToolOf(
+          found.toolset,
+          found.tool,
+          (await this.deps.pool.listTools(endpoint, signal)).map((t) => t.name),
+        );
       const once = async (resolved: Resolved) => {
         const read = await readTool(resolved);
         return read ? this.deps.pool.read(resolved.endpoint, read, args, signal) : this.deps.pool.callTool(resolved.endpoint, found.tool, args, signal);
@@ -172,7 +188,11 @@ export class McpAccess {
     const key = `${owner.orgId}\u0000${owner.agentId}\u0000${server.url}`;
     const epoch = await this.deps.epochs.current(owner.orgId);
     const cached = this.resolutions.get(key);
-    const fresh = cached && cached.epoch === epoch && Date.now() - cached.at < RESOLUTION_TTL_MS && !(cached.resolved.credential && expiresSoon(cached.resolved.credential));
+    const fresh =
+      cached &&
+      cached.epoch === epoch &&
+      Date.now() - cached.at < RESOLUTION_TTL_MS &&
+      !(cached.resolved.credential && expiresSoon(cached.resolved.credential));
     if (fresh && !refused) return { ...cached.resolved, endpoint: { ...cached.resolved.endpoint, name: server.name } };
     const resolved = await this.resolveNow(owner, server, refused);
     this.resolutions.set(key, { epoch, at: Date.now(), resolved });
@@ -185,7 +205,8 @@ export class McpAccess {
     const endpoint: McpEndpoint = { name: server.name, url: server.url, owner: owner.orgId };
     const credential = await this.matching(owner, server);
     if (!credential) return { endpoint, credential: null };
-    if (!credential.readable) throw unavailable(`the credential ${credential.doc._id} for the MCP server ${server.name} cannot be decrypted with the keys this service holds`);
+    if (!credential.readable)
+      throw unavailable(`the credential ${credential.doc._id} for the MCP server ${server.name} cannot be decrypted with the keys this service holds`);
     const opened = await this.deps.credentials.open(credential.doc._id);
     if (!opened) return { endpoint, credential: null };
     const current = refused || expiresSoon(opened.doc) ? await this.refreshed(server, opened.doc, refused ?? null) : opened;
@@ -200,7 +221,8 @@ export class McpAccess {
     const states = await activeCredentialsIn(this.deps.vaults, this.deps.credentials, owner.orgId, attached.vaultIds);
     const candidates = states.map((s) => ({ ...s, id: s.doc._id, mcpServerUrl: s.doc.auth.mcpServerUrl }));
     const match = matchCredential(server.url, candidates);
-    if (match.kind === "many") throw conflict(`several credentials of the agent's vaults match the MCP server ${server.name} (${match.ids.join(", ")}); keep one`);
+    if (match.kind === "many")
+      throw conflict(`several credentials of the agent's vaults match the MCP server ${server.name} (${match.ids.join(", ")}); keep one`);
     return match.kind === "one" ? match.credential : null;
   }
 
@@ -210,7 +232,11 @@ export class McpAccess {
    * (rotating) refresh token a second time. `refused`: the credential as it was when a server refused
    * its token; secrets replaced since then are taken as the answer.
    */
-  private async refreshed(server: McpServerRef, seen: CredentialDoc, refused: CredentialDoc | null): Promise<{ doc: CredentialDoc; secrets: CredentialSecrets }> {
+  private async refreshed(
+    server: McpServerRef,
+    seen: CredentialDoc,
+    refused: CredentialDoc | null,
+  ): Promise<{ doc: CredentialDoc; secrets: CredentialSecrets }> {
     const needsAuthorizing = `the credential ${seen._id} for the MCP server ${server.name} needs to be authorized again`;
     const gone = () => upstream(`the credential ${seen._id} for the MCP server ${server.name} was removed or archived`);
     if (seen.auth.type !== "mcp_oauth") throw upstream(`the MCP server ${server.name} refused the credential ${seen._id}`);
@@ -222,11 +248,19 @@ export class McpAccess {
       if (replaced) return now;
       if (now.doc.refusedAt) throw upstream(`${needsAuthorizing}: its last refresh was refused`);
       const refresh = now.doc.auth.refresh;
-      if (!refresh || !now.secrets.refreshToken) throw upstream(`${needsAuthorizing}: its access token ${refused ? "was refused" : "expired"} and it has no refresh token`);
+      if (!refresh || !now.secrets.refreshToken)
+        throw upstream(`${needsAuthorizing}: its access token ${refused ? "was refused" : "expired"} and it has no refresh token`);
       let tokens: RefreshedTokens;
       try {
         tokens = await refreshAccessToken(
-          { tokenEndpoint: refresh.tokenEndpoint, clientId: refresh.clientId, clientSecret: now.secrets.clientSecret, authType: refresh.tokenEndpointAuth.type, refreshToken: now.secrets.refreshToken, resource: server.url },
+          {
+            tokenEndpoint: refresh.tokenEndpoint,
+            clientId: refresh.clientId,
+            clientSecret: now.secrets.clientSecret,
+            authType: refresh.tokenEndpointAuth.type,
+            refreshToken: now.secrets.refreshToken,
+            resource: server.url,
+          },
           this.deps.fetch,
         );
       } catch (err) {

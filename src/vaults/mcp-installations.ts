@@ -77,7 +77,12 @@ export class McpInstallationService {
     const after = await this.agents.get(orgId, agentId);
     if (!after) throw notFound("agent");
     const { status, rateLimits, createdAt, updatedAt } = after;
-    const answer: InstallationAnswer = { agent: { status, rateLimits, createdAt, updatedAt, version: after.version }, version, mcpServer: installedServer(body), authentication };
+    const answer: InstallationAnswer = {
+      agent: { status, rateLimits, createdAt, updatedAt, version: after.version },
+      version,
+      mcpServer: installedServer(body),
+      authentication,
+    };
     await this.installations.complete(claim.recordId, answer);
     return { ...answer, agent: after };
   }
@@ -126,7 +131,9 @@ export class McpInstallationService {
     if (result.reason === "not_found") throw notFound("agent");
     // Refused: the number was taken, perhaps by an attempt of this very installation running beside this one.
     if (await this.isOwn(agent._id, agent.version + 1, plan.id)) return agent.version + 1;
-    throw conflict(`the agent changed from version ${agent.version} to version ${result.currentVersion} during this installation; refetch the agent and retry with a new idempotencyKey`);
+    throw conflict(
+      `the agent changed from version ${agent.version} to version ${result.currentVersion} during this installation; refetch the agent and retry with a new idempotencyKey`,
+    );
   }
 
   /**
@@ -177,7 +184,14 @@ export class McpInstallationService {
       if (!auth.vaultId && !(await this.vaults.createOnce(vaultId, orgId, newVaultName(agent.current.name, server.name), {}))) {
         throw new AppError("internal", "the installation's vault belongs to no one it can see");
       }
-      const fields = { orgId, vaultId, displayName: server.name, metadata: null, auth: { type: auth.type, mcpServerUrl: server.url }, serverKey: normalizeServerUrl(server.url)! };
+      const fields = {
+        orgId,
+        vaultId,
+        displayName: server.name,
+        metadata: null,
+        auth: { type: auth.type, mcpServerUrl: server.url },
+        serverKey: normalizeServerUrl(server.url)!,
+      };
       if (!(await this.credentials.createOnce(plan.credentialId, fields, { type: auth.type, token: auth.token }))) {
         throw new AppError("internal", "the installation's credential belongs to no one it can see");
       }

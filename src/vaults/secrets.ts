@@ -25,7 +25,8 @@ const NAMED_USERS = 10;
 const SECRET_ID = /^sec_[0-9a-z]{1,64}$/;
 
 function checkValue(value: string | undefined): void {
-  if (value !== undefined && Buffer.byteLength(value, "utf8") > SECRET_VALUE_BYTES) throw validationError(`value: must be at most ${SECRET_VALUE_BYTES} bytes in UTF-8`);
+  if (value !== undefined && Buffer.byteLength(value, "utf8") > SECRET_VALUE_BYTES)
+    throw validationError(`value: must be at most ${SECRET_VALUE_BYTES} bytes in UTF-8`);
 }
 
 /** The list's opaque cursor: the id the page ended at. */
@@ -59,7 +60,11 @@ export class SecretService {
 
   /** A create under an Idempotency-Key (`kept-creates.ts`). */
   createKept(orgId: string, body: SecretCreateBody, once?: Once): Promise<Kept<SecretDoc>> {
-    return createKept(keptId("sec", once), (id) => this.store.get(orgId, id), (id) => this.create(orgId, body, id));
+    return createKept(
+      keptId("sec", once),
+      (id) => this.store.get(orgId, id),
+      (id) => this.create(orgId, body, id),
+    );
   }
 
   /** Newest first; `next_cursor` stays correct while secrets are created (a new one sorts before every cursor). */
@@ -89,7 +94,9 @@ export class SecretService {
     const users = await this.deployments.referencing(orgId, id, NAMED_USERS + 1);
     if (users.length > 0) {
       const named = users.slice(0, NAMED_USERS).join(", ") + (users.length > NAMED_USERS ? ", …" : "");
-      throw conflict(`the secret is named by the secrets of deployment${users.length === 1 ? "" : "s"} ${named}; remove it from them first (PATCH with the variable set to null)`);
+      throw conflict(
+        `the secret is named by the secrets of deployment${users.length === 1 ? "" : "s"} ${named}; remove it from them first (PATCH with the variable set to null)`,
+      );
     }
     await this.store.delete(secret);
   }
@@ -109,8 +116,14 @@ export class SecretService {
   async resolve(orgId: string, map: Record<string, string>): Promise<Record<string, string>> {
     const refs = [...new Set(Object.values(map).filter((r) => SECRET_ID.test(r)))];
     const values = await this.store.open(orgId, refs);
-    const lost = Object.entries(map).filter(([, ref]) => !values.has(ref)).map(([name]) => name);
-    if (lost.length > 0) throw new AppError("invalid_secret_ref", `secrets.${lost.sort().join(", secrets.")}: ${lost.length === 1 ? "names no secret" : "name no secrets"} of this account`);
+    const lost = Object.entries(map)
+      .filter(([, ref]) => !values.has(ref))
+      .map(([name]) => name);
+    if (lost.length > 0)
+      throw new AppError(
+        "invalid_secret_ref",
+        `secrets.${lost.sort().join(", secrets.")}: ${lost.length === 1 ? "names no secret" : "name no secrets"} of this account`,
+      );
     return Object.fromEntries(Object.entries(map).map(([name, ref]) => [name, values.get(ref)!]));
   }
 }

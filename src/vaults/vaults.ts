@@ -23,7 +23,11 @@ export class VaultService {
 
   /** Under an Idempotency-Key (`kept-creates.ts`), a retry finds the vault its first attempt made. */
   create(orgId: string, body: VaultCreateBody, once?: Once): Promise<Kept<VaultDoc>> {
-    return createKept(keptId("vlt", once), (id) => this.vaults.get(orgId, id), (id) => this.vaults.create(orgId, body.displayName, body.metadata ?? {}, id));
+    return createKept(
+      keptId("vlt", once),
+      (id) => this.vaults.get(orgId, id),
+      (id) => this.vaults.create(orgId, body.displayName, body.metadata ?? {}, id),
+    );
   }
 
   list(orgId: string, opts: { limit: number; offset: number }): Promise<Page<VaultDoc>> {

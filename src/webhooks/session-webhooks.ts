@@ -37,7 +37,13 @@ export class NotifyingProjection implements StatusProjection {
     const state = await this.log.existingState(sessionId);
     const waiting = state?.status === "waiting_on_human" && state.turn ? blockingEventIds(state.turn) : [];
     if (waiting.length > 0) {
-      await this.notices.notify(identity.orgId, "session.requires_action", `${sessionId}:${state!.turn!.id}:${waiting.join(",")}`, { ...base, event_ids: waiting }, now);
+      await this.notices.notify(
+        identity.orgId,
+        "session.requires_action",
+        `${sessionId}:${state!.turn!.id}:${waiting.join(",")}`,
+        { ...base, event_ids: waiting },
+        now,
+      );
     }
   }
 }

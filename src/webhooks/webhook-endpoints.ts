@@ -52,9 +52,13 @@ export class WebhookEndpoints {
           return found && secret ? { endpoint: found, secret } : null;
         },
         async (id = newId("whk")) => {
-          if ((await this.store.count(orgId)) >= MAX_WEBHOOK_ENDPOINTS) throw conflict(`an organization has at most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints; delete one first`);
+          if ((await this.store.count(orgId)) >= MAX_WEBHOOK_ENDPOINTS)
+            throw conflict(`an organization has at most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints; delete one first`);
           const secret = newWebhookSecret();
-          const endpoint = await this.store.create({ _id: id, orgId, url: input.url, description: input.description ?? null, eventTypes: input.eventTypes ?? null, enabled: input.enabled ?? true }, secret);
+          const endpoint = await this.store.create(
+            { _id: id, orgId, url: input.url, description: input.description ?? null, eventTypes: input.eventTypes ?? null, enabled: input.enabled ?? true },
+            secret,
+          );
           return { endpoint, secret };
         },
       ),

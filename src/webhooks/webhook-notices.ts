@@ -11,7 +11,8 @@ import type { OrgEpochs } from "../redis/org-epochs.js";
 import type { DeliveryDoc, WebhookDeliveryStore } from "./store/webhook-deliveries.js";
 import type { WebhookEndpointStore } from "./store/webhook-endpoints.js";
 
-const messageId = (endpointId: string, type: string, key: string) => `msg_${createHash("sha256").update(`${endpointId}\n${type}\n${key}`).digest("hex").slice(0, 32)}`;
+const messageId = (endpointId: string, type: string, key: string) =>
+  `msg_${createHash("sha256").update(`${endpointId}\n${type}\n${key}`).digest("hex").slice(0, 32)}`;
 
 /** An enabled endpoint, as far as choosing where a notice goes. */
 interface Target {
@@ -45,9 +46,20 @@ export class WebhookNotices {
   async notify(orgId: string, type: WebhookEventType, key: string, data: Record<string, unknown>, at: Date): Promise<number> {
     const targets = (await this.targetsOf(orgId)).filter((e) => subscribes(e.eventTypes, type));
     const body = JSON.stringify({ type, timestamp: at.toISOString(), data });
-    const docs = targets.map(
-      (e): DeliveryDoc => ({ _id: messageId(e.id, type, key), orgId, endpointId: e.id, type, body, status: "pending", attempts: 0, nextAttemptAt: at, lastError: null, lastStatus: null, createdAt: at, deliveredAt: null }),
-    );
+    const docs = targets.map((e): DeliveryDoc => ({
+      _id: messageId(e.id, type, key),
+      orgId,
+      endpointId: e.id,
+      type,
+      body,
+      status: "pending",
+      attempts: 0,
+      nextAttemptAt: at,
+      lastError: null,
+      lastStatus: null,
+      createdAt: at,
+      deliveredAt: null,
+    }));
     await this.deliveries.enqueue(docs);
     return docs.length;
   }

@@ -51,7 +51,13 @@ export class WebhookSender {
     let status: number | null = null;
     let error: string;
     try {
-      const res = await this.fetch(endpoint.url, { method: "POST", headers: webhookHeaders(endpoint.secrets, d._id, d.body, now), body: d.body, signal: AbortSignal.timeout(this.opts.timeoutMs), redirect: "manual" });
+      const res = await this.fetch(endpoint.url, {
+        method: "POST",
+        headers: webhookHeaders(endpoint.secrets, d._id, d.body, now),
+        body: d.body,
+        signal: AbortSignal.timeout(this.opts.timeoutMs),
+        redirect: "manual",
+      });
       await res.body?.cancel();
       status = res.status;
       if (res.status >= 200 && res.status < 300) {
@@ -64,8 +70,16 @@ export class WebhookSender {
       error = refused ? `refused: ${refused.message}` : "the endpoint did not answer";
     }
     const attempt = d.attempts + 1;
-    const retryAt = attempt < this.opts.maxAttempts ? new Date(Date.now() + retryDelayMs(attempt, this.opts.firstRetryMs, this.opts.maxRetryMs, Math.random())) : null;
+    const retryAt =
+      attempt < this.opts.maxAttempts ? new Date(Date.now() + retryDelayMs(attempt, this.opts.firstRetryMs, this.opts.maxRetryMs, Math.random())) : null;
     await this.deliveries.attemptFailed(d._id, error, status, retryAt);
-    if (!retryAt) this.logger.warn("webhook delivery failed for good", { deploymentId: d.deploymentId, endpointId: d.endpointId, deliveryId: d._id, attempts: attempt, error });
+    if (!retryAt)
+      this.logger.warn("webhook delivery failed for good", {
+        deploymentId: d.deploymentId,
+        endpointId: d.endpointId,
+        deliveryId: d._id,
+        attempts: attempt,
+        error,
+      });
   }
 }

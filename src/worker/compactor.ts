@@ -5,7 +5,15 @@
  * call boundary or for an idle session that asked for it, so no turn can end while its summary is made;
  * a turn that began meanwhile makes the plan refuse, and the summary is dropped unsent.
  */
-import { compactionDue, COMPACTION_SYSTEM, planCompacted, planCompactionUnused, summaryRequest, type CompactedPayload, type CompactionTrigger } from "./domain/compaction.js";
+import {
+  compactionDue,
+  COMPACTION_SYSTEM,
+  planCompacted,
+  planCompactionUnused,
+  summaryRequest,
+  type CompactedPayload,
+  type CompactionTrigger,
+} from "./domain/compaction.js";
 import type { Usage } from "../sessions/domain/events.js";
 import type { RuntimeState } from "../sessions/domain/session-state.js";
 import type { TokenUsage } from "../providers/domain/model-types.js";
@@ -52,7 +60,13 @@ export class Compactor {
    * whether the event was appended. A failed summary drops a requested compaction: the conversation
    * goes on as it was, which is what the model would see had none been asked for.
    */
-  async compact(session: SessionFacts, modelName: string, request: CompactionRequest, fence: string, signal: AbortSignal): Promise<{ tokens: TokenUsage | null; compacted: boolean }> {
+  async compact(
+    session: SessionFacts,
+    modelName: string,
+    request: CompactionRequest,
+    fence: string,
+    signal: AbortSignal,
+  ): Promise<{ tokens: TokenUsage | null; compacted: boolean }> {
     const { transcripts, providers, logger } = this.deps;
     const { messages, cut } = await transcripts.forCall(session._id);
     const older = messages.slice(0, request.keptTurn === null ? cut.all : cut.keepingTurn);
@@ -63,16 +77,26 @@ export class Compactor {
     const startedAt = new Date().toISOString();
     const { provider, model } = providers.resolve(modelName);
     const quiet = async () => undefined;
-    const result = await provider.call({ model, system: COMPACTION_SYSTEM, messages: summaryRequest(older), tools: [], steers: [], signal }, { onTextDelta: quiet, onThinking: quiet });
+    const result = await provider.call(
+      { model, system: COMPACTION_SYSTEM, messages: summaryRequest(older), tools: [], steers: [], signal },
+      { onTextDelta: quiet, onThinking: quiet },
+    );
     // Between turns the call is the session's own spending, added to its total whatever comes of it; in
     // a turn, the turn's.
     const usage =
       request.keptTurn === null
-        ? spentUsage(modelName, { tokens: result.usage, calls: 1, last: { ...zeroTokens(), output: result.usage.output }, contextMax: result.contextMax }, startedAt)
+        ? spentUsage(
+            modelName,
+            { tokens: result.usage, calls: 1, last: { ...zeroTokens(), output: result.usage.output }, contextMax: result.contextMax },
+            startedAt,
+          )
         : null;
     const summary = result.ok ? result.text.trim() : "";
     if (!summary) {
-      logger.warn("compaction failed; the conversation goes on uncompacted", { sessionId: session._id, error: result.ok ? "the summary was empty" : result.error });
+      logger.warn("compaction failed; the conversation goes on uncompacted", {
+        sessionId: session._id,
+        error: result.ok ? "the summary was empty" : result.error,
+      });
       await this.drop(session._id, fence, usage);
       return { tokens: result.usage, compacted: false };
     }
@@ -109,16 +133,26 @@ export class Compactor {
     }
     const used = state.usage?.context_used ?? 0;
     try {
-      await this.compact(session, version.modelName, { trigger: "manual", keptTurn: null, contextBefore: used, contextMax: state.usage?.context_max ?? 0 }, fence, lost);
+      await this.compact(
+        session,
+        version.modelName,
+        { trigger: "manual", keptTurn: null, contextBefore: used, contextMax: state.usage?.context_max ?? 0 },
+        fence,
+        lost,
+      );
     } catch (err) {
       if (!isAbort(err)) throw err;
     }
   }
 
   private async drop(sessionId: string, fence: string, usage: Usage | null = null): Promise<void> {
-    await this.deps.transitions.run(sessionId, (s) => {
-      const plan = planCompactionUnused(s, usage, true);
-      return plan ? change(plan, null) : unchanged(null);
-    }, { fence });
+    await this.deps.transitions.run(
+      sessionId,
+      (s) => {
+        const plan = planCompactionUnused(s, usage, true);
+        return plan ? change(plan, null) : unchanged(null);
+      },
+      { fence },
+    );
   }
 }

@@ -134,12 +134,16 @@ export class Placements {
     try {
       env = await this.deps.secrets.resolve(orgId, place.secrets);
     } catch (err) {
-      if (isAppError(err, "invalid_secret_ref", "unavailable")) return { ok: false, problem: `the deployment's secrets cannot be given to the command: ${err.message}` };
+      if (isAppError(err, "invalid_secret_ref", "unavailable"))
+        return { ok: false, problem: `the deployment's secrets cannot be given to the command: ${err.message}` };
       throw err;
     }
     const bytes = Object.entries(env).reduce((n, [name, value]) => n + Buffer.byteLength(name) + Buffer.byteLength(value) + 2, 0);
     if (bytes > ENVIRONMENT_BYTES_MAX) {
-      return { ok: false, problem: `the deployment's secrets come to ${bytes} bytes of environment, over the ${ENVIRONMENT_BYTES_MAX} a command may be given; remove some from its secrets map` };
+      return {
+        ok: false,
+        problem: `the deployment's secrets come to ${bytes} bytes of environment, over the ${ENVIRONMENT_BYTES_MAX} a command may be given; remove some from its secrets map`,
+      };
     }
     const unfit = backend === "docker" ? DockerEngine.unfit(env) : null;
     if (unfit) return { ok: false, problem: unfit };
@@ -150,7 +154,12 @@ export class Placements {
   private tell(backend: SandboxBackend, sandbox: DeploymentSandbox): void {
     if (this.told.has(backend)) return;
     this.told.add(backend);
-    if (backend === "docker") this.deps.logger.info("deployment threads run on the docker sandbox backend, a container per command", { image: this.deps.docker?.settings.image });
-    else if (backend === "namespaces") this.deps.logger.info("deployment threads run on the local sandbox backend, isolated with namespaces", { requestedType: sandbox.type, enabled: sandbox.enabled });
+    if (backend === "docker")
+      this.deps.logger.info("deployment threads run on the docker sandbox backend, a container per command", { image: this.deps.docker?.settings.image });
+    else if (backend === "namespaces")
+      this.deps.logger.info("deployment threads run on the local sandbox backend, isolated with namespaces", {
+        requestedType: sandbox.type,
+        enabled: sandbox.enabled,
+      });
   }
 }

@@ -103,14 +103,16 @@ export class Preparer {
           mcp.listTools(owner, server, shutdown).catch((err: unknown) => {
             if (shutdown.aborted) return;
             // An AppError's message names the server and why, never a secret; anything else is unexpected.
-            if (err instanceof AppError) logger.info("preparation could not list an MCP server", { agentId: hint.agentId, server: server.name, reason: err.message });
+            if (err instanceof AppError)
+              logger.info("preparation could not list an MCP server", { agentId: hint.agentId, server: server.name, reason: err.message });
             else throw err;
           }),
         );
       }
     }
     for (const result of await Promise.allSettled(work)) {
-      if (result.status === "rejected" && !shutdown.aborted) logger.warn("preparation failed", { agentId: hint.agentId, sessionId: session?.id, err: result.reason });
+      if (result.status === "rejected" && !shutdown.aborted)
+        logger.warn("preparation failed", { agentId: hint.agentId, sessionId: session?.id, err: result.reason });
     }
   }
 }

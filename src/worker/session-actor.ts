@@ -89,7 +89,12 @@ export class SessionActor {
           if (!taken) continue;
           if (taken.turn!.attempts > MAX_TURN_ATTEMPTS) {
             logger.warn("turn abandoned after repeated worker failures", { sessionId, turnId: taken.turn!.id });
-            await ending.endEarly(session, taken, { type: "error", message: "the worker running this turn stopped before it finished; the turn was ended" }, fence);
+            await ending.endEarly(
+              session,
+              taken,
+              { type: "error", message: "the worker running this turn stopped before it finished; the turn was ended" },
+              fence,
+            );
             continue;
           }
           if (taken.turn!.attempts > 1) logger.info("resuming a turn a stopped worker began", { sessionId, turnId: taken.turn!.id });
@@ -97,10 +102,14 @@ export class SessionActor {
         } else if (state.status === "idle" && state.compact) {
           await this.deps.compactor.compactIdle(session, state, fence, lost);
         } else if (state.status === "idle" && state.queue.length > 0) {
-          await transitions.run(sessionId, (s) => {
-            const next = planNextQueued(s, sessionId, new Date().toISOString());
-            return next ? change(next, null) : unchanged(null);
-          }, { fence });
+          await transitions.run(
+            sessionId,
+            (s) => {
+              const next = planNextQueued(s, sessionId, new Date().toISOString());
+              return next ? change(next, null) : unchanged(null);
+            },
+            { fence },
+          );
         } else {
           return true;
         }

@@ -67,7 +67,12 @@ export class SessionReaper {
     // own: only its background processes in the table end.
     const workspace = this.deps.placements.ownWorkspace(sessionId);
     // No workspace here: no tool of the session ever ran on this machine, so only the table is looked at.
-    const here = workspace !== null && (await access(workspace).then(() => true, () => false));
+    const here =
+      workspace !== null &&
+      (await access(workspace).then(
+        () => true,
+        () => false,
+      ));
     await this.deps.terminal.endSession(sessionId, here);
     this.deps.placements.endNetwork(sessionId);
     if (here && end === "deleted") await removeWorkspace(workspace);

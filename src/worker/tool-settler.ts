@@ -61,7 +61,16 @@ export class ToolSettler {
     const save = (call: ToolCall, drafts: Draft[], usage?: TokenUsage) =>
       this.deps.transitions.run(
         session._id,
-        (s) => change(planStep(s, drafts, s.turn!.calls.map((c) => (c.id === call.id ? call : c)), usage && withToolTokens(s.turn!.spent, usage)), null),
+        (s) =>
+          change(
+            planStep(
+              s,
+              drafts,
+              s.turn!.calls.map((c) => (c.id === call.id ? call : c)),
+              usage && withToolTokens(s.turn!.spent, usage),
+            ),
+            null,
+          ),
         { fence },
       );
     for (const original of state.turn!.calls.filter((c) => UNSETTLED.has(c.state))) {

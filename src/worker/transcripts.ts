@@ -33,7 +33,10 @@ export class Transcripts {
       const page = await this.log.page(sessionId, state.sequence, PAGE);
       const again = held(state);
       if (again.length > 0) state = revise(state, await this.log.withOverlay(sessionId, again));
-      state = fold(state, page.events.map((e) => e.envelope));
+      state = fold(
+        state,
+        page.events.map((e) => e.envelope),
+      );
       if (!page.more) break;
     }
     this.cache.set(sessionId, state);

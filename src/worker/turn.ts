@@ -118,7 +118,9 @@ export class TurnRunner {
       // MCP tools are listed once per turn (the pool caches lists briefly): a turn offers one stable set.
       const mcp = await this.deps.mcp.offer({ orgId: session.orgId, agentId: session.agentId }, version.mcpServers, governing, abort.signal);
       // The subject's own skills as the turn starts: a change made during the turn shows from the next one.
-      const subjectSkills = showsSubjectSkills(governing) ? await this.deps.subjectSkills.of({ orgId: session.orgId, agentId: session.agentId, subjectId: session.subjectId }) : [];
+      const subjectSkills = showsSubjectSkills(governing)
+        ? await this.deps.subjectSkills.of({ orgId: session.orgId, agentId: session.agentId, subjectId: session.subjectId })
+        : [];
       const prompt = turnPrompt({ systemPrompt: version.systemPrompt, skills: version.skills, subjectSkills }, governing, mcp, this.deps.missingTools);
 
       for (;;) {
@@ -166,11 +168,15 @@ export class TurnRunner {
                 streamed += text;
                 // An empty delta (a provider may send one) says nothing, and a content array holds a block at least.
                 if (text === "") return;
-                await deltas.send(draft(session._id, newId("evt"), { type: "agent.message", content: textBlocks(text), delta: true }, { turnId, now: at().now }));
+                await deltas.send(
+                  draft(session._id, newId("evt"), { type: "agent.message", content: textBlocks(text), delta: true }, { turnId, now: at().now }),
+                );
               },
               onThinkingDelta: async (text) => {
                 if (text === "") return;
-                await deltas.send(draft(session._id, newId("evt"), { type: "agent.thinking", content: textBlocks(text), delta: true }, { turnId, now: at().now }));
+                await deltas.send(
+                  draft(session._id, newId("evt"), { type: "agent.thinking", content: textBlocks(text), delta: true }, { turnId, now: at().now }),
+                );
               },
               onToolUseStreaming: async (use) => {
                 const frame = streamingUseDraft(at(), governing, use);
@@ -231,18 +237,26 @@ export class TurnRunner {
     }
   }
 
-
   /**
    * Decides each tool call of a model answer and appends the answer with the events the decisions need.
    * `yoloMode` and `always` grants are read from MongoDB only when a call would otherwise ask: yoloMode
    * fresh at each such decision (a caller may have just changed it), grants only when yoloMode is off.
    */
-  private async step(session: SessionFacts, governing: VersionDoc["tools"], ctx: TurnContext, output: Draft[], uses: ToolUse[], spent: Spent, fence: string): Promise<void> {
+  private async step(
+    session: SessionFacts,
+    governing: VersionDoc["tools"],
+    ctx: TurnContext,
+    output: Draft[],
+    uses: ToolUse[],
+    spent: Spent,
+    fence: string,
+  ): Promise<void> {
     const state = await this.deps.log.state(session._id);
     const granted = new Set(state.grants);
     const asks = uses.some((use) => wouldAsk(governing, use.name, granted));
     const yolo = asks && ((await this.deps.sessions.byId(session._id))?.yoloMode ?? false);
-    const always = asks && !yolo ? await this.deps.grants.always({ orgId: session.orgId, agentId: session.agentId, subjectId: session.subjectId }) : new Set<string>();
+    const always =
+      asks && !yolo ? await this.deps.grants.always({ orgId: session.orgId, agentId: session.agentId, subjectId: session.subjectId }) : new Set<string>();
     const { drafts, calls } = decideCalls(ctx, governing, uses, yolo, { session: granted, always }, output, inputProblem);
     await this.deps.kickoff.expect(session._id, calls);
     await this.deps.transitions.run(session._id, (s) => change(planStep(s, drafts, calls, spent), null), { fence });
@@ -252,7 +266,8 @@ export class TurnRunner {
   private async pause(session: SessionFacts, fence: string): Promise<boolean> {
     const { value } = await this.deps.transitions.run(
       session._id,
-      (state) => (!state.turn || blockingEventIds(state.turn).length === 0 ? unchanged(false) : change(planPause(state, session._id, new Date().toISOString()), true)),
+      (state) =>
+        !state.turn || blockingEventIds(state.turn).length === 0 ? unchanged(false) : change(planPause(state, session._id, new Date().toISOString()), true),
       { fence },
     );
     return value;

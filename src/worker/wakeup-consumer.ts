@@ -122,10 +122,13 @@ export class WakeupConsumer {
     if (this.stopped) return;
     if (sessionId && !outcome.ok && (retry < MAX_RETRIES || transient(outcome.err))) {
       this.retrying.add(sessionId);
-      setTimeout(() => {
-        this.retrying.delete(sessionId);
-        void this.handleEntry(entry, retry + 1);
-      }, Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** retry)).unref();
+      setTimeout(
+        () => {
+          this.retrying.delete(sessionId);
+          void this.handleEntry(entry, retry + 1);
+        },
+        Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** retry),
+      ).unref();
       return;
     }
     await this.wakeups.ack(entry.shard, entryId);

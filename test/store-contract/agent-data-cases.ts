@@ -71,8 +71,17 @@ export const agentDataCases: ContractCase[] = [
       const id = uid("ses");
       await s.replace(id, [{ content: "a", status: "pending" }]);
       await expectDoc(t, "session_todos", id, { _id: id, items: [{ content: "a", status: "pending" }] });
-      await s.replace(id, [{ content: "pending", status: "a" }, { content: "b", status: "done" }]);
-      await expectDoc(t, "session_todos", id, { _id: id, items: [{ content: "pending", status: "a" }, { content: "b", status: "done" }] });
+      await s.replace(id, [
+        { content: "pending", status: "a" },
+        { content: "b", status: "done" },
+      ]);
+      await expectDoc(t, "session_todos", id, {
+        _id: id,
+        items: [
+          { content: "pending", status: "a" },
+          { content: "b", status: "done" },
+        ],
+      });
       await s.replace(id, []);
       await expectDoc(t, "session_todos", id, { _id: id, items: [] });
     },

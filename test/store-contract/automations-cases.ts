@@ -35,7 +35,13 @@ function automation(): AutomationDoc {
   };
 }
 
-const summary = (at: Date, status: RunSummary["status"]): RunSummary => ({ id: uid("run"), at, status, sessionId: status === "failed" ? null : uid("ses"), error: status === "failed" ? "boom" : null });
+const summary = (at: Date, status: RunSummary["status"]): RunSummary => ({
+  id: uid("run"),
+  at,
+  status,
+  sessionId: status === "failed" ? null : uid("ses"),
+  error: status === "failed" ? "boom" : null,
+});
 
 export const automationCases: ContractCase[] = [
   {
@@ -64,7 +70,16 @@ export const automationCases: ContractCase[] = [
       const [s1, r1, n1] = [later(60_000), summary(later(61_000), "succeeded"), later(120_000)];
       expect(await s.settleOccurrence(doc._id, 1, s1, r1, countsOf({ status: "succeeded", sessionId: r1.sessionId! }, true), n1)).to.not.equal(null);
       expect(await s.settleOccurrence(doc._id, 2, s1, r1, { runCount: 1 }, n1), "counted already").to.equal(null);
-      let expected: AutomationDoc = { ...doc, lastOccurrenceAt: s1, lastRun: r1, nextRunAt: n1, updatedAt: r1.at, runCount: 1, completedOccurrences: 1, revision: 2 };
+      let expected: AutomationDoc = {
+        ...doc,
+        lastOccurrenceAt: s1,
+        lastRun: r1,
+        nextRunAt: n1,
+        updatedAt: r1.at,
+        runCount: 1,
+        completedOccurrences: 1,
+        revision: 2,
+      };
       await expectDoc(t, "automations", doc._id, expected);
       await s.countOccurrence(doc._id, s1, r1, { runCount: 1 });
       await expectDoc(t, "automations", doc._id, expected);
@@ -88,7 +103,19 @@ export const automationCases: ContractCase[] = [
     async run(t) {
       const s = new AutomationRunStore(t.db);
       const automationId = uid("aut");
-      const run: RunDoc = { _id: uid("run"), orgId: "org_contract", automationId, trigger: "schedule", scheduledFor: AT, status: "pending", sessionId: uid("ses"), sessionCreated: false, error: null, createdAt: AT, finishedAt: null };
+      const run: RunDoc = {
+        _id: uid("run"),
+        orgId: "org_contract",
+        automationId,
+        trigger: "schedule",
+        scheduledFor: AT,
+        status: "pending",
+        sessionId: uid("ses"),
+        sessionCreated: false,
+        error: null,
+        createdAt: AT,
+        finishedAt: null,
+      };
       expect((await s.open(run)).fresh).to.equal(true);
       expect(await s.open({ ...run, sessionId: "ses_other" })).to.deep.equal({ run, fresh: false });
       await expectDoc(t, "automation_runs", run._id, run);
@@ -111,7 +138,12 @@ export const automationCases: ContractCase[] = [
       const heads: CreditHead[] = [];
       for (let i = 1; i <= 17; i++) heads.push((await s.apply(orgId, `grant:${i}`, "grant", 1_000 * i, true))!.head);
       expect((await s.apply(orgId, "grant:3", "grant", 3_000, true))!.applied, "applied before").to.equal(false);
-      const link = (seq: number) => ({ _id: `${orgId}:${seq}`, orgId, ...heads[seq - 1]!, entry: { id: `grant:${seq}`, kind: "grant", micros: 1_000 * seq, at: any.date } });
+      const link = (seq: number) => ({
+        _id: `${orgId}:${seq}`,
+        orgId,
+        ...heads[seq - 1]!,
+        entry: { id: `grant:${seq}`, kind: "grant", micros: 1_000 * seq, at: any.date },
+      });
       const { recent: _r, grants: _g, ...first } = link(1);
       await expectDoc(t, "credit_ledger", `${orgId}:1`, first);
       await expectDoc(t, "credit_ledger", `${orgId}:2`, link(2));

@@ -72,7 +72,10 @@ export const deploymentCases: ContractCase[] = [
       const expected = { ...storedForm(doc), settings: { ...renamed, secrets: pairs(renamed.secrets) }, revision: 2, updatedAt: any.date };
       await expectDoc(t, "deployments", doc._id, expected);
       expect(first!.settings).to.deep.equal(renamed);
-      const swapped = settings({ E: "sec_2", D: "sec_1" }, { mcpServers: [{ name: "docs2", url: "https://mcp.example.com/a" }], features: { ...DEFAULT_FEATURES, memory: false } });
+      const swapped = settings(
+        { E: "sec_2", D: "sec_1" },
+        { mcpServers: [{ name: "docs2", url: "https://mcp.example.com/a" }], features: { ...DEFAULT_FEATURES, memory: false } },
+      );
       expect(await store(t).changeSettings(first!, swapped, false)).to.not.equal(null);
       await expectDoc(t, "deployments", doc._id, { ...expected, settings: { ...swapped, secrets: pairs(swapped.secrets) }, revision: 3 });
       // Over a revision that moved on: nothing written.
@@ -100,7 +103,11 @@ export const deploymentCases: ContractCase[] = [
     title: "DeploymentStore.changeSettings with reprovisioning: status, notice, and the transition appended, the latest 50 kept",
     sites: ["DeploymentStore.changeSettings"],
     async run(t) {
-      const transitions: StatusTransition[] = Array.from({ length: 50 }, (_, i) => ({ status: i % 2 ? "error" : "provisioning", at: new Date(AT.getTime() + i), reason: i % 2 ? `failed ${i}` : null }));
+      const transitions: StatusTransition[] = Array.from({ length: 50 }, (_, i) => ({
+        status: i % 2 ? "error" : "provisioning",
+        at: new Date(AT.getTime() + i),
+        reason: i % 2 ? `failed ${i}` : null,
+      }));
       const doc = await inserted(t, { status: "error", statusReason: "failed 49", transitions });
       const next = settings({ C: "sec_1" }, { name: "Again" });
       const updated = await store(t).changeSettings(doc, next, true);
@@ -138,7 +145,14 @@ export const deploymentCases: ContractCase[] = [
       expect(await s.settle(doc._id, "run-2", 1, "ready", null), "not the holder").to.equal(false);
       expect(await s.settle(doc._id, "run-1", 1, "error", "boom")).to.equal(true);
       const transition = { status: "error", at: any.date, reason: "boom" };
-      const settled = { ...storedForm(doc), status: "error", statusReason: "boom", notice: transition, transitions: [...doc.transitions, transition], updatedAt: any.date };
+      const settled = {
+        ...storedForm(doc),
+        status: "error",
+        statusReason: "boom",
+        notice: transition,
+        transitions: [...doc.transitions, transition],
+        updatedAt: any.date,
+      };
       await expectDoc(t, "deployments", doc._id, settled);
       expect(await s.settle(doc._id, "run-1", 1, "ready", null), "settled already").to.equal(false);
       await expectDoc(t, "deployments", doc._id, settled);

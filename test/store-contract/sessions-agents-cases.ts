@@ -50,17 +50,34 @@ function session(over: Partial<SessionDoc> = {}): SessionDoc {
 /** A session as stored: metadata as JSON text, the status and usage as projections. */
 function storedSession(d: SessionDoc) {
   const { status, statusVersion, usage, ...rest } = d;
-  return { ...rest, metadata: { json: JSON.stringify(d.metadata) }, projected: { version: statusVersion, status }, usageProjected: { version: statusVersion, usage }, generatedTitle: null };
+  return {
+    ...rest,
+    metadata: { json: JSON.stringify(d.metadata) },
+    projected: { version: statusVersion, status },
+    usageProjected: { version: statusVersion, usage },
+    generatedTitle: null,
+  };
 }
 
 function config(metadata: AgentConfig["metadata"], schema: Record<string, unknown> = { type: "object", properties: { q: { type: "string" } } }): AgentConfig {
-  const tool = { type: "custom_tool" as const, name: "lookup", description: "Looks up.", input_schema: schema, enabled: true, permissionPolicy: { type: "always_ask" as const } };
+  const tool = {
+    type: "custom_tool" as const,
+    name: "lookup",
+    description: "Looks up.",
+    input_schema: schema,
+    enabled: true,
+    permissionPolicy: { type: "always_ask" as const },
+  };
   return { name: "Contract", modelName: "mock/echo", systemPrompt: "You help.", skills: [], tools: [tool], roles: [], mcpServers: [], metadata };
 }
 
 /** A version as stored: metadata and input schemas as JSON text. */
 function storedConfig(c: AgentConfig) {
-  return { ...c, metadata: { json: JSON.stringify(c.metadata) }, tools: c.tools.map((x) => (x.type === "custom_tool" ? { ...x, input_schema: { json: JSON.stringify(x.input_schema) } } : x)) };
+  return {
+    ...c,
+    metadata: { json: JSON.stringify(c.metadata) },
+    tools: c.tools.map((x) => (x.type === "custom_tool" ? { ...x, input_schema: { json: JSON.stringify(x.input_schema) } } : x)),
+  };
 }
 
 export const sessionAgentCases: ContractCase[] = [
@@ -90,7 +107,12 @@ export const sessionAgentCases: ContractCase[] = [
       await s.projectState(doc._id, { status: { version: 5, status: "running" } });
       await s.projectState(doc._id, { status: { version: 4, status: "idle" }, usage: { version: 6, usage: USAGE } });
       await s.projectState(doc._id, { usage: { version: 2, usage: null } });
-      await expectDoc(t, "sessions", doc._id, { ...storedSession(doc), projected: { version: 5, status: "running" }, usageProjected: { version: 6, usage: USAGE }, updatedAt: any.date });
+      await expectDoc(t, "sessions", doc._id, {
+        ...storedSession(doc),
+        projected: { version: 5, status: "running" },
+        usageProjected: { version: 6, usage: USAGE },
+        updatedAt: any.date,
+      });
     },
   },
   {
@@ -120,15 +142,32 @@ export const sessionAgentCases: ContractCase[] = [
     },
   },
   {
-    title: "AgentStore create and publish: versions inserted, the pointer moved forward with the version embedded, a renamed metadata key and rate limits landing",
+    title:
+      "AgentStore create and publish: versions inserted, the pointer moved forward with the version embedded, a renamed metadata key and rate limits landing",
     sites: ["AgentStore.create", "AgentStore.publish", "AgentStore.pointAt"],
     async run(t) {
       const s = new AgentStore(t.db);
       const limits = { conversationsPerMinute: 5, messagesPerMinute: 100 };
       const agent = await s.create("org_contract", config({ a: "x" }), limits);
-      const v1 = { _id: versionId(agent._id, 1), agentId: agent._id, orgId: "org_contract", version: 1, createdAt: any.date, ...storedConfig(config({ a: "x" })) };
+      const v1 = {
+        _id: versionId(agent._id, 1),
+        agentId: agent._id,
+        orgId: "org_contract",
+        version: 1,
+        createdAt: any.date,
+        ...storedConfig(config({ a: "x" })),
+      };
       await expectDoc(t, "agent_versions", v1._id, v1);
-      const made = { _id: agent._id, orgId: "org_contract", status: "active", rateLimits: limits, createdAt: any.date, updatedAt: any.date, version: 1, current: v1 };
+      const made = {
+        _id: agent._id,
+        orgId: "org_contract",
+        status: "active",
+        rateLimits: limits,
+        createdAt: any.date,
+        updatedAt: any.date,
+        version: 1,
+        current: v1,
+      };
       await expectDoc(t, "agents", agent._id, made);
       const next = config({ b: "x" }, { type: "object", properties: { r: { type: "string" } } });
       const published = await s.publish(agent, next, { conversationsPerMinute: 6, messagesPerMinute: 100 });
@@ -150,7 +189,17 @@ export const sessionAgentCases: ContractCase[] = [
       await s.setSubjectBudget("org_contract", agent._id, 1.25);
       await s.archive("org_contract", agent._id);
       const v1 = { _id: versionId(agent._id, 1), agentId: agent._id, orgId: "org_contract", version: 1, createdAt: any.date, ...storedConfig(config({})) };
-      const expected = { _id: agent._id, orgId: "org_contract", status: "archived", rateLimits: { conversationsPerMinute: 5, messagesPerMinute: 7 }, subjectBudgetUsd: 1.25, createdAt: any.date, updatedAt: any.date, version: 1, current: v1 };
+      const expected = {
+        _id: agent._id,
+        orgId: "org_contract",
+        status: "archived",
+        rateLimits: { conversationsPerMinute: 5, messagesPerMinute: 7 },
+        subjectBudgetUsd: 1.25,
+        createdAt: any.date,
+        updatedAt: any.date,
+        version: 1,
+        current: v1,
+      };
       await expectDoc(t, "agents", agent._id, expected);
       expect(await s.delete("org_contract", agent._id)).to.equal(true);
       await expectDoc(t, "agents", agent._id, null);

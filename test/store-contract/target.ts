@@ -52,7 +52,10 @@ export async function openTarget(url: string, label: string): Promise<Target> {
     issued,
     recordAs: (title) => void (current = title),
     close: async () => {
-      await plain.db().dropDatabase().catch(() => undefined);
+      await plain
+        .db()
+        .dropDatabase()
+        .catch(() => undefined);
       await Promise.all([watched.close(), plain.close()]);
     },
   };

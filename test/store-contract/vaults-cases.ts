@@ -22,7 +22,16 @@ export const vaultCases: ContractCase[] = [
       expect(await s.ensureOrganization(name)).to.equal(orgId);
       await expectDoc(t, "organizations", orgId, { _id: orgId, name, createdAt: any.date });
       const { id, key } = await s.createKey(orgId, 60, ["deployments:read", "deployments:read"], "ci");
-      const made = { _id: id, orgId, hash: hashKey(key), requestsPerMinute: 60, scopes: ["deployments:read"], name: "ci", createdAt: any.date, revokedAt: null };
+      const made = {
+        _id: id,
+        orgId,
+        hash: hashKey(key),
+        requestsPerMinute: 60,
+        scopes: ["deployments:read"],
+        name: "ci",
+        createdAt: any.date,
+        revokedAt: null,
+      };
       await expectDoc(t, "api_keys", id, made);
       expect(await s.revokeKey(id)).to.equal(true);
       expect(await s.revokeKey(id), "revoked already").to.equal(false);
@@ -35,7 +44,15 @@ export const vaultCases: ContractCase[] = [
     async run(t) {
       const s = new VaultStore(t.db, deps.changes);
       const v = await s.create("org_contract", "Vault", { a: "1", "a.b": true });
-      const made = { _id: v._id, orgId: "org_contract", displayName: "Vault", metadata: json({ a: "1", "a.b": true }), archivedAt: null, createdAt: any.date, updatedAt: any.date };
+      const made = {
+        _id: v._id,
+        orgId: "org_contract",
+        displayName: "Vault",
+        metadata: json({ a: "1", "a.b": true }),
+        archivedAt: null,
+        createdAt: any.date,
+        updatedAt: any.date,
+      };
       await expectDoc(t, "vaults", v._id, made);
       await s.archive("org_contract", v._id);
       await expectDoc(t, "vaults", v._id, { ...made, archivedAt: any.date });
@@ -44,7 +61,8 @@ export const vaultCases: ContractCase[] = [
     },
   },
   {
-    title: "CredentialStore: refused, a metadata key renamed to the same value and the expiry, secrets replaced over their version (a stale writer refused), archived, deleted",
+    title:
+      "CredentialStore: refused, a metadata key renamed to the same value and the expiry, secrets replaced over their version (a stale writer refused), archived, deleted",
     sites: ["CredentialStore.create", "CredentialStore.markRefused", "CredentialStore.update", "CredentialStore.archive", "CredentialStore.delete"],
     async run(t) {
       const s = new CredentialStore(t.db, deps.box, deps.changes);
@@ -53,7 +71,16 @@ export const vaultCases: ContractCase[] = [
       const fields = { orgId: "org_contract", vaultId, displayName: "Cred", metadata: { a: "1" }, auth, serverKey: "https://mcp.example.com" };
       const secrets = { type: "mcp_oauth" as const, accessToken: "at-1", refreshToken: null, clientSecret: null };
       const doc = await s.create(fields, secrets);
-      const made = { _id: doc._id, ...fields, metadata: json({ a: "1" }), archivedAt: null, createdAt: any.date, updatedAt: any.date, secretsVersion: 1, sealed: any.sealed };
+      const made = {
+        _id: doc._id,
+        ...fields,
+        metadata: json({ a: "1" }),
+        archivedAt: null,
+        createdAt: any.date,
+        updatedAt: any.date,
+        secretsVersion: 1,
+        sealed: any.sealed,
+      };
       await expectDoc(t, "vault_credentials", doc._id, made);
       await s.markRefused(doc);
       await expectDoc(t, "vault_credentials", doc._id, { ...made, refusedAt: any.date });
@@ -108,7 +135,12 @@ export const vaultCases: ContractCase[] = [
       };
       await s.complete(recordId, answer);
       await expectDoc(t, "mcp_installations", recordId, { ...made, answer });
-      expect(await s.claim("org_contract", agentId, "key-1", { a: 1 }, () => ({ ...plan, id: "plan_2" }))).to.deep.equal({ kind: "claimed", recordId, plan, answer });
+      expect(await s.claim("org_contract", agentId, "key-1", { a: 1 }, () => ({ ...plan, id: "plan_2" }))).to.deep.equal({
+        kind: "claimed",
+        recordId,
+        plan,
+        answer,
+      });
       expect(await s.claim("org_contract", agentId, "key-1", { a: 2 }, () => plan)).to.deep.equal({ kind: "mismatch" });
       expect(await s.expire(new Date(Date.now() + 60_000))).to.be.greaterThan(0);
       await expectDoc(t, "mcp_installations", recordId, null);

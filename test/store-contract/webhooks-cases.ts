@@ -8,7 +8,20 @@ import { any, deps, expectDoc, uid, type ContractCase } from "./target.js";
 const AT = new Date("2026-01-02T03:04:05.000Z");
 
 function delivery(over: Partial<DeliveryDoc> = {}): DeliveryDoc {
-  return { _id: uid("msg"), orgId: "org_contract", type: "t", body: "{}", status: "pending", attempts: 0, nextAttemptAt: AT, lastError: null, lastStatus: null, createdAt: AT, deliveredAt: null, ...over };
+  return {
+    _id: uid("msg"),
+    orgId: "org_contract",
+    type: "t",
+    body: "{}",
+    status: "pending",
+    attempts: 0,
+    nextAttemptAt: AT,
+    lastError: null,
+    lastStatus: null,
+    createdAt: AT,
+    deliveredAt: null,
+    ...over,
+  };
 }
 
 export const webhookCases: ContractCase[] = [
@@ -44,9 +57,23 @@ export const webhookCases: ContractCase[] = [
       const id = uid("dep");
       await s.put({ deploymentId: id, orgId: "org_contract", url: "https://hooks.example.com/1" }, "whsec_1");
       const first = await t.raw.collection("deployment_webhooks").findOne({ _id: id as never });
-      await expectDoc(t, "deployment_webhooks", id, { _id: id, orgId: "org_contract", url: "https://hooks.example.com/1", secret: any.sealed, createdAt: any.date, updatedAt: any.date });
+      await expectDoc(t, "deployment_webhooks", id, {
+        _id: id,
+        orgId: "org_contract",
+        url: "https://hooks.example.com/1",
+        secret: any.sealed,
+        createdAt: any.date,
+        updatedAt: any.date,
+      });
       await s.put({ deploymentId: id, orgId: "org_contract", url: "https://hooks.example.com/2" }, "whsec_2");
-      await expectDoc(t, "deployment_webhooks", id, { _id: id, orgId: "org_contract", url: "https://hooks.example.com/2", secret: any.sealed, createdAt: first!.createdAt, updatedAt: any.date });
+      await expectDoc(t, "deployment_webhooks", id, {
+        _id: id,
+        orgId: "org_contract",
+        url: "https://hooks.example.com/2",
+        secret: any.sealed,
+        createdAt: first!.createdAt,
+        updatedAt: any.date,
+      });
       expect((await s.withSecret(id))!.secret).to.equal("whsec_2");
       expect(await s.remove(id)).to.equal(true);
       await expectDoc(t, "deployment_webhooks", id, null);
@@ -54,7 +81,12 @@ export const webhookCases: ContractCase[] = [
   },
   {
     title: "DeploymentWebhookStore manifests: a lease made by upsert, refused while held, a scan saved, the lease given back",
-    sites: ["DeploymentWebhookStore.leaseManifest", "DeploymentWebhookStore.saveManifest", "DeploymentWebhookStore.releaseManifest", "DeploymentWebhookStore.remove"],
+    sites: [
+      "DeploymentWebhookStore.leaseManifest",
+      "DeploymentWebhookStore.saveManifest",
+      "DeploymentWebhookStore.releaseManifest",
+      "DeploymentWebhookStore.remove",
+    ],
     async run(t) {
       const s = new DeploymentWebhookStore(t.db, deps.box, deps.turns);
       const id = uid("dep");
@@ -62,11 +94,40 @@ export const webhookCases: ContractCase[] = [
       expect(await s.leaseManifest(id, now, 60_000)).to.deep.equal({ files: [], scannedAt: null });
       await expectDoc(t, "workspace_manifests", id, { _id: id, leaseUntil: new Date(now.getTime() + 60_000) });
       expect(await s.leaseManifest(id, now, 60_000), "held").to.equal(null);
-      await s.saveManifest(id, [["a.txt", 3, 1_000], ["b/c.md", 0, 2_000]], AT);
-      await expectDoc(t, "workspace_manifests", id, { _id: id, files: [{ p: "a.txt", s: 3, m: 1_000 }, { p: "b/c.md", s: 0, m: 2_000 }], scannedAt: AT, leaseUntil: null });
-      expect(await s.leaseManifest(id, now, 60_000)).to.deep.equal({ files: [["a.txt", 3, 1_000], ["b/c.md", 0, 2_000]], scannedAt: AT });
+      await s.saveManifest(
+        id,
+        [
+          ["a.txt", 3, 1_000],
+          ["b/c.md", 0, 2_000],
+        ],
+        AT,
+      );
+      await expectDoc(t, "workspace_manifests", id, {
+        _id: id,
+        files: [
+          { p: "a.txt", s: 3, m: 1_000 },
+          { p: "b/c.md", s: 0, m: 2_000 },
+        ],
+        scannedAt: AT,
+        leaseUntil: null,
+      });
+      expect(await s.leaseManifest(id, now, 60_000)).to.deep.equal({
+        files: [
+          ["a.txt", 3, 1_000],
+          ["b/c.md", 0, 2_000],
+        ],
+        scannedAt: AT,
+      });
       await s.releaseManifest(id);
-      await expectDoc(t, "workspace_manifests", id, { _id: id, files: [{ p: "a.txt", s: 3, m: 1_000 }, { p: "b/c.md", s: 0, m: 2_000 }], scannedAt: AT, leaseUntil: null });
+      await expectDoc(t, "workspace_manifests", id, {
+        _id: id,
+        files: [
+          { p: "a.txt", s: 3, m: 1_000 },
+          { p: "b/c.md", s: 0, m: 2_000 },
+        ],
+        scannedAt: AT,
+        leaseUntil: null,
+      });
       await s.remove(id);
       await expectDoc(t, "workspace_manifests", id, null);
     },
@@ -92,7 +153,13 @@ export const webhookCases: ContractCase[] = [
   },
   {
     title: "WebhookDeliveryStore settles: delivered, retried later, failed for good, and retried by hand; removed with their owner",
-    sites: ["WebhookDeliveryStore.delivered", "WebhookDeliveryStore.attemptFailed", "WebhookDeliveryStore.retry", "WebhookDeliveryStore.removeFor", "WebhookDeliveryStore.removeForEndpoint"],
+    sites: [
+      "WebhookDeliveryStore.delivered",
+      "WebhookDeliveryStore.attemptFailed",
+      "WebhookDeliveryStore.retry",
+      "WebhookDeliveryStore.removeFor",
+      "WebhookDeliveryStore.removeForEndpoint",
+    ],
     async run(t) {
       const s = new WebhookDeliveryStore(t.db, deps.claims);
       const [deploymentId, endpointId] = [uid("dep"), uid("whe")];

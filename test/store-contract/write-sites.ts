@@ -85,7 +85,12 @@ export function writeSites(roots = ["src"]): WriteSite[] {
 
 /** The shape of a write command as the driver sends it (null for a command that writes nothing). */
 export function shapeOfCommand(name: string, command: Record<string, unknown>): string[] | null {
-  const operators = (update: unknown) => (Array.isArray(update) ? ["pipeline"] : Object.keys(update as object).filter((k) => k.startsWith("$")).sort());
+  const operators = (update: unknown) =>
+    Array.isArray(update)
+      ? ["pipeline"]
+      : Object.keys(update as object)
+          .filter((k) => k.startsWith("$"))
+          .sort();
   const updateShape = (prefix: string, update: unknown, upsert: unknown, multi: unknown = false) => {
     const ops = operators(update);
     return [prefix, ...(ops.length === 0 ? ["replace"] : ops), ...(upsert ? ["upsert"] : []), ...(multi ? ["multi"] : [])].join(" ");

@@ -96,4 +96,3 @@ export function remainingOf(res: { headers: Headers }): number {
   expect(value, "RateLimit-Remaining header").to.be.a("string");
   return Number(value);
 }
-

@@ -44,7 +44,10 @@ export async function automationDeployment(name: string, clock: ManualClock, ser
 /** A scheduler of the server's process (its Redis connection and stores), not started: the test calls `runDue`. */
 export function schedulerOf(server: TestServer, clock: Clock, concurrency = 8): Scheduler {
   const s = server.services;
-  return new Scheduler({ queue: s.automationQueue, occurrences: s.occurrences, store: s.automationStore, clock, logger: s.log }, { concurrency, repairEveryMs: MINUTE, leaseMs: LEASE_MS });
+  return new Scheduler(
+    { queue: s.automationQueue, occurrences: s.occurrences, store: s.automationStore, clock, logger: s.log },
+    { concurrency, repairEveryMs: MINUTE, leaseMs: LEASE_MS },
+  );
 }
 
 /** The automations path of an agent's subject. */

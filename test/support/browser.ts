@@ -12,7 +12,16 @@ import { projectRoot } from "../../src/paths.js";
 import { checkResponse } from "./contract.js";
 
 /** Flags this machine's closed network needs: nothing may call home or wait on the network at start. */
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
 
 let executable: string | null | undefined;
 
@@ -81,6 +90,9 @@ export async function screenshotOnFailure(test: Mocha.Test | undefined, tab: Tab
   if (!test || !tab || test.state !== "failed") return;
   const dir = join(projectRoot, "test-artifacts");
   mkdirSync(dir, { recursive: true });
-  const name = test.fullTitle().replace(/[^A-Za-z0-9]+/g, "-").slice(0, 120);
+  const name = test
+    .fullTitle()
+    .replace(/[^A-Za-z0-9]+/g, "-")
+    .slice(0, 120);
   await tab.page.screenshot({ path: join(dir, `${name}.png`), fullPage: true }).catch(() => undefined);
 }

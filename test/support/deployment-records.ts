@@ -18,7 +18,11 @@ export interface TestDeployment {
 }
 
 /** A ready deployment of `orgId` with `secrets` (variable → `sec_…`) and an agent whose built-in tools run without asking. */
-export async function insertDeployment(server: TestServer, orgId: string, opts: { secrets?: Record<string, string>; sandbox?: Partial<DeploymentSandbox> } = {}): Promise<TestDeployment> {
+export async function insertDeployment(
+  server: TestServer,
+  orgId: string,
+  opts: { secrets?: Record<string, string>; sandbox?: Partial<DeploymentSandbox> } = {},
+): Promise<TestDeployment> {
   const store = server.deployments.store;
   const now = new Date();
   const id = newId("dep");
@@ -28,7 +32,15 @@ export async function insertDeployment(server: TestServer, orgId: string, opts: 
     customerId: `cus_${id}`,
     runtime: "native",
     sandbox: { ...DEFAULT_SANDBOX, ...opts.sandbox },
-    settings: { name: "Placement test", model: "mock/echo", systemPrompt: "You help.", mcpServers: [], skills: [], secrets: opts.secrets ?? {}, features: DEFAULT_FEATURES },
+    settings: {
+      name: "Placement test",
+      model: "mock/echo",
+      systemPrompt: "You help.",
+      mcpServers: [],
+      skills: [],
+      secrets: opts.secrets ?? {},
+      features: DEFAULT_FEATURES,
+    },
     status: "ready",
     statusReason: null,
     transitions: [{ status: "ready", at: now, reason: null }],

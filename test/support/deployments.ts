@@ -14,7 +14,12 @@ let orgs = 0;
  * A Bearer client of the deployments interface for a new organization (or `org`), with `scopes`; the
  * organization is granted `credits` (none with 0: an account without credits).
  */
-export async function deploymentsClient(server: TestServer, scopes: KeyScope[] = BOTH, org?: string, credits = TEST_CREDITS): Promise<{ api: Client; key: string; orgId: string }> {
+export async function deploymentsClient(
+  server: TestServer,
+  scopes: KeyScope[] = BOTH,
+  org?: string,
+  credits = TEST_CREDITS,
+): Promise<{ api: Client; key: string; orgId: string }> {
   const name = org ?? `org-dep-${process.pid}-${Date.now()}-${++orgs}`;
   const orgId = await server.services.organizations.ensureOrganization(name);
   if (credits > 0) await server.services.credits.grant(orgId, credits, `test-grant-${name}`);
@@ -51,7 +56,12 @@ export async function runTool(api: Client, d: { deployment_id: string }, thread:
   const path = `/v1/deployments/${d.deployment_id}/threads/${thread}/events`;
   const before = (await api.get(`${path}?limit=100`)).body.data.filter((e: any) => e.type === "session.status_idle").length;
   await api.post(path, { events: [userMessage(`/tool ${name} ${JSON.stringify(input)}`)] });
-  const events = await until(async () => (await api.get(`${path}?limit=100`)).body.data, (e: any[]) => e.filter((x) => x.type === "session.status_idle").length > before, 15_000, "the tool's turn");
+  const events = await until(
+    async () => (await api.get(`${path}?limit=100`)).body.data,
+    (e: any[]) => e.filter((x) => x.type === "session.status_idle").length > before,
+    15_000,
+    "the tool's turn",
+  );
   return events.filter((e: any) => e.type === "agent.tool_result").at(-1).payload.content[0].text;
 }
 

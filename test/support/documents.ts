@@ -36,7 +36,10 @@ export function onePagePdf(text: string): Buffer {
 }
 
 /** A 1×1 PNG. */
-export const DOT_PNG = Buffer.from("89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c6360f8cfc0f01f0005000201a2b5f4a90000000049454e44ae426082", "hex");
+export const DOT_PNG = Buffer.from(
+  "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c6360f8cfc0f01f0005000201a2b5f4a90000000049454e44ae426082",
+  "hex",
+);
 
 export function file(filename: string, mediaType: string, bytes: Buffer, extra: Record<string, unknown> = {}) {
   return { type: "file", filename, mediaType, source: { type: "data_url", dataUrl: `data:${mediaType};base64,${bytes.toString("base64")}` }, ...extra };

@@ -8,7 +8,9 @@ export function expectError(res: Reply<any>, status: number, code: string): void
   expect(res.status, JSON.stringify(res.body)).to.equal(status);
   expect(res.body).to.be.an("object");
   expect(res.body.error).to.equal(code);
-  expect(res.body.message).to.be.a("string").and.not.match(/\n\s+at /);
+  expect(res.body.message)
+    .to.be.a("string")
+    .and.not.match(/\n\s+at /);
 }
 
 /** The `path: constraint` entries of a validation message (they are joined by `; `). */

@@ -16,7 +16,11 @@ export async function gatedMcp(target: McpTestServer) {
   const forward = async (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
-    const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !["host", "connection", "content-length"].includes(k)).map(([k, v]) => [k, String(v)]));
+    const headers = Object.fromEntries(
+      Object.entries(req.headers)
+        .filter(([k]) => !["host", "connection", "content-length"].includes(k))
+        .map(([k, v]) => [k, String(v)]),
+    );
     const upstream = await fetch(target.url, { method: req.method!, headers, ...(chunks.length ? { body: Buffer.concat(chunks) } : {}) });
     res.writeHead(upstream.status, Object.fromEntries(upstream.headers));
     if (upstream.body) for await (const chunk of upstream.body as unknown as AsyncIterable<Uint8Array>) res.write(chunk);

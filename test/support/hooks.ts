@@ -28,7 +28,10 @@ function withDatabase(url: string, name: string): string {
 export async function dropDatabase(url: string): Promise<void> {
   const client = new MongoClient(url);
   await client.connect();
-  await client.db().dropDatabase().catch(() => undefined);
+  await client
+    .db()
+    .dropDatabase()
+    .catch(() => undefined);
   await client.close();
 }
 

@@ -16,7 +16,12 @@ export function mcpToolset(server: string, policy: Record<string, unknown> = all
 }
 
 /** An agent whose `mcpServers` are `servers` and whose tools are `tools` (by default a toolset per server, every tool allowed). */
-export async function mcpAgent(api: Client, servers: ServerRef[], tools: unknown[] = servers.map((s) => mcpToolset(s.name)), extra: Record<string, unknown> = {}): Promise<string> {
+export async function mcpAgent(
+  api: Client,
+  servers: ServerRef[],
+  tools: unknown[] = servers.map((s) => mcpToolset(s.name)),
+  extra: Record<string, unknown> = {},
+): Promise<string> {
   const res = await api.post("/v1/agents", agentBody({ mcpServers: servers.map((s) => ({ type: "url", ...s })), tools, ...extra }));
   expect(res.status, JSON.stringify(res.body)).to.equal(201);
   return res.body.id as string;

@@ -15,16 +15,12 @@ export const FAIL_TEXT = "the fail tool always fails";
 /** A fresh MCP server with `echo`, `add`, `fail` and `slow`; one per connection, as the SDK requires. */
 export function createToolServer(): McpServer {
   const server = new McpServer({ name: "agent-sessions-test-tools", version: "1.0.0" });
-  server.registerTool(
-    "echo",
-    { description: "Answers with the text it was given", inputSchema: { text: z.string() } },
-    async ({ text }) => ({ content: [{ type: "text", text }] }),
-  );
-  server.registerTool(
-    "add",
-    { description: "Adds two numbers", inputSchema: { a: z.number(), b: z.number() } },
-    async ({ a, b }) => ({ content: [{ type: "text", text: String(a + b) }] }),
-  );
+  server.registerTool("echo", { description: "Answers with the text it was given", inputSchema: { text: z.string() } }, async ({ text }) => ({
+    content: [{ type: "text", text }],
+  }));
+  server.registerTool("add", { description: "Adds two numbers", inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) => ({
+    content: [{ type: "text", text: String(a + b) }],
+  }));
   server.registerTool("fail", { description: "Always answers with a tool error", inputSchema: {} }, async () => ({
     content: [{ type: "text", text: FAIL_TEXT }],
     isError: true,
@@ -114,7 +110,9 @@ export function checkBearer(req: IncomingMessage, res: ServerResponse, record: A
   }
   record.refused++;
   const challenge =
-    header === undefined ? 'Bearer realm="mcp"' : `Bearer realm="mcp", error="invalid_token", error_description="the access token is ${state === "expired" ? "expired" : "not valid"}"`;
+    header === undefined
+      ? 'Bearer realm="mcp"'
+      : `Bearer realm="mcp", error="invalid_token", error_description="the access token is ${state === "expired" ? "expired" : "not valid"}"`;
   json(res, 401, { error: header === undefined ? "unauthorized" : "invalid_token" }, { "www-authenticate": challenge });
   return false;
 }

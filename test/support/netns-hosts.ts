@@ -27,7 +27,10 @@ function answers(address: string): Promise<boolean> {
       socket.destroy();
       resolve(ok);
     };
-    socket.once("connect", () => done(true)).once("error", () => done(false)).once("timeout", () => done(false));
+    socket
+      .once("connect", () => done(true))
+      .once("error", () => done(false))
+      .once("timeout", () => done(false));
   });
 }
 

@@ -113,7 +113,10 @@ export class TokenIssuer {
     const form = new URLSearchParams(body);
     if (!this.authenticates(req.headers.authorization, form)) {
       // §5.2: a client that tried the Authorization header gets a 401 with a challenge for it.
-      const challenge: Record<string, string> = this.options.tokenEndpointAuth === "client_secret_basic" || req.headers.authorization !== undefined ? { "www-authenticate": 'Basic realm="token"' } : {};
+      const challenge: Record<string, string> =
+        this.options.tokenEndpointAuth === "client_secret_basic" || req.headers.authorization !== undefined
+          ? { "www-authenticate": 'Basic realm="token"' }
+          : {};
       return this.error(res, 401, "invalid_client", `client authentication failed (expected ${this.options.tokenEndpointAuth})`, challenge);
     }
     if (form.get("grant_type") !== "refresh_token") return this.error(res, 400, "unsupported_grant_type", "only refresh_token is supported");
@@ -121,17 +124,15 @@ export class TokenIssuer {
     if (!refreshToken) return this.error(res, 400, "invalid_request", "refresh_token is missing");
     if (!this.refreshTokens.delete(refreshToken)) return this.error(res, 400, "invalid_grant", "the refresh token is unknown or already used");
     const pair = this.issue();
-    res
-      .writeHead(200, { "content-type": "application/json", "cache-control": "no-store", pragma: "no-cache" })
-      .end(
-        JSON.stringify({
-          access_token: pair.accessToken,
-          token_type: "Bearer",
-          // Whole seconds, as clients expect; the server itself expires the token at exactly accessTokenTtlMs.
-          expires_in: Math.ceil(this.options.accessTokenTtlMs / 1000),
-          refresh_token: pair.refreshToken,
-        }),
-      );
+    res.writeHead(200, { "content-type": "application/json", "cache-control": "no-store", pragma: "no-cache" }).end(
+      JSON.stringify({
+        access_token: pair.accessToken,
+        token_type: "Bearer",
+        // Whole seconds, as clients expect; the server itself expires the token at exactly accessTokenTtlMs.
+        expires_in: Math.ceil(this.options.accessTokenTtlMs / 1000),
+        refresh_token: pair.refreshToken,
+      }),
+    );
   }
 
   /**

@@ -80,7 +80,11 @@ export class PlanProbe {
       const verdicts: Verdict[] = [];
       for (const filter of filtersOf(name, command)) {
         const res = await this.db.command({ explain: { find: collection, filter } });
-        verdicts.push({ command: `${name} ${collection}`, indexed: res.filterPushdown === true, detail: `${JSON.stringify(filter)} pushdown=${res.filterPushdown}` });
+        verdicts.push({
+          command: `${name} ${collection}`,
+          indexed: res.filterPushdown === true,
+          detail: `${JSON.stringify(filter)} pushdown=${res.filterPushdown}`,
+        });
       }
       return verdicts;
     }

@@ -23,9 +23,24 @@ export interface RunAs {
  * `port`: listen there (a process started again where its clients know to find it); default a free one.
  * A variable of `extraEnv` set to undefined is removed. `runAs`: the process's user, when not this one's.
  */
-export async function startProcess(role: "api" | "worker" | "scheduler" | "all", extraEnv: Record<string, string | undefined> = {}, port?: number, runAs?: RunAs): Promise<ServiceProcess> {
+export async function startProcess(
+  role: "api" | "worker" | "scheduler" | "all",
+  extraEnv: Record<string, string | undefined> = {},
+  port?: number,
+  runAs?: RunAs,
+): Promise<ServiceProcess> {
   port ??= await freePort();
-  const merged = { ...process.env, MONGO_URL: env.mongoUrl, REDIS_URL: env.redisUrl, REDIS_KEY_PREFIX: env.redisKeyPrefix, PORT: String(port), HOST: "127.0.0.1", ROLE: role, LOG_LEVEL: "info", ...extraEnv };
+  const merged = {
+    ...process.env,
+    MONGO_URL: env.mongoUrl,
+    REDIS_URL: env.redisUrl,
+    REDIS_KEY_PREFIX: env.redisKeyPrefix,
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    ROLE: role,
+    LOG_LEVEL: "info",
+    ...extraEnv,
+  };
   const child = spawn(runAs?.node ?? process.execPath, ["dist/src/main.js"], {
     env: Object.fromEntries(Object.entries(merged).filter(([, value]) => value !== undefined)),
     stdio: ["ignore", "pipe", "pipe"],

@@ -63,7 +63,16 @@ export const otherDeployment = (name: string) => `${env.redisKeyPrefix}-${name}`
  * run by itself: the test runs one, when it has moved the clock).
  */
 export async function startServer(extraEnv: Record<string, string> = {}, mongo: MongoOptions = {}, clock?: Clock): Promise<TestServer> {
-  const config = loadConfig({ MONGO_URL: env.mongoUrl, REDIS_URL: env.redisUrl, REDIS_KEY_PREFIX: env.redisKeyPrefix, PORT: "0", LOG_LEVEL: "error", VAULT_ENCRYPTION_KEY: env.vaultKey, OUTBOUND_ALLOWED_NETWORKS: LOOPBACK, ...extraEnv });
+  const config = loadConfig({
+    MONGO_URL: env.mongoUrl,
+    REDIS_URL: env.redisUrl,
+    REDIS_KEY_PREFIX: env.redisKeyPrefix,
+    PORT: "0",
+    LOG_LEVEL: "error",
+    VAULT_ENCRYPTION_KEY: env.vaultKey,
+    OUTBOUND_ALLOWED_NETWORKS: LOOPBACK,
+    ...extraEnv,
+  });
   const runtime = await createRuntime(config, createLogger("debug", {}, scannedLog(config.logLevel)), { mongo, ...(clock ? { clock } : {}) });
   const services = runtime.core;
   if (config.role !== "api") await runtime.startWorker(config.role !== "scheduler");

@@ -36,7 +36,10 @@ function answers(port: number): Promise<boolean> {
       socket.destroy();
       resolve(ok);
     };
-    socket.once("connect", () => done(true)).once("error", () => done(false)).once("timeout", () => done(false));
+    socket
+      .once("connect", () => done(true))
+      .once("error", () => done(false))
+      .once("timeout", () => done(false));
   });
 }
 
@@ -46,7 +49,10 @@ export const dockerAnswers = () => spawnSync("docker", ["version", "--format", "
 async function containers(): Promise<TestServices> {
   const { GenericContainer, Wait } = await import("testcontainers");
   const [mongo, redis] = await Promise.all([
-    new GenericContainer("mongo:7").withExposedPorts(27017).withWaitStrategy(Wait.forLogMessage(/Waiting for connections/)).start(),
+    new GenericContainer("mongo:7")
+      .withExposedPorts(27017)
+      .withWaitStrategy(Wait.forLogMessage(/Waiting for connections/))
+      .start(),
     new GenericContainer("redis:7").withExposedPorts(6379).withCommand(["redis-server", "--appendonly", "yes"]).start(),
   ]);
   return {
@@ -69,6 +75,7 @@ export async function startTestServices(): Promise<TestServices> {
   }
   if (dockerAnswers()) return containers();
   const started = spawnSync("bash", ["scripts/services.sh"], { cwd: projectRoot, stdio: ["ignore", "inherit", "inherit"] });
-  if (started.status !== 0) throw new Error("scripts/services.sh could not start Redis and FerretDB (its messages are above); set MONGO_URL and REDIS_URL to running servers instead.");
+  if (started.status !== 0)
+    throw new Error("scripts/services.sh could not start Redis and FerretDB (its messages are above); set MONGO_URL and REDIS_URL to running servers instead.");
   return { ...local(), origin: "Redis and FerretDB started by scripts/services.sh", stop: async () => {} };
 }

@@ -41,11 +41,18 @@ export async function settle(api: Client, sessionId: string, turns: number, time
     timeoutMs,
     `${turns} turn(s) to end`,
   ).then(async (events) => {
-    await until(() => api.get(`/v1/sessions/${sessionId}`), (r) => r.body.status === "idle", timeoutMs, "status idle");
+    await until(
+      () => api.get(`/v1/sessions/${sessionId}`),
+      (r) => r.body.status === "idle",
+      timeoutMs,
+      "status idle",
+    );
     return events;
   });
 }
 
 export function agentTexts(events: any[]): string[] {
-  return events.filter((e) => e.type === "agent.message" && e.payload.delta === false).map((e) => e.payload.content.map((b: { text: string }) => b.text).join(""));
+  return events
+    .filter((e) => e.type === "agent.message" && e.payload.delta === false)
+    .map((e) => e.payload.content.map((b: { text: string }) => b.text).join(""));
 }

@@ -51,7 +51,10 @@ describe("the client's retry rules", () => {
     };
     const client = createAgentSessionsClient({ baseUrl: "http://127.0.0.1:1", apiKey: "k", fetch: refusingOnce, retry: { jitterMs: 0 } });
     await client.api.POST("/v1/agents", { body: { name: "a", modelName: "mock/echo", systemPrompt: "x", skills: [] } as never });
-    await client.api.POST("/v1/agents", { body: { name: "b", modelName: "mock/echo", systemPrompt: "x", skills: [] } as never, headers: { "idempotency-key": "mine" } });
+    await client.api.POST("/v1/agents", {
+      body: { name: "b", modelName: "mock/echo", systemPrompt: "x", skills: [] } as never,
+      headers: { "idempotency-key": "mine" },
+    });
     await client.api.GET("/v1/agents");
     expect(seen.map((s) => s.method)).to.deep.equal(["POST", "POST", "POST", "POST", "GET", "GET"]);
     expect(seen[0]!.key).to.match(/^[0-9a-f-]{36}$/);

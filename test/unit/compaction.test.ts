@@ -1,16 +1,34 @@
 /** Compaction in the transcript fold and its plans (pure). */
 import { expect } from "chai";
-import { compactionDue, planCompacted, planCompactionUnused, planCompactRequested, summaryMessage, summaryRequest, COMPACTION_REQUEST, type CompactedPayload } from "../../src/worker/domain/compaction.js";
+import {
+  compactionDue,
+  planCompacted,
+  planCompactionUnused,
+  planCompactRequested,
+  summaryMessage,
+  summaryRequest,
+  COMPACTION_REQUEST,
+  type CompactedPayload,
+} from "../../src/worker/domain/compaction.js";
 import type { Envelope, Usage } from "../../src/sessions/domain/events.js";
 import { INITIAL_STATE, type RuntimeState } from "../../src/sessions/domain/session-state.js";
 import { compactionCut, conversation, EMPTY_FOLD, fold, revise, transcript } from "../../src/worker/domain/transcript-fold.js";
 import { ev, restart, text } from "./envelopes.js";
 
 const compacted = (kept: string | null, summary: string, summarized: number): Envelope =>
-  ev("session.compacted", { trigger: kept ? "auto" : "manual", summary, kept_turn: kept, messages_summarized: summarized, context_before: 900, context_max: 1000 }, kept);
+  ev(
+    "session.compacted",
+    { trigger: kept ? "auto" : "manual", summary, kept_turn: kept, messages_summarized: summarized, context_before: 900, context_max: 1000 },
+    kept,
+  );
 
 function turn(id: string, said: string, answer: string): Envelope[] {
-  return [ev("user.message", { content: text(said) }, id), ev("session.status_running", {}, id), ev("agent.message", { content: text(answer), delta: false }, id), ev("session.status_idle", {}, id)];
+  return [
+    ev("user.message", { content: text(said) }, id),
+    ev("session.status_running", {}, id),
+    ev("agent.message", { content: text(answer), delta: false }, id),
+    ev("session.status_idle", {}, id),
+  ];
 }
 
 describe("compaction (pure)", () => {
@@ -83,8 +101,23 @@ describe("compaction (pure)", () => {
 
   it("the summary request is the conversation as text: no tool blocks, no reasoning, attachments by name", () => {
     const [req] = summaryRequest([
-      { role: "user", content: [{ type: "text", text: "hi" }, { type: "attachment", attachment: { type: "document", filename: "a.pdf", mediaType: "application/pdf", source: { dataUrl: "data:application/pdf;base64,AAAA" } } as never }] },
-      { role: "assistant", content: [{ type: "thinking", thinking: "secret thought", signature: "sig" }, { type: "tool_use", id: "u1", name: "todo", input: { items: [] } }] },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "hi" },
+          {
+            type: "attachment",
+            attachment: { type: "document", filename: "a.pdf", mediaType: "application/pdf", source: { dataUrl: "data:application/pdf;base64,AAAA" } } as never,
+          },
+        ],
+      },
+      {
+        role: "assistant",
+        content: [
+          { type: "thinking", thinking: "secret thought", signature: "sig" },
+          { type: "tool_use", id: "u1", name: "todo", input: { items: [] } },
+        ],
+      },
       { role: "user", content: [{ type: "tool_result", tool_use_id: "u1", content: "ok", is_error: true }] },
     ]);
     const body = (req!.content[0] as { text: string }).text;
@@ -104,7 +137,15 @@ describe("compaction (pure)", () => {
     expect(planCompactRequested({ ...idle, compact: true })).to.equal(null);
     const requested = planCompactRequested(idle);
     expect(requested && requested.ok && requested.plan.state).to.deep.equal({ compact: true });
-    const payload: CompactedPayload = { type: "session.compacted", trigger: "manual", summary: "S", kept_turn: null, messages_summarized: 2, context_before: 0, context_max: 0 };
+    const payload: CompactedPayload = {
+      type: "session.compacted",
+      trigger: "manual",
+      summary: "S",
+      kept_turn: null,
+      messages_summarized: 2,
+      context_before: 0,
+      context_max: 0,
+    };
     const running: RuntimeState = { ...idle, status: "running", turn: { id: "t9", events: [], startedAt: "", attempts: 1, calls: [] } };
     expect(planCompacted(running, "ses_1", payload, new Date(0).toISOString(), null)).to.equal(null);
     const plan = planCompacted({ ...idle, compact: true }, "ses_1", payload, new Date(0).toISOString(), null)!;
@@ -113,7 +154,22 @@ describe("compaction (pure)", () => {
   });
 
   it("a summary left unused between turns still counts its spending, with the session's context as it was", () => {
-    const usage = (input: number, context: number): Usage => ({ model: "mock/x", input, output: 10, cache_read: 0, cache_write: 0, reasoning: 0, total: input + 10, calls: 1, context_used: context, context_max: 1000, context_percent: context / 10, cost_status: "included", last_turn_latency_ms: 5, latency_ms: 5 });
+    const usage = (input: number, context: number): Usage => ({
+      model: "mock/x",
+      input,
+      output: 10,
+      cache_read: 0,
+      cache_write: 0,
+      reasoning: 0,
+      total: input + 10,
+      calls: 1,
+      context_used: context,
+      context_max: 1000,
+      context_percent: context / 10,
+      cost_status: "included",
+      last_turn_latency_ms: 5,
+      latency_ms: 5,
+    });
     const state: RuntimeState = { ...INITIAL_STATE, v: 2, compact: true, usage: usage(100, 900) };
     const plan = planCompactionUnused(state, usage(800, 10), true)!;
     expect(plan.state.compact).to.equal(false);

@@ -90,4 +90,3 @@ export function oracleConversation(log: Envelope[]): ModelMessage[] {
 export function oraclePendingSteers(log: Envelope[]): { id: string; text: string }[] {
   return log.filter((e) => e.type === "user.steer" && e.status === "received").map((e) => ({ id: e.id, text: String(e.payload.message) }));
 }
-

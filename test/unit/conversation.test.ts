@@ -5,7 +5,8 @@ import { ev, text } from "./envelopes.js";
 const prompt = (t: string) => ev("user.message", { content: text(t) });
 const use = (id: string, tool: string) => ev("agent.tool_use", { id, tool, input: {}, status: "running" });
 const result = (id: string, out: string) => ev("agent.tool_result", { tool_use_id: id, tool: "t", status: "completed", content: text(out), is_error: false });
-const denial = (id: string, call: string) => ev("agent.tool_result", { tool_use_id: id, tool: "t", status: "failed", content: text("denied"), is_error: true, input: {}, model_call_id: call });
+const denial = (id: string, call: string) =>
+  ev("agent.tool_result", { tool_use_id: id, tool: "t", status: "failed", content: text("denied"), is_error: true, input: {}, model_call_id: call });
 
 /** The transcript rebuilt from the log keeps each model call its own assistant message. */
 describe("conversation rebuilt from the log (pure)", () => {
@@ -26,7 +27,13 @@ describe("conversation rebuilt from the log (pure)", () => {
   });
 
   it("a tool use left without a result gets one, so the model API accepts the transcript", () => {
-    const log = [prompt("go"), ev("session.status_running", {}), use("a", "terminal"), ev("session.status_idle", { stop_reason: { type: "end_turn" } }), prompt("again")];
+    const log = [
+      prompt("go"),
+      ev("session.status_running", {}),
+      use("a", "terminal"),
+      ev("session.status_idle", { stop_reason: { type: "end_turn" } }),
+      prompt("again"),
+    ];
     log[4]!.turnId = "turn_2";
     const messages = conversation([...log.slice(0, 4), log[4]!, ev("session.status_running", {}, "turn_2")]);
     expect(messages.map((m) => m.role)).to.deep.equal(["user", "assistant", "user", "user"]);

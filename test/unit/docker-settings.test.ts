@@ -6,8 +6,15 @@ import { DockerEngine } from "../../src/agent-tools/sandbox/docker.js";
 describe("docker backend settings", () => {
   it("defaults: look for an engine, debian:bookworm-slim on the bridge network, one CPU", () => {
     expect(loadConfig({}).docker).to.deep.equal({ enabled: true, host: undefined, image: "debian:bookworm-slim", network: "bridge", cpus: 1 });
-    expect(loadConfig({ DEPLOYMENT_DOCKER: "off", DOCKER_HOST: "unix:///run/d.sock", DEPLOYMENT_DOCKER_IMAGE: "registry.example:5000/team/img@sha256:ab", DEPLOYMENT_DOCKER_NETWORK: "none", DEPLOYMENT_DOCKER_CPUS: "4" }).docker)
-      .to.deep.equal({ enabled: false, host: "unix:///run/d.sock", image: "registry.example:5000/team/img@sha256:ab", network: "none", cpus: 4 });
+    expect(
+      loadConfig({
+        DEPLOYMENT_DOCKER: "off",
+        DOCKER_HOST: "unix:///run/d.sock",
+        DEPLOYMENT_DOCKER_IMAGE: "registry.example:5000/team/img@sha256:ab",
+        DEPLOYMENT_DOCKER_NETWORK: "none",
+        DEPLOYMENT_DOCKER_CPUS: "4",
+      }).docker,
+    ).to.deep.equal({ enabled: false, host: "unix:///run/d.sock", image: "registry.example:5000/team/img@sha256:ab", network: "none", cpus: 4 });
   });
 
   it("refuses a value that would be read as an option, or is not what it names", () => {

@@ -9,7 +9,17 @@ export function restart(): void {
 
 export function ev(type: string, payload: Record<string, unknown>, turnId: string | null = "turn_1", status: Envelope["status"] = "complete"): Envelope {
   seq++;
-  return { id: `evt_${seq}`, type, sessionId: "ses_1", sequence: seq, turnId, status, payload: { type, ...payload }, processedAt: null, createdAt: new Date(0).toISOString() };
+  return {
+    id: `evt_${seq}`,
+    type,
+    sessionId: "ses_1",
+    sequence: seq,
+    turnId,
+    status,
+    payload: { type, ...payload },
+    processedAt: null,
+    createdAt: new Date(0).toISOString(),
+  };
 }
 
 export const text = (t: string) => [{ type: "text", text: t }];

@@ -6,7 +6,11 @@ import { unavailable } from "../../src/errors.js";
 import { env } from "../support/hooks.js";
 
 /** What a command of `redis` rejects with. */
-const rejectionOf = (redis: Redis) => redis.get("k").then(() => undefined, (err: unknown) => err);
+const rejectionOf = (redis: Redis) =>
+  redis.get("k").then(
+    () => undefined,
+    (err: unknown) => err,
+  );
 
 describe("which store a failed request failed on (store_errors_total)", () => {
   it("names Redis for ioredis's errors: a closed connection, retries run out, an error reply; wrapped ones too", async () => {
@@ -26,7 +30,10 @@ describe("which store a failed request failed on (store_errors_total)", () => {
     expect(failedStore(unavailable("the wake-up could not be sent", retries))).to.equal("redis");
 
     const live = new Redis(env.redisUrl);
-    const reply = await live.call("NO-SUCH-COMMAND").then(() => undefined, (err: unknown) => err);
+    const reply = await live.call("NO-SUCH-COMMAND").then(
+      () => undefined,
+      (err: unknown) => err,
+    );
     live.disconnect();
     expect((reply as Error).name).to.equal("ReplyError");
     expect(failedStore(reply)).to.equal("redis");
@@ -41,7 +48,14 @@ describe("which store a failed request failed on (store_errors_total)", () => {
   it("tells a store out of reach from a command it refused", async () => {
     // Nothing listens on port 1.
     const mongo = new MongoClient("mongodb://127.0.0.1:1/x", { serverSelectionTimeoutMS: 200 });
-    const selection = await mongo.db().collection("c").findOne({}).then(() => undefined, (err: unknown) => err);
+    const selection = await mongo
+      .db()
+      .collection("c")
+      .findOne({})
+      .then(
+        () => undefined,
+        (err: unknown) => err,
+      );
     await mongo.close();
     expect((selection as Error).name).to.equal("MongoServerSelectionError");
     expect(unreachableStore(selection)).to.equal("mongodb");
@@ -52,7 +66,10 @@ describe("which store a failed request failed on (store_errors_total)", () => {
     const afterClose = await rejectionOf(closed);
     expect(unreachableStore(unavailable("the request ceiling cannot be verified", afterClose))).to.equal("redis");
     const live = new Redis(env.redisUrl);
-    const reply = await live.call("NO-SUCH-COMMAND").then(() => undefined, (err: unknown) => err);
+    const reply = await live.call("NO-SUCH-COMMAND").then(
+      () => undefined,
+      (err: unknown) => err,
+    );
     live.disconnect();
     expect(unreachableStore(reply)).to.equal(undefined);
     expect(unreachableStore(new Error("boom"))).to.equal(undefined);
@@ -62,7 +79,10 @@ describe("which store a failed request failed on (store_errors_total)", () => {
     // Nothing listens on port 1: the cluster client gives up at once.
     const cluster = new Cluster([{ host: "127.0.0.1", port: 1 }], { clusterRetryStrategy: () => null });
     cluster.on("error", () => undefined);
-    const none = await cluster.get("k").then(() => undefined, (err: unknown) => err);
+    const none = await cluster.get("k").then(
+      () => undefined,
+      (err: unknown) => err,
+    );
     cluster.disconnect();
     expect(String(none)).to.include("None of startup nodes is available");
     expect(unreachableStore(none)).to.equal("redis");

@@ -14,7 +14,10 @@ describe("isolation: the variables' export script (pure)", () => {
       _UNDER: " leading and trailing spaces ",
     };
     const script = exportScript(values);
-    const printed = execFileSync("/bin/sh", ["-c", `eval "$(cat)"; for n in ${Object.keys(values).join(" ")}; do eval "printf '%s\\\\0' \\"\\$$n\\""; done`], { input: script, env: {} });
+    const printed = execFileSync("/bin/sh", ["-c", `eval "$(cat)"; for n in ${Object.keys(values).join(" ")}; do eval "printf '%s\\\\0' \\"\\$$n\\""; done`], {
+      input: script,
+      env: {},
+    });
     expect(printed.toString("utf8").split("\0").slice(0, -1)).to.deep.equal(Object.values(values));
   });
 

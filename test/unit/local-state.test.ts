@@ -20,7 +20,9 @@ describe("local state (the state directory of scripts/services.sh)", () => {
 
   function writeCredentials(): void {
     mkdirSync(secrets(), { mode: 0o700 });
-    writeFileSync(join(secrets(), "credentials.env"), `# made by services.sh\nREDIS_PASSWORD='7265646973'\nMONGO_URL='${MONGO}'\nREDIS_URL='${REDIS}'\n`, { mode: 0o600 });
+    writeFileSync(join(secrets(), "credentials.env"), `# made by services.sh\nREDIS_PASSWORD='7265646973'\nMONGO_URL='${MONGO}'\nREDIS_URL='${REDIS}'\n`, {
+      mode: 0o600,
+    });
   }
 
   it("gives the credentials file's URLs, with their passwords, to the variables left unset, and says where they came from", () => {
@@ -28,7 +30,9 @@ describe("local state (the state directory of scripts/services.sh)", () => {
     const local = withLocalState({ SERVICES_DIR: dir }, { vaultKey: false });
     const config = loadConfig(local.env);
     expect([config.mongoUrl, config.redisUrl]).to.deep.equal([MONGO, REDIS]);
-    expect(local.notes).to.deep.equal([{ message: "MONGO_URL and REDIS_URL (with their passwords) from the local services' credentials", file: join(secrets(), "credentials.env") }]);
+    expect(local.notes).to.deep.equal([
+      { message: "MONGO_URL and REDIS_URL (with their passwords) from the local services' credentials", file: join(secrets(), "credentials.env") },
+    ]);
 
     const explicit = withLocalState({ SERVICES_DIR: dir, MONGO_URL: "mongodb://db.example:27017/x" }, { vaultKey: false });
     expect([explicit.env.MONGO_URL, explicit.env.REDIS_URL]).to.deep.equal(["mongodb://db.example:27017/x", REDIS]);

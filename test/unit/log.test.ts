@@ -11,7 +11,13 @@ function logged(fn: (log: ReturnType<typeof createLogger>) => void): { line: Rec
 describe("log (unit)", () => {
   it("redacts keys, tokens, passwords and authorization headers, at the top and one level down", () => {
     const [entry] = logged((log) =>
-      log.warn("with secrets", { apiKey: "sk-1", token: "t-1", headers: { authorization: "Bearer b-1", "x-api-key": "k-1" }, oauth: { refresh_token: "r-1", client_secret: "c-1" }, kept: "visible" }),
+      log.warn("with secrets", {
+        apiKey: "sk-1",
+        token: "t-1",
+        headers: { authorization: "Bearer b-1", "x-api-key": "k-1" },
+        oauth: { refresh_token: "r-1", client_secret: "c-1" },
+        kept: "visible",
+      }),
     );
     const text = JSON.stringify(entry!.line);
     for (const secret of ["sk-1", "t-1", "b-1", "k-1", "r-1", "c-1"]) expect(text).not.to.include(secret);

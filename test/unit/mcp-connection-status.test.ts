@@ -1,5 +1,12 @@
 import { expect } from "chai";
-import { connectionStatuses, credentialStatus, isExpired, matchCredential, type CredentialFacts, type McpServerRef } from "../../src/vaults/domain/mcp-connection-status.js";
+import {
+  connectionStatuses,
+  credentialStatus,
+  isExpired,
+  matchCredential,
+  type CredentialFacts,
+  type McpServerRef,
+} from "../../src/vaults/domain/mcp-connection-status.js";
 
 const now = new Date("2025-06-01T12:00:00.000Z");
 const nowIso = now.toISOString();
@@ -10,7 +17,17 @@ const URL_A = "https://a.example/mcp";
 
 /** A usable static bearer credential for `URL_A`, with `over` applied. */
 function cred(over: Partial<CredentialFacts> = {}): CredentialFacts {
-  return { id: "cred_1", vaultId: "vlt_1", mcpServerUrl: URL_A, authType: "static_bearer", expiresAt: null, refreshable: false, readable: true, invalid: false, ...over };
+  return {
+    id: "cred_1",
+    vaultId: "vlt_1",
+    mcpServerUrl: URL_A,
+    authType: "static_bearer",
+    expiresAt: null,
+    refreshable: false,
+    readable: true,
+    invalid: false,
+    ...over,
+  };
 }
 
 /** A usable OAuth credential for `URL_A` whose token expires at `expiresAt`. */
@@ -32,7 +49,14 @@ describe("MCP connection status: credential matching", () => {
   });
 
   it("a different path, path case, query, port or scheme does not match", () => {
-    for (const url of ["https://a.example/MCP", "https://a.example/mcp?tenant=1", "https://a.example:8443/mcp", "http://a.example/mcp", "https://a.example", "https://b.example/mcp"]) {
+    for (const url of [
+      "https://a.example/MCP",
+      "https://a.example/mcp?tenant=1",
+      "https://a.example:8443/mcp",
+      "http://a.example/mcp",
+      "https://a.example",
+      "https://b.example/mcp",
+    ]) {
       expect(matchCredential(url, [cred()]), url).to.deep.equal({ kind: "none" });
     }
   });
@@ -52,7 +76,11 @@ describe("MCP connection status: credential matching", () => {
   });
 
   it("several matches name every matching id, in the order given, and none other", () => {
-    const list = [cred({ id: "c1" }), cred({ id: "c2", mcpServerUrl: "https://b.example" }), cred({ id: "c3", vaultId: "vlt_2", mcpServerUrl: "https://a.example/mcp/" })];
+    const list = [
+      cred({ id: "c1" }),
+      cred({ id: "c2", mcpServerUrl: "https://b.example" }),
+      cred({ id: "c3", vaultId: "vlt_2", mcpServerUrl: "https://a.example/mcp/" }),
+    ];
     expect(matchCredential(URL_A, list)).to.deep.equal({ kind: "many", ids: ["c1", "c3"] });
   });
 });
@@ -114,7 +142,12 @@ describe("MCP connection status: one status per server", () => {
 
   it("conflict: two or more matches, whatever their state", () => {
     const usable = cred({ id: "c1" });
-    for (const other of [cred({ id: "c2" }), oauth(earlier, { id: "c2", refreshable: false }), cred({ id: "c2", readable: false }), oauth(later, { id: "c2", invalid: true })]) {
+    for (const other of [
+      cred({ id: "c2" }),
+      oauth(earlier, { id: "c2", refreshable: false }),
+      cred({ id: "c2", readable: false }),
+      oauth(later, { id: "c2", invalid: true }),
+    ]) {
       expect(statusOf([usable, other]), other.id).to.equal("conflict");
     }
     expect(statusOf([cred({ id: "c1", readable: false }), cred({ id: "c2", readable: false }), cred({ id: "c3", vaultId: "vlt_2" })])).to.equal("conflict");
@@ -160,7 +193,13 @@ describe("MCP connection status: the agent's server list", () => {
   });
 
   it("one credential can serve two servers with the same normalized URL", () => {
-    const twins: McpServerRef[] = [{ name: "x", url: URL_A }, { name: "y", url: "https://a.example:443/mcp#docs" }];
-    expect(connectionStatuses(twins, [cred()], now).map((s) => [s.status, s.credentialId])).to.deep.equal([["connected", "cred_1"], ["connected", "cred_1"]]);
+    const twins: McpServerRef[] = [
+      { name: "x", url: URL_A },
+      { name: "y", url: "https://a.example:443/mcp#docs" },
+    ];
+    expect(connectionStatuses(twins, [cred()], now).map((s) => [s.status, s.credentialId])).to.deep.equal([
+      ["connected", "cred_1"],
+      ["connected", "cred_1"],
+    ]);
   });
 });

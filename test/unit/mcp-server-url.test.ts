@@ -61,14 +61,33 @@ describe("MCP server URL: normalization for credential matching (pure)", () => {
   });
 
   it("schemes other than http and https are refused", () => {
-    for (const raw of ["ftp://x.example/mcp", "javascript:alert(1)", "file:///etc/passwd", "ws://x.example/mcp", "wss://x.example", "data:text/plain,hi", "mailto:a@x.example"]) {
+    for (const raw of [
+      "ftp://x.example/mcp",
+      "javascript:alert(1)",
+      "file:///etc/passwd",
+      "ws://x.example/mcp",
+      "wss://x.example",
+      "data:text/plain,hi",
+      "mailto:a@x.example",
+    ]) {
       expect(normalizeServerUrl(raw), raw).to.equal(null);
       expect(serverUrlProblem(raw), raw).to.equal("must be an http or https URL");
     }
   });
 
   it("garbage, relative and empty input is refused", () => {
-    for (const raw of ["", "   ", "not a url", "x.example/mcp", "/mcp", "//x.example/mcp", "https://", "http://x.example:99999", "https://x.example:port", "http://[::1/"]) {
+    for (const raw of [
+      "",
+      "   ",
+      "not a url",
+      "x.example/mcp",
+      "/mcp",
+      "//x.example/mcp",
+      "https://",
+      "http://x.example:99999",
+      "https://x.example:port",
+      "http://[::1/",
+    ]) {
       expect(normalizeServerUrl(raw), raw).to.equal(null);
       expect(serverUrlProblem(raw), raw).to.equal("must be a valid absolute URL");
     }
@@ -81,7 +100,8 @@ describe("MCP server URL: normalization for credential matching (pure)", () => {
   });
 
   it("a fine URL has no problem", () => {
-    for (const raw of ["https://x.example", "http://localhost:3000/mcp", "https://[::1]/mcp", "HTTPS://X.EXAMPLE/?q"]) expect(serverUrlProblem(raw), raw).to.equal(null);
+    for (const raw of ["https://x.example", "http://localhost:3000/mcp", "https://[::1]/mcp", "HTTPS://X.EXAMPLE/?q"])
+      expect(serverUrlProblem(raw), raw).to.equal(null);
   });
 
   it("IPv6 hosts keep their brackets and come out in canonical form", () => {
@@ -102,7 +122,13 @@ describe("MCP server URL: normalization for credential matching (pure)", () => {
   });
 
   it("a normalized URL normalizes to itself", () => {
-    const raws = ["HTTPS://X.Example:443/", "https://x.example/mcp//?", "https://x.example/?tenant=A#f", "http://[0::1]:8080/a/", "https://bücher.example/MCP/"];
+    const raws = [
+      "HTTPS://X.Example:443/",
+      "https://x.example/mcp//?",
+      "https://x.example/?tenant=A#f",
+      "http://[0::1]:8080/a/",
+      "https://bücher.example/MCP/",
+    ];
     for (const raw of raws) {
       const once = normalizeServerUrl(raw);
       expect(once, raw).to.be.a("string");

@@ -52,21 +52,37 @@ describe("MCP tools offered to the model (pure)", () => {
     expect(mcpToolOf(sets, "mcp__a__tool")).to.deep.equal({ toolset: sets[0], tool: "tool" });
     expect(mcpToolOf(sets, "mcp__a__")).to.equal(null);
     expect(mcpToolOf(sets, "mcp__c__tool")).to.equal(null);
-    const resolved = resolveTool([toolset("a"), toolset("a__b", { configs: [{ name: "tool", permissionPolicy: { type: "always_deny" } }] })], "mcp__a__b__tool");
+    const resolved = resolveTool(
+      [toolset("a"), toolset("a__b", { configs: [{ name: "tool", permissionPolicy: { type: "always_deny" } }] })],
+      "mcp__a__b__tool",
+    );
     expect(resolved).to.deep.include({ kind: "mcp", server: "a__b", policy: "always_deny" });
   });
 
   it("a name that would route to another server, or that a server lists twice, is left out", () => {
     const a = toolset("a");
     const ab = toolset("a__b");
-    expect(offeredMcpTools(a, listed("b__c", "d", "d"), [a, ab])).to.deep.equal({ specs: [{ name: "mcp__a__d", description: "d tool", input_schema: { type: "object" } }], skipped: ["b__c", "d"] });
+    expect(offeredMcpTools(a, listed("b__c", "d", "d"), [a, ab])).to.deep.equal({
+      specs: [{ name: "mcp__a__d", description: "d tool", input_schema: { type: "object" } }],
+      skipped: ["b__c", "d"],
+    });
     expect(offeredMcpTools(ab, listed("c"), [a, ab]).specs.map((t) => t.name)).to.deep.equal(["mcp__a__b__c"]);
   });
 
   it("the turn prompt offers each name once: built-in, then MCP, then custom", () => {
     const spec = (name: string, description: string) => ({ name, description, input_schema: { type: "object" } });
-    const custom = { type: "custom_tool" as const, name: "mcp__gh__search", description: "custom", input_schema: { type: "object" }, enabled: true, permissionPolicy: { type: "always_ask" as const } };
-    const prompt = turnPrompt({ systemPrompt: "", skills: [] }, [custom], { specs: [spec("mcp__gh__search", "mcp"), spec("mcp__gh__x", "mcp")], unavailable: [] });
+    const custom = {
+      type: "custom_tool" as const,
+      name: "mcp__gh__search",
+      description: "custom",
+      input_schema: { type: "object" },
+      enabled: true,
+      permissionPolicy: { type: "always_ask" as const },
+    };
+    const prompt = turnPrompt({ systemPrompt: "", skills: [] }, [custom], {
+      specs: [spec("mcp__gh__search", "mcp"), spec("mcp__gh__x", "mcp")],
+      unavailable: [],
+    });
     expect(prompt.tools.map((t) => [t.name, t.description])).to.deep.equal([
       ["mcp__gh__search", "mcp"],
       ["mcp__gh__x", "mcp"],
@@ -74,14 +90,21 @@ describe("MCP tools offered to the model (pure)", () => {
   });
 
   it("a built-in tool the deployment cannot run (web_search without a backend) is not offered", () => {
-    const web = { type: "agent_toolset" as const, defaultConfig: { enabled: false, permissionPolicy: { type: "always_allow" as const } }, configs: [{ name: "web" as const, enabled: true }] };
+    const web = {
+      type: "agent_toolset" as const,
+      defaultConfig: { enabled: false, permissionPolicy: { type: "always_allow" as const } },
+      configs: [{ name: "web" as const, enabled: true }],
+    };
     expect(turnPrompt({ systemPrompt: "", skills: [] }, [web]).tools.map((t) => t.name)).to.deep.equal(["web_search", "web_extract"]);
     expect(turnPrompt({ systemPrompt: "", skills: [] }, [web], undefined, new Set(["web_search"])).tools.map((t) => t.name)).to.deep.equal(["web_extract"]);
   });
 
   it("the turn prompt lists MCP specs after built-in ones and names the servers that could not be listed", () => {
     const spec = { name: "mcp__gh__search", description: "search", input_schema: { type: "object" } };
-    const prompt = turnPrompt({ systemPrompt: "You help.", skills: [] }, [], { specs: [spec], unavailable: ["the tools of the MCP server crm are unavailable: down"] });
+    const prompt = turnPrompt({ systemPrompt: "You help.", skills: [] }, [], {
+      specs: [spec],
+      unavailable: ["the tools of the MCP server crm are unavailable: down"],
+    });
     expect(prompt.tools).to.deep.equal([spec]);
     expect(prompt.system).to.equal("You help.\n\n## Unavailable tools\n- the tools of the MCP server crm are unavailable: down");
     expect(turnPrompt({ systemPrompt: "You help.", skills: [] }, []).system).to.equal("You help.");

@@ -4,13 +4,17 @@ import { isOutboundRefused, OutboundPolicy, OutboundRefused, type ResolvedAddres
 
 /** A resolver that knows only `names`; the system's DNS is never asked. */
 function resolver(names: Record<string, string[]>) {
-  return async (hostname: string): Promise<ResolvedAddress[]> =>
-    (names[hostname] ?? []).map((address) => ({ address, family: address.includes(":") ? 6 : 4 }));
+  return async (hostname: string): Promise<ResolvedAddress[]> => (names[hostname] ?? []).map((address) => ({ address, family: address.includes(":") ? 6 : 4 }));
 }
 
 /** The refusal `run` throws (failing when it throws anything else, or nothing). */
 async function refusal(run: () => unknown): Promise<OutboundRefused> {
-  const err = await Promise.resolve().then(run).then(() => null, (e: unknown) => e);
+  const err = await Promise.resolve()
+    .then(run)
+    .then(
+      () => null,
+      (e: unknown) => e,
+    );
   expect(isOutboundRefused(err), String(err)).to.equal(true);
   return err as OutboundRefused;
 }
@@ -87,11 +91,16 @@ describe("Outbound policy: public unicast only, unless allow-listed", () => {
     expect(machine.addressProblem("::ffff:203.0.114.7"), "IPv4-mapped").to.equal("is an address of this machine");
     expect(machine.addressProblem("2a01:4f8:0:0::7"), "another spelling").to.equal("is an address of this machine");
     expect(machine.addressProblem("203.0.114.8"), "a neighbour is public").to.equal(undefined);
-    expect(new OutboundPolicy(["203.0.114.7"], { machineAddresses: () => ["203.0.114.7"] }).addressProblem("203.0.114.7"), "the operator's allow-list").to.equal(undefined);
+    expect(
+      new OutboundPolicy(["203.0.114.7"], { machineAddresses: () => ["203.0.114.7"] }).addressProblem("203.0.114.7"),
+      "the operator's allow-list",
+    ).to.equal(undefined);
   });
 
   it("for tool processes the allow-list opens private networks but never the machine itself", () => {
-    const sandbox = new OutboundPolicy(["127.0.0.0/8", "::1", "10.0.0.0/8", "203.0.114.7"], { machineAddresses: () => ["10.1.2.3", "203.0.114.7"] }).forSandbox();
+    const sandbox = new OutboundPolicy(["127.0.0.0/8", "::1", "10.0.0.0/8", "203.0.114.7"], {
+      machineAddresses: () => ["10.1.2.3", "203.0.114.7"],
+    }).forSandbox();
     expect(sandbox.addressProblem("127.0.0.1")).to.equal("is a loopback address");
     expect(sandbox.addressProblem("::ffff:127.0.0.1")).to.equal("is a loopback address");
     expect(sandbox.addressProblem("::1")).to.equal("is a loopback address");
@@ -119,13 +128,21 @@ describe("Outbound policy: public unicast only, unless allow-listed", () => {
   });
 
   it("a host name is refused when any of its addresses is, naming the host and the address only", async () => {
-    const dns = new OutboundPolicy([], { resolve: resolver({ "public.test": ["93.184.216.34", "2606:2800:220:1::1"], "mixed.test": ["93.184.216.34", "10.0.0.5"], "meta.test": ["169.254.169.254"] }) });
+    const dns = new OutboundPolicy([], {
+      resolve: resolver({
+        "public.test": ["93.184.216.34", "2606:2800:220:1::1"],
+        "mixed.test": ["93.184.216.34", "10.0.0.5"],
+        "meta.test": ["169.254.169.254"],
+      }),
+    });
     expect(await dns.resolveChecked("public.test")).to.have.length(2);
     const mixed = await refusal(() => dns.resolveChecked("mixed.test"));
     expect(mixed.message, "the resolved address is not told").to.equal("refused: mixed.test resolves to a private address");
     expect(mixed.host).to.equal("mixed.test");
     expect(mixed.address, "but kept for the log").to.equal("10.0.0.5");
-    expect((await refusal(() => dns.resolveChecked("meta.test"))).message).to.equal("refused: meta.test resolves to a link-local address (cloud metadata service)");
+    expect((await refusal(() => dns.resolveChecked("meta.test"))).message).to.equal(
+      "refused: meta.test resolves to a link-local address (cloud metadata service)",
+    );
     expect((await refusal(() => dns.resolveChecked("nowhere.test"))).message).to.equal("refused: nowhere.test has no address");
     expect((await refusal(() => dns.resolveChecked("[::1]"))).message, "a literal is not resolved").to.equal("refused: ::1 is a loopback address");
   });

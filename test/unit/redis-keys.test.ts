@@ -44,7 +44,10 @@ describe("Redis key layout", () => {
       expect(slotOf(keys.wakeups(shard))).to.equal(keys.slotOf(shard));
       perMaster[Math.min(2, Math.floor(keys.slotOf(shard)! / 5461))]! += 1;
     }
-    expect(perMaster.every((n) => n >= 5 && n <= 6), perMaster.join("/")).to.equal(true);
+    expect(
+      perMaster.every((n) => n >= 5 && n <= 6),
+      perMaster.join("/"),
+    ).to.equal(true);
   });
 
   it("is a cluster for a redis+cluster URL or REDIS_CLUSTER_NODES, a single node otherwise", () => {

@@ -49,7 +49,9 @@ describe("schedules (pure)", () => {
     expect(problem("2026-11-22T10:00:00Z")).to.equal("schedule: the time must be in the future");
     expect(problem("2026-02-30T10:00:00Z")).to.match(/^schedule: must be/);
     expect(problem("2040-01-01T00:00:00Z")).to.equal("schedule: the time is more than 10 years ahead");
-    expect(problem("61 * * * *")).to.equal("schedule: the cron expression's minute field must be *, values in 0-59, ranges (a-b), steps (*/n, a-b/n) or a list of them");
+    expect(problem("61 * * * *")).to.equal(
+      "schedule: the cron expression's minute field must be *, values in 0-59, ranges (a-b), steps (*/n, a-b/n) or a list of them",
+    );
     expect(problem("*/0 * * * *")).to.match(/^schedule: the cron expression's minute field must be/);
     expect(problem("0 25 * * *")).to.match(/^schedule: the cron expression's hour field must be \*, values in 0-23,/);
     expect(problem("0 9 0 * *")).to.match(/^schedule: the cron expression's day-of-month field must be \*, values in 1-31,/);

@@ -52,7 +52,9 @@ export class SessionSimulation {
   current(e: Envelope): Envelope {
     const o = this.overlay.get(e.id);
     const base = this.log[e.sequence - 1]!;
-    return o ? { ...base, ...(o.status ? { status: o.status } : {}), ...(o.turnId ? { turnId: o.turnId } : {}), ...(o.payload ? { payload: o.payload } : {}) } : base;
+    return o
+      ? { ...base, ...(o.status ? { status: o.status } : {}), ...(o.turnId ? { turnId: o.turnId } : {}), ...(o.payload ? { payload: o.payload } : {}) }
+      : base;
   }
 
   get length(): number {
@@ -130,7 +132,16 @@ export class SessionSimulation {
     const [toolUseId, eventId] = [...this.longRunning][Math.floor(this.rnd() * this.longRunning.size)]!;
     this.longRunning.delete(toolUseId);
     const failed = this.rnd() < 0.3;
-    this.mark(eventId, { status: "received", payload: { type: "user.custom_tool_result", tool_use_id: toolUseId, status: failed ? "failed" : "completed", content: text(`final ${toolUseId}`), ...(failed ? { is_error: true } : {}) } });
+    this.mark(eventId, {
+      status: "received",
+      payload: {
+        type: "user.custom_tool_result",
+        tool_use_id: toolUseId,
+        status: failed ? "failed" : "completed",
+        content: text(`final ${toolUseId}`),
+        ...(failed ? { is_error: true } : {}),
+      },
+    });
     this.startTurn([eventId]);
     this.append("session.status_running", {});
   }
@@ -138,7 +149,11 @@ export class SessionSimulation {
   private unmatchedResult(): void {
     const id = this.id("evt");
     const turnId = this.startTurn([id]);
-    this.append("user.custom_tool_result", { tool_use_id: this.id("evt_ext"), status: "completed", content: text("late news") }, { id, turnId, status: "received" });
+    this.append(
+      "user.custom_tool_result",
+      { tool_use_id: this.id("evt_ext"), status: "completed", content: text("late news") },
+      { id, turnId, status: "received" },
+    );
     this.append("session.status_running", {});
   }
 
@@ -167,7 +182,15 @@ export class SessionSimulation {
     }
     // Policy denials come after the answer's other events, with the call's input and the model call.
     for (const id of denied) {
-      this.append("agent.tool_result", { tool_use_id: id, tool: "nope", status: "failed", content: text("The tool call was denied: policy"), is_error: true, input: { x: 1 }, model_call_id: modelCall });
+      this.append("agent.tool_result", {
+        tool_use_id: id,
+        tool: "nope",
+        status: "failed",
+        content: text("The tool call was denied: policy"),
+        is_error: true,
+        input: { x: 1 },
+        model_call_id: modelCall,
+      });
     }
     this.settle();
   }
@@ -180,7 +203,13 @@ export class SessionSimulation {
       if (c.state === "approved" || c.state === "executing") {
         this.append("agent.tool_result", { tool_use_id: c.id, tool: "todo", status: "completed", content: text(`ran ${c.id}`), is_error: false });
       } else if (c.state === "denied") {
-        this.append("agent.tool_result", { tool_use_id: c.id, tool: "todo", status: "failed", content: text("The tool call was denied: the user said no"), is_error: true });
+        this.append("agent.tool_result", {
+          tool_use_id: c.id,
+          tool: "todo",
+          status: "failed",
+          content: text("The tool call was denied: the user said no"),
+          is_error: true,
+        });
       } else continue;
       c.state = "done";
     }
@@ -203,7 +232,11 @@ export class SessionSimulation {
       call.state = allow ? "approved" : "denied";
     } else if (request.type === "agent.custom_tool_use") {
       const running = this.rnd() < 0.4;
-      const e = this.append("user.custom_tool_result", { tool_use_id: call.id, content: text(running ? "job started" : "found"), ...(running ? { status: "running" } : {}) }, received);
+      const e = this.append(
+        "user.custom_tool_result",
+        { tool_use_id: call.id, content: text(running ? "job started" : "found"), ...(running ? { status: "running" } : {}) },
+        received,
+      );
       turn.events.push(e.id);
       if (running) this.longRunning.set(call.id, e.id);
     } else {

@@ -42,15 +42,26 @@ describe("skills (pure)", () => {
 
   it("SKILL.md front matter: a mapping naming the skill, with a description, no aliases, and a body", () => {
     expect(checkSkillMd("refunds", refunds.content)).to.deep.equal({ ok: true, summary: "Use when a refund is asked for." });
-    expect(checkSkillMd("r", "---\na: &a [1]\nb: [*a]\nname: r\ndescription: d\n---\nbody")).to.deep.equal({ ok: false, problem: "the front matter must be a YAML mapping of name and description (aliases are not allowed)" });
+    expect(checkSkillMd("r", "---\na: &a [1]\nb: [*a]\nname: r\ndescription: d\n---\nbody")).to.deep.equal({
+      ok: false,
+      problem: "the front matter must be a YAML mapping of name and description (aliases are not allowed)",
+    });
     expect(checkSkillMd("r", "---\n- r\n---\nbody")).to.deep.equal({ ok: false, problem: "the front matter must be a YAML mapping of name and description" });
-    expect(checkSkillMd("r", `---\nname: r\ndescription: ${"d".repeat(1025)}\n---\nbody`)).to.deep.equal({ ok: false, problem: "the description must be at most 1024 characters" });
-    expect(checkSkillMd("r", "---\nname: r\ndescription: d\n---\n \n")).to.deep.equal({ ok: false, problem: "the skill needs instructions after its front matter" });
+    expect(checkSkillMd("r", `---\nname: r\ndescription: ${"d".repeat(1025)}\n---\nbody`)).to.deep.equal({
+      ok: false,
+      problem: "the description must be at most 1024 characters",
+    });
+    expect(checkSkillMd("r", "---\nname: r\ndescription: d\n---\n \n")).to.deep.equal({
+      ok: false,
+      problem: "the skill needs instructions after its front matter",
+    });
   });
 
   it("skill_manage's content is bounded by its schema (a user message cannot carry that much to the mock model)", () => {
     const content = "x".repeat(100_001);
     expect(inputProblem("skill_manage", { action: "create", name: "big", content })).to.equal("invalid input: content: must be at most 100000 characters");
-    expect(inputProblem("skill_manage", { action: "patch", name: "big", old_string: "a", new_string: content })).to.equal("invalid input: new_string: must be at most 100000 characters");
+    expect(inputProblem("skill_manage", { action: "patch", name: "big", old_string: "a", new_string: content })).to.equal(
+      "invalid input: new_string: must be at most 100000 characters",
+    );
   });
 });

@@ -30,7 +30,7 @@ describe("text blocks the service writes", () => {
     const split = textBlocks(`${"a".repeat(19_999)}😀b`);
     expect(split.map((b) => b.text)).to.deep.equal(["a".repeat(19_999), "😀b"]);
     let seed = 7;
-    const rnd = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+    const rnd = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
     for (let n = 0; n < 20; n++) {
       const chars = Array.from({ length: Math.floor(rnd() * 50_000) }, () => (rnd() < 0.3 ? "😀" : rnd() < 0.1 ? "\n" : "x"));
       const written = chars.join("");
@@ -56,7 +56,13 @@ describe("text blocks the service writes", () => {
     ];
     expect(conversation(log)).to.deep.equal([
       { role: "user", content: [{ type: "text", text: "first\nsecond" }] },
-      { role: "assistant", content: [{ type: "thinking", thinking: long("t"), signature: "sig" }, { type: "tool_use", id: "a", name: "terminal", input: {} }] },
+      {
+        role: "assistant",
+        content: [
+          { type: "thinking", thinking: long("t"), signature: "sig" },
+          { type: "tool_use", id: "a", name: "terminal", input: {} },
+        ],
+      },
       { role: "user", content: [{ type: "tool_result", tool_use_id: "a", content: long("o"), is_error: false }] },
       { role: "assistant", content: [{ type: "text", text: long("m") }] },
     ]);

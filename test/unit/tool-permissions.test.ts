@@ -29,7 +29,9 @@ describe("tool permissions: which calls need yoloMode and grants read (pure)", (
   it("for a call that would not ask, yoloMode and always grants change nothing", () => {
     for (const name of ["todo", "memory", "terminal", "no_such_tool", "clarify"]) {
       const resolved = resolveTool(tools, name);
-      expect(decide(resolved, name, true, { session: none, always: new Set([name]) }), name).to.deep.equal(decide(resolved, name, false, { session: none, always: none }));
+      expect(decide(resolved, name, true, { session: none, always: new Set([name]) }), name).to.deep.equal(
+        decide(resolved, name, false, { session: none, always: none }),
+      );
     }
   });
 });

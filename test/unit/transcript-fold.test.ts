@@ -5,16 +5,32 @@ import { oracleConversation, oraclePendingSteers } from "./conversation-oracle.j
 import { random, SessionSimulation } from "./session-simulation.js";
 import { ev, restart, text } from "./envelopes.js";
 
-
 /** Hand-written logs, one per rule of the transcript. */
 function fixtures(): Envelope[][] {
   restart();
   const use = (id: string) => ev("agent.tool_use", { id, tool: "todo", input: {}, status: "running" });
-  const result = (id: string, out: string) => ev("agent.tool_result", { tool_use_id: id, tool: "todo", status: "completed", content: text(out), is_error: false });
-  const denial = (id: string, call: string) => ev("agent.tool_result", { tool_use_id: id, tool: "t", status: "failed", content: text("denied"), is_error: true, input: {}, model_call_id: call });
-  const toolCalls = [ev("user.message", { content: text("go") }), ev("session.status_running", {}), use("a"), denial("b", "call_1"), result("a", "ok"), denial("c", "call_2"), ev("agent.message", { content: text("done"), delta: false })];
+  const result = (id: string, out: string) =>
+    ev("agent.tool_result", { tool_use_id: id, tool: "todo", status: "completed", content: text(out), is_error: false });
+  const denial = (id: string, call: string) =>
+    ev("agent.tool_result", { tool_use_id: id, tool: "t", status: "failed", content: text("denied"), is_error: true, input: {}, model_call_id: call });
+  const toolCalls = [
+    ev("user.message", { content: text("go") }),
+    ev("session.status_running", {}),
+    use("a"),
+    denial("b", "call_1"),
+    result("a", "ok"),
+    denial("c", "call_2"),
+    ev("agent.message", { content: text("done"), delta: false }),
+  ];
   restart();
-  const interrupted = [ev("user.message", { content: text("go") }), ev("session.status_running", {}), use("a"), ev("session.status_idle", {}), ev("user.message", { content: text("again") }, "turn_2"), ev("session.status_running", {}, "turn_2")];
+  const interrupted = [
+    ev("user.message", { content: text("go") }),
+    ev("session.status_running", {}),
+    use("a"),
+    ev("session.status_idle", {}),
+    ev("user.message", { content: text("again") }, "turn_2"),
+    ev("session.status_running", {}, "turn_2"),
+  ];
   restart();
   const paused = [
     ev("user.message", { content: text("order?") }),
@@ -83,7 +99,13 @@ describe("the transcript as a fold over the log (pure)", () => {
             sim.step();
             quiet = false;
           }
-          state = fold(revise(state, held(state).map((e) => sim.current(e))), page);
+          state = fold(
+            revise(
+              state,
+              held(state).map((e) => sim.current(e)),
+            ),
+            page,
+          );
           if (page.length < size) break;
         }
         if (!quiet) continue;
@@ -97,11 +119,17 @@ describe("the transcript as a fold over the log (pure)", () => {
   it("a long-running result replaced after it was folded is patched where it stands", () => {
     const [, , paused] = fixtures();
     const state = fold(EMPTY_FOLD, paused!.slice(0, 7));
-    const final = { ...paused![4]!, status: "received" as const, payload: { type: "user.custom_tool_result", tool_use_id: "x", status: "completed", content: text("job done") } };
+    const final = {
+      ...paused![4]!,
+      status: "received" as const,
+      payload: { type: "user.custom_tool_result", tool_use_id: "x", status: "completed", content: text("job done") },
+    };
     const revised = revise(state, [final]);
     const replacedLog = paused!.slice(0, 7).map((e) => (e.id === final.id ? final : e));
     expect(transcript(revised)).to.deep.equal(conversation(replacedLog));
-    expect(JSON.stringify(transcript(revised))).to.include("job done").and.not.include("job started");
+    expect(JSON.stringify(transcript(revised)))
+      .to.include("job done")
+      .and.not.include("job started");
     expect(held(revised).map((e) => e.id)).to.not.include(final.id);
     expect(revised.bytes).to.be.greaterThan(state.bytes - 100);
   });

@@ -29,7 +29,10 @@ describe("uploads into a deployment's workspace (the service's own user)", () =>
     for (let i = 0; i < 20; i++) expect(await writeWorkspaceFile(workspace, "data/big.bin", i % 2 ? small : large)).to.equal(true);
     writing = false;
     await reads;
-    expect([...sizes].every((s) => s === small.length || s === large.length), `sizes seen: ${[...sizes].join(", ")}`).to.equal(true);
+    expect(
+      [...sizes].every((s) => s === small.length || s === large.length),
+      `sizes seen: ${[...sizes].join(", ")}`,
+    ).to.equal(true);
     expect((await scanWorkspace(workspace, 100)).files.map(([p]) => p)).to.deep.equal(["data/big.bin"]);
   });
 

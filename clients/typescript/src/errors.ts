@@ -53,6 +53,7 @@ export async function apiErrorOf(response: Response): Promise<ApiError> {
     body = undefined;
   }
   const retryAfter = retryAfterSeconds(response.headers);
-  if (!isErrorBody(body)) return new ApiError(response.status, UNEXPECTED_RESPONSE, `HTTP ${response.status}: the body is not an API error`, undefined, retryAfter);
+  if (!isErrorBody(body))
+    return new ApiError(response.status, UNEXPECTED_RESPONSE, `HTTP ${response.status}: the body is not an API error`, undefined, retryAfter);
   return new ApiError(response.status, body.error, body.message, body.rateLimit, retryAfter);
 }

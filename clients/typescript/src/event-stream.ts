@@ -75,7 +75,7 @@ export class EventStream implements AsyncIterable<Event> {
 
   async *[Symbol.asyncIterator](): AsyncGenerator<Event, void, undefined> {
     const { signal, reconnect = {} } = this.options;
-    for (let failures = 0; !signal?.aborted; ) {
+    for (let failures = 0; !signal?.aborted;) {
       const connection = new AbortController();
       const stop = () => connection.abort(signal?.reason);
       signal?.addEventListener("abort", stop, { once: true });

@@ -63,7 +63,14 @@ export function retryingFetch(fetchImpl: (request: Request) => Promise<Response>
       const delayMs = retryDelay(response, attempt, options);
       if (delayMs === undefined) return response;
       await response.body?.cancel();
-      options.onRetry?.({ method: request.method, url: request.url, attempt, status: response.status, retryAfterSeconds: retryAfterSeconds(response.headers), delayMs });
+      options.onRetry?.({
+        method: request.method,
+        url: request.url,
+        attempt,
+        status: response.status,
+        retryAfterSeconds: retryAfterSeconds(response.headers),
+        delayMs,
+      });
       await sleep(delayMs, request.signal);
     }
   };

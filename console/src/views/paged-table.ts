@@ -9,7 +9,12 @@ export interface Column<T> {
 
 const PAGE = 50;
 
-export function pagedTable<T>(opts: { columns: Column<T>[]; load(limit: number, offset: number): Promise<OffsetPage<T>>; empty: string; label: string }): HTMLElement {
+export function pagedTable<T>(opts: {
+  columns: Column<T>[];
+  load(limit: number, offset: number): Promise<OffsetPage<T>>;
+  empty: string;
+  label: string;
+}): HTMLElement {
   const body = h("tbody");
   const status = h("p", { class: "note", attrs: { role: "status" } });
   const more = button("Load more", () => void next());

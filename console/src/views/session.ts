@@ -42,7 +42,8 @@ export function sessionView(api: Api, sessionId: string, back: () => void): Sess
       // History tells what was; the session record read first tells what is (a title set later, an archive).
       if (!stream) return;
       if (e.type === "session.status_running") setStatus("running");
-      if (e.type === "session.status_idle") setStatus((e.payload.stop_reason as { type?: string } | undefined)?.type === "requires_action" ? "waiting_on_human" : "idle");
+      if (e.type === "session.status_idle")
+        setStatus((e.payload.stop_reason as { type?: string } | undefined)?.type === "requires_action" ? "waiting_on_human" : "idle");
       if (e.type === "session.title_updated" && typeof e.payload.title === "string") title.textContent = e.payload.title;
     },
   });
@@ -93,7 +94,9 @@ export function sessionView(api: Api, sessionId: string, back: () => void): Sess
 }
 
 function messageComposer(post: (events: Record<string, unknown>[], delivery?: string) => Promise<void>): HTMLElement {
-  const text = h("textarea", { attrs: { name: "message", rows: "3", maxlength: "20000", placeholder: "Write a message (Ctrl+Enter sends)", "aria-label": "Message" } });
+  const text = h("textarea", {
+    attrs: { name: "message", rows: "3", maxlength: "20000", placeholder: "Write a message (Ctrl+Enter sends)", "aria-label": "Message" },
+  });
   const queue = h("input", { attrs: { type: "checkbox", name: "when_idle" } });
   const problem = h("p", { class: "problem", attrs: { role: "alert" } });
   const send = async () => {
@@ -117,7 +120,13 @@ function messageComposer(post: (events: Record<string, unknown>[], delivery?: st
     "div",
     { class: "composer" },
     text,
-    h("div", { class: "row" }, button("Send", () => void send(), { class: "primary" }), h("label", {}, queue, " queue it if a turn is running"), button("Interrupt", () => void interrupt())),
+    h(
+      "div",
+      { class: "row" },
+      button("Send", () => void send(), { class: "primary" }),
+      h("label", {}, queue, " queue it if a turn is running"),
+      button("Interrupt", () => void interrupt()),
+    ),
     problem,
   );
 }

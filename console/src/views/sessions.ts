@@ -4,8 +4,16 @@ import { button, h, when } from "../dom.js";
 import type { Agent, OffsetPage, Session } from "../types.js";
 import { pagedTable } from "./paged-table.js";
 
-export function sessionsView(api: Api, agentId: string | undefined, nav: { openSession(id: string): void; filter(agentId: string | undefined): void }): HTMLElement {
-  const filter = h("select", { attrs: { name: "agent", "aria-label": "Agent" }, on: { change: () => nav.filter(filter.value || undefined) } }, h("option", { attrs: { value: "" } }, "All agents"));
+export function sessionsView(
+  api: Api,
+  agentId: string | undefined,
+  nav: { openSession(id: string): void; filter(agentId: string | undefined): void },
+): HTMLElement {
+  const filter = h(
+    "select",
+    { attrs: { name: "agent", "aria-label": "Agent" }, on: { change: () => nav.filter(filter.value || undefined) } },
+    h("option", { attrs: { value: "" } }, "All agents"),
+  );
   const names = new Map<string, string>();
   // The filter lists the newest 100 agents (one page); an agent opened from the agents list is selected even when older.
   void api.get<OffsetPage<Agent>>(`/v1/agents${query({ limit: 100 })}`).then((page) => {

@@ -113,7 +113,12 @@ export class OrganizationStore {
   }
 
   /** Creates a key and returns the secret; it is not stored and cannot be shown again. */
-  async createKey(orgId: string, requestsPerMinute = DEFAULT_KEY_REQUESTS_PER_MINUTE, scopes: KeyScope[] = DEFAULT_KEY_SCOPES, name?: string): Promise<{ id: string; key: string }> {
+  async createKey(
+    orgId: string,
+    requestsPerMinute = DEFAULT_KEY_REQUESTS_PER_MINUTE,
+    scopes: KeyScope[] = DEFAULT_KEY_SCOPES,
+    name?: string,
+  ): Promise<{ id: string; key: string }> {
     const key = `ask_${randomBytes(32).toString("base64url")}`;
     const hash = hashKey(key);
     const id = keyIdOf(hash);
@@ -155,7 +160,9 @@ export class OrganizationStore {
     const hash = hashKey(key);
     return this.cache.get(hash, async () => {
       const doc = await this.lookup(hash);
-      return doc && !doc.revokedAt ? { orgId: doc.orgId, keyId: doc._id, requestsPerMinute: doc.requestsPerMinute, scopes: doc.scopes ?? DEFAULT_KEY_SCOPES } : null;
+      return doc && !doc.revokedAt
+        ? { orgId: doc.orgId, keyId: doc._id, requestsPerMinute: doc.requestsPerMinute, scopes: doc.scopes ?? DEFAULT_KEY_SCOPES }
+        : null;
     });
   }
 

@@ -27,7 +27,10 @@ export const BUILTIN_SPECS: Record<string, { description: string; input_schema: 
     description: "Ask the user a question and wait for the answer; offer choices when the answer is one of a few.",
     input_schema: {
       type: "object",
-      properties: { question: { type: "string", minLength: 1, maxLength: 2000 }, choices: { type: "array", maxItems: 10, items: { type: "string", minLength: 1, maxLength: 200 } } },
+      properties: {
+        question: { type: "string", minLength: 1, maxLength: 2000 },
+        choices: { type: "array", maxItems: 10, items: { type: "string", minLength: 1, maxLength: 200 } },
+      },
       required: ["question"],
       additionalProperties: false,
     },
@@ -75,7 +78,10 @@ export const BUILTIN_SPECS: Record<string, { description: string; input_schema: 
       else: {
         if: { properties: { action: { const: "patch" } }, required: ["action"] },
         then: { required: ["old_string", "new_string"], properties: { content: false, old_string: true, new_string: true } },
-        else: { if: { properties: { action: { const: "delete" } }, required: ["action"] }, then: { properties: { content: false, old_string: false, new_string: false } } },
+        else: {
+          if: { properties: { action: { const: "delete" } }, required: ["action"] },
+          then: { properties: { content: false, old_string: false, new_string: false } },
+        },
       },
     },
   },
@@ -89,7 +95,10 @@ export const BUILTIN_SPECS: Record<string, { description: string; input_schema: 
           maxItems: TODO_ITEMS_MAX,
           items: {
             type: "object",
-            properties: { content: { type: "string", minLength: 1, maxLength: TODO_CONTENT_MAX }, status: { type: "string", enum: ["pending", "in_progress", "done"], default: "pending" } },
+            properties: {
+              content: { type: "string", minLength: 1, maxLength: TODO_CONTENT_MAX },
+              status: { type: "string", enum: ["pending", "in_progress", "done"], default: "pending" },
+            },
             required: ["content"],
             additionalProperties: false,
           },
@@ -123,7 +132,8 @@ export const BUILTIN_SPECS: Record<string, { description: string; input_schema: 
     input_schema: { type: "object", properties: { query: { type: "string", minLength: 1, maxLength: 500 } }, required: ["query"], additionalProperties: false },
   },
   execute_code: {
-    description: "Run a Python (default) or JavaScript (Node.js) program in the session's workspace, under the terminal's limits; answers its output and exit status.",
+    description:
+      "Run a Python (default) or JavaScript (Node.js) program in the session's workspace, under the terminal's limits; answers its output and exit status.",
     input_schema: {
       type: "object",
       properties: { language: { type: "string", enum: ["python", "javascript"], default: "python" }, code: { type: "string", minLength: 1, maxLength: 65536 } },
@@ -184,20 +194,34 @@ export const BUILTIN_SPECS: Record<string, { description: string; input_schema: 
     description: `Read a text file of the workspace. A whole file comes back as it is; a long one in ranges of lines: offset (first line, from 1) and limit (lines, default ${DEFAULT_READ_LINES}), at most ${READ_KIB} KiB at a time, with a last line saying where to read on.`,
     input_schema: {
       type: "object",
-      properties: { path: WORKSPACE_PATH, offset: { type: "integer", minimum: 1, default: 1 }, limit: { type: "integer", minimum: 1, maximum: 10000, default: DEFAULT_READ_LINES } },
+      properties: {
+        path: WORKSPACE_PATH,
+        offset: { type: "integer", minimum: 1, default: 1 },
+        limit: { type: "integer", minimum: 1, maximum: 10000, default: DEFAULT_READ_LINES },
+      },
       required: ["path"],
       additionalProperties: false,
     },
   },
   write_file: {
     description: `Write a file of the workspace (its folders are made), replacing what it held; at most ${WRITE_KIB} KiB.`,
-    input_schema: { type: "object", properties: { path: WORKSPACE_PATH, content: { type: "string", maxLength: WRITE_CHARS } }, required: ["path", "content"], additionalProperties: false },
-  },
-  patch: {
-    description: "Replace the one occurrence of old_string in a file of the workspace with new_string; fails when it occurs never or more than once (give more context).",
     input_schema: {
       type: "object",
-      properties: { path: WORKSPACE_PATH, old_string: { type: "string", minLength: 1, maxLength: WRITE_CHARS }, new_string: { type: "string", maxLength: WRITE_CHARS } },
+      properties: { path: WORKSPACE_PATH, content: { type: "string", maxLength: WRITE_CHARS } },
+      required: ["path", "content"],
+      additionalProperties: false,
+    },
+  },
+  patch: {
+    description:
+      "Replace the one occurrence of old_string in a file of the workspace with new_string; fails when it occurs never or more than once (give more context).",
+    input_schema: {
+      type: "object",
+      properties: {
+        path: WORKSPACE_PATH,
+        old_string: { type: "string", minLength: 1, maxLength: WRITE_CHARS },
+        new_string: { type: "string", maxLength: WRITE_CHARS },
+      },
       required: ["path", "old_string", "new_string"],
       additionalProperties: false,
     },

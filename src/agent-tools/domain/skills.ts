@@ -37,9 +37,17 @@ export const FRONT_MATTER = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/
  */
 export function skillSummary(name: string, content: string): string {
   const front = FRONT_MATTER.exec(content);
-  const description = front?.[1]!.split(/\r?\n/).map((l) => /^description:\s*(.+)$/.exec(l)?.[1]).find((d) => d !== undefined);
+  const description = front?.[1]!
+    .split(/\r?\n/)
+    .map((l) => /^description:\s*(.+)$/.exec(l)?.[1])
+    .find((d) => d !== undefined);
   const body = front ? content.slice(front[0].length) : content;
-  const line = description?.trim().replace(/^(["'])(.*)\1$/, "$2") || body.split(/\r?\n/).map((l) => l.replace(/^#+\s*/, "").trim()).find((l) => l);
+  const line =
+    description?.trim().replace(/^(["'])(.*)\1$/, "$2") ||
+    body
+      .split(/\r?\n/)
+      .map((l) => l.replace(/^#+\s*/, "").trim())
+      .find((l) => l);
   return summaryLine(line || name);
 }
 

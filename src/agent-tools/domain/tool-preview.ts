@@ -10,7 +10,11 @@ const s = (input: Input, key: string): string => (typeof input[key] === "string"
 
 /** The first non-empty line, with ` …` when more follow. */
 function line(text: string): string {
-  const first = text.split("\n").map((l) => l.trim()).find((l) => l !== "") ?? "";
+  const first =
+    text
+      .split("\n")
+      .map((l) => l.trim())
+      .find((l) => l !== "") ?? "";
   return first + (text.trim().includes("\n") ? " …" : "");
 }
 
@@ -33,7 +37,9 @@ const PREVIEWS: Record<string, (input: Input) => string> = {
 export function toolPreview(name: string, input: unknown): string | undefined {
   const make = PREVIEWS[name];
   if (!make || !input || typeof input !== "object" || Array.isArray(input)) return undefined;
-  const text = make(input as Input).replace(/\s+/g, " ").trim();
+  const text = make(input as Input)
+    .replace(/\s+/g, " ")
+    .trim();
   if (text === "") return undefined;
   return text.length > MAX ? `${text.slice(0, MAX - 1)}…` : text;
 }

@@ -85,7 +85,8 @@ export class DockerEngine {
     const { image } = this.settings;
     if ((await run(env, ["image", "inspect", "--format", "{{.Id}}", image], PROBE_TIMEOUT_MS)).code === 0) return;
     const pulled = await run(env, ["pull", "--quiet", image], PULL_TIMEOUT_MS);
-    if (pulled.code !== 0) throw new Error(`the sandbox image ${image} is not on the Docker engine and cannot be pulled: ${pulled.output.trim().slice(-ERROR_BYTES)}`);
+    if (pulled.code !== 0)
+      throw new Error(`the sandbox image ${image} is not on the Docker engine and cannot be pulled: ${pulled.output.trim().slice(-ERROR_BYTES)}`);
   }
 
   /**
@@ -95,17 +96,51 @@ export class DockerEngine {
   spawn(argv: string[], place: ContainerPlace, env: Record<string, string>, variables: Record<string, string>, stdin: "ignore" | "pipe"): ChildProcess {
     const name = `agent-sessions-${place.deploymentId}-${randomBytes(6).toString("hex")}`;
     const args = [
-      "run", "--rm", "--init", "--interactive", "--name", name, "--label", `${LABEL}=${place.deploymentId}`,
-      "--user", `${place.user.uid}:${place.user.gid}`, "--cap-drop", "ALL", "--security-opt", "no-new-privileges", "--read-only",
-      "--network", this.settings.network, "--hostname", "sandbox",
-      "--memory", String(place.memoryBytes), "--memory-swap", String(place.memoryBytes), "--cpus", String(this.settings.cpus),
-      "--pids-limit", String(place.processes), "--ulimit", `fsize=${place.fileBytes}`, "--ulimit", "core=0",
-      "--mount", `type=bind,source=${place.workspace},target=${WORKSPACE}`, "--mount", `type=bind,source=${place.tmp},target=/tmp`,
-      "--tmpfs", "/var/tmp:rw,nosuid,nodev,size=64m", "--workdir", WORKSPACE,
+      "run",
+      "--rm",
+      "--init",
+      "--interactive",
+      "--name",
+      name,
+      "--label",
+      `${LABEL}=${place.deploymentId}`,
+      "--user",
+      `${place.user.uid}:${place.user.gid}`,
+      "--cap-drop",
+      "ALL",
+      "--security-opt",
+      "no-new-privileges",
+      "--read-only",
+      "--network",
+      this.settings.network,
+      "--hostname",
+      "sandbox",
+      "--memory",
+      String(place.memoryBytes),
+      "--memory-swap",
+      String(place.memoryBytes),
+      "--cpus",
+      String(this.settings.cpus),
+      "--pids-limit",
+      String(place.processes),
+      "--ulimit",
+      `fsize=${place.fileBytes}`,
+      "--ulimit",
+      "core=0",
+      "--mount",
+      `type=bind,source=${place.workspace},target=${WORKSPACE}`,
+      "--mount",
+      `type=bind,source=${place.tmp},target=/tmp`,
+      "--tmpfs",
+      "/var/tmp:rw,nosuid,nodev,size=64m",
+      "--workdir",
+      WORKSPACE,
       ...Object.entries(env).flatMap(([key, value]) => ["--env", `${key}=${value}`]),
       // A pipe (bash's process substitution on fd 9) the client opens as a file: Node's stdio are sockets, which it cannot open.
-      "--env-file", "/dev/fd/9",
-      this.settings.image, ...argv,
+      "--env-file",
+      "/dev/fd/9",
+      this.settings.image,
+      ...argv,
     ];
     const child = spawn("bash", ["--norc", "--noprofile", "-c", 'exec "$@" 9< <(cat <&3) 3<&-', "docker", "docker", ...args], {
       env: clientEnv(this.settings),
@@ -124,7 +159,10 @@ export class DockerEngine {
   async removeContainersOf(deploymentId: string): Promise<void> {
     const env = clientEnv(this.settings);
     const listed = await run(env, ["ps", "--all", "--quiet", "--filter", `label=${LABEL}=${deploymentId}`], PROBE_TIMEOUT_MS);
-    const ids = listed.output.split("\n").map((s) => s.trim()).filter((s) => /^[0-9a-f]+$/.test(s));
+    const ids = listed.output
+      .split("\n")
+      .map((s) => s.trim())
+      .filter((s) => /^[0-9a-f]+$/.test(s));
     if (listed.code !== 0) throw new Error(`the Docker engine did not list the deployment's containers: ${listed.output.trim().slice(-ERROR_BYTES)}`);
     if (ids.length > 0) await run(env, ["rm", "--force", ...ids], PROBE_TIMEOUT_MS);
   }

@@ -42,7 +42,12 @@ export class EgressProxy {
 
   static async start(policy: OutboundPolicy, logger: Logger): Promise<EgressProxy> {
     const sandbox = policy.forSandbox();
-    const proxy = new Server({ port: 0, host: "127.0.0.1", verbose: false, prepareRequestFunction: ({ hostname, port }) => admit(sandbox, hostname, port, logger) });
+    const proxy = new Server({
+      port: 0,
+      host: "127.0.0.1",
+      verbose: false,
+      prepareRequestFunction: ({ hostname, port }) => admit(sandbox, hostname, port, logger),
+    });
     await proxy.listen();
     const target = (proxy.server.address() as AddressInfo).port;
     await mkdir(RUN_DIR, { recursive: true, mode: 0o711 });

@@ -28,9 +28,11 @@ export function isolationAvailable(): boolean {
 }
 
 function probe(): string | null {
-  if (typeof process.getuid !== "function" || process.getuid() !== 0) return "the worker does not run as root, so it can neither make namespaces nor switch users";
+  if (typeof process.getuid !== "function" || process.getuid() !== 0)
+    return "the worker does not run as root, so it can neither make namespaces nor switch users";
   const missing = PROGRAMS.filter((name) => !SANDBOX_PATH.split(":").some((dir) => executable(join(dir, name))));
-  if (missing.length > 0) return `${missing.join(", ")} not found on ${SANDBOX_PATH} (Debian's bubblewrap, util-linux and socat; scripts/sandbox-tools.sh installs them)`;
+  if (missing.length > 0)
+    return `${missing.join(", ")} not found on ${SANDBOX_PATH} (Debian's bubblewrap, util-linux and socat; scripts/sandbox-tools.sh installs them)`;
   const scratch = mkdtempSync(join(tmpdir(), "agent-sessions-isolation-"));
   const empty = openSync("/dev/null", "r");
   try {

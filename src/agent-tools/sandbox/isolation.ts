@@ -58,15 +58,55 @@ const REVEAL = ["/bin/sh", "-c", 'eval "$(cat <&3)"; exec 3<&-; exec "$@"', "san
 export function isolatedCommand(place: IsolatedPlace, argv: string[], secrets: boolean): [string, string[]] {
   const { workspace, isolation, user, network } = place;
   const bwrap = [
-    "--unshare-pid", "--unshare-ipc", "--unshare-uts", ...(network ? [] : ["--unshare-net"]), "--die-with-parent",
-    "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-    "--size", String(64 * 1024), "--tmpfs", isolation.hide,
-    "--bind", workspace, ISOLATED_WORKSPACE, "--bind", isolation.tmp, "/tmp",
-    "--perms", "1777", "--size", String(64 * MIB), "--tmpfs", "/var/tmp",
-    "--perms", "1777", "--size", String(64 * MIB), "--tmpfs", "/dev/shm",
-    "--hostname", "sandbox", "--chdir", ISOLATED_WORKSPACE, "--",
-    "setpriv", `--reuid=${user.uid}`, `--regid=${user.gid}`, "--clear-groups", "--no-new-privs", "--inh-caps=-all", "--bounding-set=-all", "--",
-    ...(secrets ? REVEAL : []), ...argv,
+    "--unshare-pid",
+    "--unshare-ipc",
+    "--unshare-uts",
+    ...(network ? [] : ["--unshare-net"]),
+    "--die-with-parent",
+    "--ro-bind",
+    "/",
+    "/",
+    "--dev",
+    "/dev",
+    "--proc",
+    "/proc",
+    "--size",
+    String(64 * 1024),
+    "--tmpfs",
+    isolation.hide,
+    "--bind",
+    workspace,
+    ISOLATED_WORKSPACE,
+    "--bind",
+    isolation.tmp,
+    "/tmp",
+    "--perms",
+    "1777",
+    "--size",
+    String(64 * MIB),
+    "--tmpfs",
+    "/var/tmp",
+    "--perms",
+    "1777",
+    "--size",
+    String(64 * MIB),
+    "--tmpfs",
+    "/dev/shm",
+    "--hostname",
+    "sandbox",
+    "--chdir",
+    ISOLATED_WORKSPACE,
+    "--",
+    "setpriv",
+    `--reuid=${user.uid}`,
+    `--regid=${user.gid}`,
+    "--clear-groups",
+    "--no-new-privs",
+    "--inh-caps=-all",
+    "--bounding-set=-all",
+    "--",
+    ...(secrets ? REVEAL : []),
+    ...argv,
   ];
   return network ? ["nsenter", [`--net=${network}`, "--", "bwrap", ...bwrap]] : ["bwrap", bwrap];
 }
@@ -87,10 +127,21 @@ export function exportScript(variables: Record<string, string>): string {
  * child is bwrap (or nsenter, which becomes it), leader of a process group of its own: killing the group
  * kills the namespace's PID 1, and with it everything in the namespace.
  */
-export function spawnIsolated(argv: string[], place: IsolatedPlace, env: Record<string, string>, variables: Record<string, string>, stdin: "ignore" | "pipe"): ChildProcess {
+export function spawnIsolated(
+  argv: string[],
+  place: IsolatedPlace,
+  env: Record<string, string>,
+  variables: Record<string, string>,
+  stdin: "ignore" | "pipe",
+): ChildProcess {
   const script = exportScript(variables);
   const [program, args] = isolatedCommand(place, argv, script !== "");
-  const child = spawn(program, args, { cwd: place.workspace, env, stdio: [stdin, "pipe", "pipe", ...(script === "" ? [] : ["pipe" as const])], detached: true });
+  const child = spawn(program, args, {
+    cwd: place.workspace,
+    env,
+    stdio: [stdin, "pipe", "pipe", ...(script === "" ? [] : ["pipe" as const])],
+    detached: true,
+  });
   if (script !== "") {
     const secrets = child.stdio[3] as Writable;
     // The command may end before reading it all (EPIPE): nothing is lost that anyone needed.

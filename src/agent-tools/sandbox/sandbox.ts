@@ -158,7 +158,15 @@ export function spawnLimited(command: string, args: string[], place: SandboxPlac
   const extra = Object.fromEntries(Object.entries(place.env ?? {}).filter(([name]) => !(name in env) && name !== BACKGROUND_MARK));
   const container = isolation?.container;
   if (container && user) {
-    const place = { deploymentId: container.deploymentId, workspace: cwd, tmp: isolation.tmp, user, memoryBytes: limits.memoryBytes, fileBytes: limits.fileBytes, processes: SANDBOX_PROCESSES };
+    const place = {
+      deploymentId: container.deploymentId,
+      workspace: cwd,
+      tmp: isolation.tmp,
+      user,
+      memoryBytes: limits.memoryBytes,
+      fileBytes: limits.fileBytes,
+      processes: SANDBOX_PROCESSES,
+    };
     return container.engine.spawn([command, ...args], place, env, extra, stdin);
   }
   const argv = ["prlimit", ...rlimits, "--", command, ...args];
@@ -245,7 +253,13 @@ export interface SandboxResult {
   text: string;
 }
 
-export function runInSandbox(command: string, args: string[], place: SandboxPlace, signal: AbortSignal, timeoutMs = SANDBOX_TIMEOUT_MS): Promise<SandboxResult> {
+export function runInSandbox(
+  command: string,
+  args: string[],
+  place: SandboxPlace,
+  signal: AbortSignal,
+  timeoutMs = SANDBOX_TIMEOUT_MS,
+): Promise<SandboxResult> {
   return new Promise((resolve) => {
     const child = spawnLimited(command, args, place);
     let timedOut = false;

@@ -105,9 +105,27 @@ export class SessionNetworks {
     const uid = user.uid + BRIDGE_UID_OFFSET;
     const gid = user.gid + BRIDGE_UID_OFFSET;
     const args = [
-      "--unshare-net", "--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev", "--info-fd", "3", "--",
-      "setpriv", `--reuid=${uid}`, `--regid=${gid}`, "--clear-groups", "--no-new-privs", "--inh-caps=-all", "--bounding-set=-all", "--",
-      "socat", `TCP-LISTEN:${EGRESS_PORT},bind=127.0.0.1,reuseaddr,fork,max-children=${BRIDGE_CONNECTIONS}`, `UNIX-CONNECT:${this.egress}`,
+      "--unshare-net",
+      "--die-with-parent",
+      "--ro-bind",
+      "/",
+      "/",
+      "--dev",
+      "/dev",
+      "--info-fd",
+      "3",
+      "--",
+      "setpriv",
+      `--reuid=${uid}`,
+      `--regid=${gid}`,
+      "--clear-groups",
+      "--no-new-privs",
+      "--inh-caps=-all",
+      "--bounding-set=-all",
+      "--",
+      "socat",
+      `TCP-LISTEN:${EGRESS_PORT},bind=127.0.0.1,reuseaddr,fork,max-children=${BRIDGE_CONNECTIONS}`,
+      `UNIX-CONNECT:${this.egress}`,
     ];
     const bridge = spawn("bwrap", args, { stdio: ["ignore", "ignore", "pipe", "pipe"], detached: true, env: { PATH: SANDBOX_PATH } });
     const network: Network = { bridge, ready: this.listening(bridge), running: 0, lastUsed: Date.now() };
@@ -120,11 +138,13 @@ export class SessionNetworks {
   private async listening(bridge: ChildProcess): Promise<string> {
     let said = "";
     bridge.stderr!.on("data", (chunk: Buffer) => (said = (said + chunk.toString()).slice(-2_000)));
-    const exited = new Promise<never>((_, reject) => bridge.once("exit", (code, signal) => reject(new Error(`the bridge ended (${signal ?? code}): ${said.trim() || "no message"}`))));
+    const exited = new Promise<never>((_, reject) =>
+      bridge.once("exit", (code, signal) => reject(new Error(`the bridge ended (${signal ?? code}): ${said.trim() || "no message"}`))),
+    );
     exited.catch(() => undefined);
     bridge.once("error", () => undefined);
     const pid = await Promise.race([childPid(bridge.stdio[3] as Readable), exited]);
-    for (const deadline = Date.now() + READY_MS; Date.now() < deadline; ) {
+    for (const deadline = Date.now() + READY_MS; Date.now() < deadline;) {
       const table = await readFile(`/proc/${pid}/net/tcp`, "utf8").catch(() => "");
       if (LISTENING.test(table)) return `/proc/${pid}/ns/net`;
       await Promise.race([delay(2), exited]);

@@ -65,7 +65,12 @@ export async function startToolIsolation(policy: OutboundPolicy, allowUnisolated
     }
     await close();
   }
-  if (allowUnisolated) logger.warn("tool processes run WITHOUT isolation (SANDBOX_UNISOLATED=allow): an agent's commands reach what this worker reaches", { problem });
-  else logger.warn("the agent's commands (terminal, process, execute_code) are refused: this worker cannot isolate them; SANDBOX_UNISOLATED=allow runs them without isolation", { problem });
+  if (allowUnisolated)
+    logger.warn("tool processes run WITHOUT isolation (SANDBOX_UNISOLATED=allow): an agent's commands reach what this worker reaches", { problem });
+  else
+    logger.warn(
+      "the agent's commands (terminal, process, execute_code) are refused: this worker cannot isolate them; SANDBOX_UNISOLATED=allow runs them without isolation",
+      { problem },
+    );
   return { networks: null, unisolated: { problem, allowed: allowUnisolated }, close: async () => undefined };
 }

@@ -30,7 +30,6 @@ export class MemoryStore {
     await this.memories.deleteMany({ orgId, agentId });
   }
 
-
   count(scope: MemoryScope): Promise<number> {
     return this.memories.countDocuments(scope);
   }

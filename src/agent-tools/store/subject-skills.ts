@@ -52,10 +52,12 @@ export class SubjectSkillStore {
     await this.skills.deleteMany({ orgId, agentId });
   }
 
-
   /** Name and summary of each, by name. */
   async list(scope: SkillScope): Promise<SkillSummary[]> {
-    const docs = await this.skills.find(only(scope), { projection: { name: 1, summary: 1 } }).sort({ name: 1 }).toArray();
+    const docs = await this.skills
+      .find(only(scope), { projection: { name: 1, summary: 1 } })
+      .sort({ name: 1 })
+      .toArray();
     return docs.map((d) => ({ name: d.name, summary: d.summary }));
   }
 

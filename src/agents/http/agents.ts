@@ -23,17 +23,41 @@ export function agentRoutes(routes: Routes, { agents }: Services): void {
   const agentOk = { status: 200, schema: agentSchema };
 
   routes.add(
-    { method: "post", path: "/v1/agents", operationId: "createAgent", summary: "Create an agent and its first version", tag, body: agentCreateSchema, success: { status: 201, schema: agentSchema } },
+    {
+      method: "post",
+      path: "/v1/agents",
+      operationId: "createAgent",
+      summary: "Create an agent and its first version",
+      tag,
+      body: agentCreateSchema,
+      success: { status: 201, schema: agentSchema },
+    },
     async ({ orgId, body, once }) => keptReply(await agents.createKept(orgId, body, once), presentAgent),
   );
 
   routes.add(
-    { method: "get", path: "/v1/agents", operationId: "listAgents", summary: "List agents, newest first", tag, query: agentsListQuerySchema, success: { status: 200, schema: agentListSchema } },
+    {
+      method: "get",
+      path: "/v1/agents",
+      operationId: "listAgents",
+      summary: "List agents, newest first",
+      tag,
+      query: agentsListQuerySchema,
+      success: { status: 200, schema: agentListSchema },
+    },
     async ({ orgId, query }) => ({ body: presentOffsetPage(await agents.list(orgId, query), query, presentAgent) }),
   );
 
   routes.add(
-    { method: "get", path: "/v1/agents/:agentId", operationId: "getAgent", summary: "Get an agent with its latest version", tag, params: agentPathSchema, success: agentOk },
+    {
+      method: "get",
+      path: "/v1/agents/:agentId",
+      operationId: "getAgent",
+      summary: "Get an agent with its latest version",
+      tag,
+      params: agentPathSchema,
+      success: agentOk,
+    },
     async ({ orgId, params }) => ({ body: presentAgent(await agents.get(orgId, params.agentId)) }),
   );
 
@@ -85,7 +109,16 @@ export function agentRoutes(routes: Routes, { agents }: Services): void {
   );
 
   routes.add(
-    { method: "post", path: "/v1/agents/:agentId/archive", operationId: "archiveAgent", summary: "Archive an agent (idempotent)", tag, params: agentPathSchema, success: agentOk, errors: [409] },
+    {
+      method: "post",
+      path: "/v1/agents/:agentId/archive",
+      operationId: "archiveAgent",
+      summary: "Archive an agent (idempotent)",
+      tag,
+      params: agentPathSchema,
+      success: agentOk,
+      errors: [409],
+    },
     async ({ orgId, params }) => ({ body: presentAgent(await agents.archive(orgId, params.agentId)) }),
   );
 
@@ -118,7 +151,15 @@ export function agentRoutes(routes: Routes, { agents }: Services): void {
   );
 
   routes.add(
-    { method: "get", path: "/v1/agents/:agentId/users/:subjectId/spend", operationId: "getSubjectSpend", summary: "What one subject has spent with an agent, beside its limit", tag, params: subjectPathSchema, success: { status: 200, schema: subjectSpendSchema } },
+    {
+      method: "get",
+      path: "/v1/agents/:agentId/users/:subjectId/spend",
+      operationId: "getSubjectSpend",
+      summary: "What one subject has spent with an agent, beside its limit",
+      tag,
+      params: subjectPathSchema,
+      success: { status: 200, schema: subjectSpendSchema },
+    },
     async ({ orgId, params }) => ({ body: { ...params, ...(await agents.subjectSpend(orgId, params.agentId, params.subjectId)) } }),
   );
 

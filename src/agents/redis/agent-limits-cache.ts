@@ -30,7 +30,11 @@ export class AgentLimitsCache {
     }
     const limits = await load();
     if (limits) {
-      const fields = { conversationsPerMinute: limits.conversationsPerMinute, messagesPerMinute: limits.messagesPerMinute, subjectBudgetUsd: limits.subjectBudgetUsd ?? NONE };
+      const fields = {
+        conversationsPerMinute: limits.conversationsPerMinute,
+        messagesPerMinute: limits.messagesPerMinute,
+        subjectBudgetUsd: limits.subjectBudgetUsd ?? NONE,
+      };
       await this.redis.multi().hset(key, fields).pexpire(key, TTL_MS).exec();
     }
     return limits;

@@ -90,7 +90,12 @@ function loadTools(tools: ToolConfig[]): ToolConfig[] {
 }
 
 function storeVersion(v: VersionDoc): VersionDoc {
-  return { ...v, metadata: encode(v.metadata) as unknown as Metadata, tools: storeTools(v.tools), roles: v.roles.map((r) => ({ ...r, tools: storeTools(r.tools) })) };
+  return {
+    ...v,
+    metadata: encode(v.metadata) as unknown as Metadata,
+    tools: storeTools(v.tools),
+    roles: v.roles.map((r) => ({ ...r, tools: storeTools(r.tools) })),
+  };
 }
 
 function loadVersion(v: VersionDoc): VersionDoc {
@@ -119,18 +124,43 @@ export class AgentStore {
 
   private newVersion(orgId: string, agentId: string, version: number, config: AgentConfig, at: Date, mark: VersionMark = {}): VersionDoc {
     const { publishedBy, deploymentRevision } = mark;
-    return { _id: versionId(agentId, version), agentId, orgId, version, createdAt: at, ...config, ...(publishedBy ? { publishedBy } : {}), ...(deploymentRevision !== undefined ? { deploymentRevision } : {}) };
+    return {
+      _id: versionId(agentId, version),
+      agentId,
+      orgId,
+      version,
+      createdAt: at,
+      ...config,
+      ...(publishedBy ? { publishedBy } : {}),
+      ...(deploymentRevision !== undefined ? { deploymentRevision } : {}),
+    };
   }
 
   /**
    * `owner`: a deployment creating its agent under an id it chose (so a retried provisioning finds it),
    * from its settings' `revision`. `chosen`: an id chosen beforehand (an Idempotency-Key's).
    */
-  async create(orgId: string, config: AgentConfig, rateLimits: RateLimits, owner?: { id: string; deploymentId: string; revision: number }, chosen?: string): Promise<AgentDoc> {
+  async create(
+    orgId: string,
+    config: AgentConfig,
+    rateLimits: RateLimits,
+    owner?: { id: string; deploymentId: string; revision: number },
+    chosen?: string,
+  ): Promise<AgentDoc> {
     const now = new Date();
     const id = owner?.id ?? chosen ?? newId("agt");
     const current = this.newVersion(orgId, id, 1, config, now, owner ? { deploymentRevision: owner.revision } : {});
-    const doc: AgentDoc = { _id: id, orgId, status: "active", rateLimits, createdAt: now, updatedAt: now, version: 1, current, ...(owner ? { deploymentId: owner.deploymentId } : {}) };
+    const doc: AgentDoc = {
+      _id: id,
+      orgId,
+      status: "active",
+      rateLimits,
+      createdAt: now,
+      updatedAt: now,
+      version: 1,
+      current,
+      ...(owner ? { deploymentId: owner.deploymentId } : {}),
+    };
     // Version first: every version an agent document points at is already recorded. Under an id chosen
     // beforehand the version may be an earlier attempt's, which died before the agent's write: the same config.
     try {
@@ -212,7 +242,9 @@ export class AgentStore {
 
   async setSubjectBudget(orgId: string, id: string, limitUsd: number | null): Promise<AgentDoc | null> {
     if (!(await this.get(orgId, id))) return null;
-    return loadAgent(await this.agents.findOneAndUpdate({ _id: id }, { $set: { subjectBudgetUsd: limitUsd, updatedAt: new Date() } }, { returnDocument: "after" }));
+    return loadAgent(
+      await this.agents.findOneAndUpdate({ _id: id }, { $set: { subjectBudgetUsd: limitUsd, updatedAt: new Date() } }, { returnDocument: "after" }),
+    );
   }
 
   /** Idempotent: an archived agent is returned unchanged (two concurrent archives both write the same status). */

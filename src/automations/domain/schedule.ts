@@ -54,11 +54,13 @@ export function formatDuration(ms: number): string {
 
 function durationWords(ms: number): string {
   const parts = formatDuration(ms).match(/\d+[wdhms]/g) ?? [];
-  return parts.map((p) => {
-    const n = Number(p.slice(0, -1));
-    const word = UNIT_WORDS[p.at(-1) as Unit];
-    return n === 1 ? `1 ${word}` : `${n} ${word}s`;
-  }).join(" ");
+  return parts
+    .map((p) => {
+      const n = Number(p.slice(0, -1));
+      const word = UNIT_WORDS[p.at(-1) as Unit];
+      return n === 1 ? `1 ${word}` : `${n} ${word}s`;
+    })
+    .join(" ");
 }
 
 /** A timestamp whose calendar fields are real (no 30 February), read as UTC when it names no offset. */
@@ -68,7 +70,13 @@ function isoMs(text: string): number | null {
   const [, y, mo, d, h, mi, s = "0", frac = "0", zone = "Z"] = m;
   const local = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s), Number(frac.slice(0, 3).padEnd(3, "0")));
   const back = new Date(local);
-  const fieldsHold = back.getUTCFullYear() === Number(y) && back.getUTCMonth() === Number(mo) - 1 && back.getUTCDate() === Number(d) && back.getUTCHours() === Number(h) && back.getUTCMinutes() === Number(mi) && back.getUTCSeconds() === Number(s);
+  const fieldsHold =
+    back.getUTCFullYear() === Number(y) &&
+    back.getUTCMonth() === Number(mo) - 1 &&
+    back.getUTCDate() === Number(d) &&
+    back.getUTCHours() === Number(h) &&
+    back.getUTCMinutes() === Number(mi) &&
+    back.getUTCSeconds() === Number(s);
   if (!fieldsHold) return null;
   if (zone === "Z") return local;
   const sign = zone.startsWith("-") ? -1 : 1;
@@ -133,7 +141,8 @@ export function parseSchedule(written: string, timezone: string | null, now: num
   const text = written.trim().replace(/\s+/g, " ");
   const zone = timezone === null ? "UTC" : canonicalTimezone(timezone);
   if (isCronText(text)) return cronSchedule(text, zone);
-  if (zone !== "UTC") throw new ScheduleError("timezone: applies to cron expressions only; timestamps, durations and intervals are absolute (write a timestamp's offset in it)");
+  if (zone !== "UTC")
+    throw new ScheduleError("timezone: applies to cron expressions only; timestamps, durations and intervals are absolute (write a timestamp's offset in it)");
   const lower = text.toLowerCase();
   if (lower.startsWith("every ")) {
     const every = durationMs(lower.slice(6).replace(/ /g, ""));

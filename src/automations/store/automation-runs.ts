@@ -53,7 +53,12 @@ export class AutomationRunStore {
 
   /** Finishes a pending run once; answers the run as finished (by this call or an earlier one). */
   async finish(run: RunDoc, outcome: OccurrenceOutcome, now: Date): Promise<RunDoc | null> {
-    const set = { status: outcome.status, sessionCreated: outcome.sessionId !== null, error: outcome.status === "failed" ? outcome.error : null, finishedAt: now };
+    const set = {
+      status: outcome.status,
+      sessionCreated: outcome.sessionId !== null,
+      error: outcome.status === "failed" ? outcome.error : null,
+      finishedAt: now,
+    };
     const { modifiedCount } = await this.runs.updateOne({ _id: run._id, status: "pending" }, { $set: { ...set, notify: true } });
     return modifiedCount === 1 ? { ...run, ...set } : this.runs.findOne({ _id: run._id });
   }
@@ -71,7 +76,12 @@ export class AutomationRunStore {
   /** The automation's runs, newest first; `withSession`: only those that created their session. */
   async list(automationId: string, opts: { limit: number; offset: number; withSession?: boolean }): Promise<Page<RunDoc>> {
     const query = opts.withSession ? { automationId, sessionCreated: true } : { automationId };
-    const docs = await this.runs.find(query).sort({ createdAt: -1, _id: -1 }).skip(opts.offset).limit(opts.limit + 1).toArray();
+    const docs = await this.runs
+      .find(query)
+      .sort({ createdAt: -1, _id: -1 })
+      .skip(opts.offset)
+      .limit(opts.limit + 1)
+      .toArray();
     return { items: docs.slice(0, opts.limit), hasMore: docs.length > opts.limit };
   }
 

@@ -61,7 +61,12 @@ export class AutomationStore {
   async list(orgId: string, scope: AutomationScope, opts: { limit: number; offset: number }): Promise<Page<AutomationDoc>> {
     const query: Filter<AutomationDoc> = { orgId, agentId: scope.agentId };
     if (scope.subjectId !== undefined) query.subjectId = scope.subjectId;
-    const docs = await this.automations.find(query).sort({ createdAt: -1, _id: -1 }).skip(opts.offset).limit(opts.limit + 1).toArray();
+    const docs = await this.automations
+      .find(query)
+      .sort({ createdAt: -1, _id: -1 })
+      .skip(opts.offset)
+      .limit(opts.limit + 1)
+      .toArray();
     return { items: docs.slice(0, opts.limit), hasMore: docs.length > opts.limit };
   }
 
@@ -98,7 +103,14 @@ export class AutomationStore {
    * wrote the record since it was read at `revision` and the occurrence is not counted yet (else null:
    * count and advance apart, each once).
    */
-  async settleOccurrence(id: string, revision: number, scheduled: Date, run: RunSummary, counts: Record<string, number>, next: Date | null): Promise<AutomationDoc | null> {
+  async settleOccurrence(
+    id: string,
+    revision: number,
+    scheduled: Date,
+    run: RunSummary,
+    counts: Record<string, number>,
+    next: Date | null,
+  ): Promise<AutomationDoc | null> {
     return this.automations.findOneAndUpdate(
       { _id: id, revision, lastOccurrenceAt: { $ne: scheduled } },
       { $set: { lastOccurrenceAt: scheduled, lastRun: run, nextRunAt: next, updatedAt: run.at }, $inc: { ...counts, revision: 1 } },
@@ -108,7 +120,11 @@ export class AutomationStore {
 
   /** Moves the next run time on from `scheduled`, unless a change moved it already; answers the record as it now is. */
   async advance(id: string, scheduled: Date, next: Date | null, now: Date): Promise<AutomationDoc | null> {
-    const moved = await this.automations.findOneAndUpdate({ _id: id, nextRunAt: scheduled }, { $set: { nextRunAt: next, updatedAt: now }, $inc: { revision: 1 } }, { returnDocument: "after" });
+    const moved = await this.automations.findOneAndUpdate(
+      { _id: id, nextRunAt: scheduled },
+      { $set: { nextRunAt: next, updatedAt: now }, $inc: { revision: 1 } },
+      { returnDocument: "after" },
+    );
     return moved ?? this.byId(id);
   }
 

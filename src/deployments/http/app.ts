@@ -48,11 +48,27 @@ export function createDeploymentsApp(services: DeploymentServices): Koa<AppState
   const api = new Routes(new Router(), services.validator, [requireJson(RAW_PATHS), bodyParser(EVENT_PATHS, RAW_PATHS)], () => services.idempotency);
   let document: Record<string, unknown> | undefined;
   open.add(
-    { method: "get", path: "/healthz", operationId: "getLiveness", summary: "Liveness: the process answers", tag: "Operations", open: true, success: { status: 200, schema: healthSchema } },
+    {
+      method: "get",
+      path: "/healthz",
+      operationId: "getLiveness",
+      summary: "Liveness: the process answers",
+      tag: "Operations",
+      open: true,
+      success: { status: 200, schema: healthSchema },
+    },
     async () => ({ body: { status: "ok" } }),
   );
   open.add(
-    { method: "get", path: "/v1/openapi.json", operationId: "getOpenApiDocument", summary: "This document", tag: "Operations", open: true, success: { status: 200, schema: openapiDocumentSchema } },
+    {
+      method: "get",
+      path: "/v1/openapi.json",
+      operationId: "getOpenApiDocument",
+      summary: "This document",
+      tag: "Operations",
+      open: true,
+      success: { status: 200, schema: openapiDocumentSchema },
+    },
     async () => ({ body: (document ??= buildOpenApi([...open.specs, ...api.specs], DOCUMENT)) }),
   );
   deploymentRoutes(api, services);

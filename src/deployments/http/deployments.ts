@@ -29,7 +29,10 @@ export function deploymentRoutes(routes: Routes, services: DeploymentServices): 
       success: { status: 201, schema: deploymentCreatedSchema },
       errors: [402, 422],
     },
-    async ({ orgId, body, ctx, once }) => ({ status: 201, ...keptReply(await deployments.createKept(orgId, body, once), (d) => presentCreated(d, placementOf(services, ctx))) }),
+    async ({ orgId, body, ctx, once }) => ({
+      status: 201,
+      ...keptReply(await deployments.createKept(orgId, body, once), (d) => presentCreated(d, placementOf(services, ctx))),
+    }),
   );
 
   routes.add(
@@ -76,7 +79,9 @@ export function deploymentRoutes(routes: Routes, services: DeploymentServices): 
       success: { status: 200, schema: deploymentSchema },
       errors: [402, 409, 422],
     },
-    async ({ orgId, params, body, ctx }) => ({ body: presentDeployment(await deployments.update(orgId, params.deployment_id, body), placementOf(services, ctx)) }),
+    async ({ orgId, params, body, ctx }) => ({
+      body: presentDeployment(await deployments.update(orgId, params.deployment_id, body), placementOf(services, ctx)),
+    }),
   );
 
   routes.add(

@@ -160,7 +160,8 @@ export function deploymentThreadRoutes(routes: Routes, { threads, deployments, s
       method: "put",
       path: "/v1/deployments/:deployment_id/files/*path",
       operationId: "uploadDeploymentFile",
-      summary: "Upload a file into the deployment's workspace (a skill file for `source: file`, or data its tools read); `path` is workspace-relative, its slashes percent-encoded or not",
+      summary:
+        "Upload a file into the deployment's workspace (a skill file for `source: file`, or data its tools read); `path` is workspace-relative, its slashes percent-encoded or not",
       tag,
       scope: "deployments:write",
       params: deploymentFilePathSchema,

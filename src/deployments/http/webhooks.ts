@@ -16,7 +16,13 @@ import type { DeploymentServices } from "./context.js";
 import type { Routes } from "../../http/route.js";
 
 function presentWebhook(w: WebhookEndpoint, secret?: string) {
-  return { deployment_id: w.deploymentId, url: w.url, ...(secret ? { secret } : {}), created_at: w.createdAt.toISOString(), updated_at: w.updatedAt.toISOString() };
+  return {
+    deployment_id: w.deploymentId,
+    url: w.url,
+    ...(secret ? { secret } : {}),
+    created_at: w.createdAt.toISOString(),
+    updated_at: w.updatedAt.toISOString(),
+  };
 }
 
 export function deploymentWebhookRoutes(routes: Routes, { deployments, webhooks, deliveries }: DeploymentServices): void {
@@ -24,7 +30,17 @@ export function deploymentWebhookRoutes(routes: Routes, { deployments, webhooks,
   const path = "/v1/deployments/:deployment_id/webhook";
 
   routes.add(
-    { method: "put", path, operationId: "putDeploymentWebhook", summary: "Set the filesystem webhook (a new signing secret, shown once)", tag, scope: "deployments:write", params: deploymentPathSchema, body: deploymentWebhookPutSchema, success: { status: 200, schema: deploymentWebhookSchema } },
+    {
+      method: "put",
+      path,
+      operationId: "putDeploymentWebhook",
+      summary: "Set the filesystem webhook (a new signing secret, shown once)",
+      tag,
+      scope: "deployments:write",
+      params: deploymentPathSchema,
+      body: deploymentWebhookPutSchema,
+      success: { status: 200, schema: deploymentWebhookSchema },
+    },
     async ({ orgId, params, body }) => {
       const problem = serverUrlProblem(body.url);
       if (problem) throw validationError(`url: ${problem}`);
@@ -33,18 +49,46 @@ export function deploymentWebhookRoutes(routes: Routes, { deployments, webhooks,
     },
   );
   routes.add(
-    { method: "get", path, operationId: "getDeploymentWebhook", summary: "Get the filesystem webhook (never its secret)", tag, scope: "deployments:read", params: deploymentPathSchema, success: { status: 200, schema: deploymentWebhookSchema } },
+    {
+      method: "get",
+      path,
+      operationId: "getDeploymentWebhook",
+      summary: "Get the filesystem webhook (never its secret)",
+      tag,
+      scope: "deployments:read",
+      params: deploymentPathSchema,
+      success: { status: 200, schema: deploymentWebhookSchema },
+    },
     async ({ orgId, params }) => ({ body: presentWebhook(await webhooks.get(await deployments.get(orgId, params.deployment_id))) }),
   );
   routes.add(
-    { method: "delete", path, operationId: "deleteDeploymentWebhook", summary: "Remove the filesystem webhook", tag, scope: "deployments:write", params: deploymentPathSchema, success: { status: 200, schema: deploymentWebhookDeletedSchema } },
+    {
+      method: "delete",
+      path,
+      operationId: "deleteDeploymentWebhook",
+      summary: "Remove the filesystem webhook",
+      tag,
+      scope: "deployments:write",
+      params: deploymentPathSchema,
+      success: { status: 200, schema: deploymentWebhookDeletedSchema },
+    },
     async ({ orgId, params }) => {
       await webhooks.remove(await deployments.get(orgId, params.deployment_id));
       return { body: { deployment_id: params.deployment_id, webhook: "deleted" } };
     },
   );
   routes.add(
-    { method: "get", path: `${path}/deliveries`, operationId: "listDeploymentWebhookDeliveries", summary: "The webhook's deliveries, newest first, with each one's status", tag, scope: "deployments:read", params: deploymentPathSchema, query: deploymentPageQuerySchema, success: { status: 200, schema: deploymentWebhookDeliveryListSchema } },
+    {
+      method: "get",
+      path: `${path}/deliveries`,
+      operationId: "listDeploymentWebhookDeliveries",
+      summary: "The webhook's deliveries, newest first, with each one's status",
+      tag,
+      scope: "deployments:read",
+      params: deploymentPathSchema,
+      query: deploymentPageQuerySchema,
+      success: { status: 200, schema: deploymentWebhookDeliveryListSchema },
+    },
     async ({ orgId, params, query }) => {
       const d = await deployments.get(orgId, params.deployment_id);
       const before = query.cursor === undefined ? undefined : decodeListCursor("deliveries", query.cursor);

@@ -143,7 +143,12 @@ export class DeploymentStore {
 
   /** Records with a status change whose webhook notice is not queued yet. */
   async toNotify(limit: number): Promise<DeploymentDoc[]> {
-    return (await this.deployments.find({ "notice.at": { $gt: new Date(0) } }).limit(limit).toArray()).map((d) => loaded(d)!);
+    return (
+      await this.deployments
+        .find({ "notice.at": { $gt: new Date(0) } })
+        .limit(limit)
+        .toArray()
+    ).map((d) => loaded(d)!);
   }
 
   /** The notice of the change at `at` is queued; a later change's, written meanwhile, stays. */
@@ -205,7 +210,11 @@ export class DeploymentStore {
    */
   async markDeleting(orgId: string, id: string, retainFilesystem: boolean): Promise<DeploymentDoc | null> {
     const doc = await this.turns(id, () =>
-      this.deployments.findOneAndUpdate({ _id: id, orgId, deleting: null }, { $set: { deleting: { retainFilesystem, at: new Date() } } }, { returnDocument: "after" }),
+      this.deployments.findOneAndUpdate(
+        { _id: id, orgId, deleting: null },
+        { $set: { deleting: { retainFilesystem, at: new Date() } } },
+        { returnDocument: "after" },
+      ),
     );
     return loaded(doc);
   }
@@ -242,12 +251,17 @@ export class DeploymentStore {
    */
   async beginDream(doc: DeploymentDoc, threadId: string, at: Date): Promise<boolean> {
     const threadIds = [...(doc.dreams?.threadIds ?? []), threadId].slice(-DREAMS_KEPT);
-    const res = await this.turns(doc._id, () => this.deployments.updateOne({ _id: doc._id, "dreams.lastAt": doc.dreams?.lastAt ?? null }, { $set: { dreams: { lastAt: at, threadIds } } }));
+    const res = await this.turns(doc._id, () =>
+      this.deployments.updateOne({ _id: doc._id, "dreams.lastAt": doc.dreams?.lastAt ?? null }, { $set: { dreams: { lastAt: at, threadIds } } }),
+    );
     return res.modifiedCount === 1;
   }
 
   /** Records whose provisioning or teardown is due and unleased (a process died holding it, or never began): every one, a page at a time. */
   pendingWork(now: Date, pageSize: number): AsyncGenerator<DeploymentDoc> {
-    return this.pages({ $and: [{ $or: [{ status: "provisioning" }, { deleting: { $ne: null } }] }, { $or: [{ leaseUntil: null }, { leaseUntil: { $lt: now } }] }] }, pageSize);
+    return this.pages(
+      { $and: [{ $or: [{ status: "provisioning" }, { deleting: { $ne: null } }] }, { $or: [{ leaseUntil: null }, { leaseUntil: { $lt: now } }] }] },
+      pageSize,
+    );
   }
 }

@@ -91,12 +91,14 @@ export class DeploymentWebhookStore {
   /** Takes the deployment's scan for `ms`; the manifest as last written, or null when another holds it. */
   async leaseManifest(deploymentId: string, now: Date, ms: number): Promise<{ files: [string, number, number][]; scannedAt: Date | null } | null> {
     try {
-      const doc = await this.turns(deploymentId, () => this.manifests.findOneAndUpdate(
-        { _id: deploymentId, $or: [{ leaseUntil: null }, { leaseUntil: { $lt: now } }] },
-        // No `$setOnInsert` of the empty manifest: FerretDB v1 drops a `$setOnInsert` of null or [] (MongoDB writes it), so absent is none.
-        { $set: { leaseUntil: new Date(now.getTime() + ms) } },
-        { upsert: true, returnDocument: "after" },
-      ));
+      const doc = await this.turns(deploymentId, () =>
+        this.manifests.findOneAndUpdate(
+          { _id: deploymentId, $or: [{ leaseUntil: null }, { leaseUntil: { $lt: now } }] },
+          // No `$setOnInsert` of the empty manifest: FerretDB v1 drops a `$setOnInsert` of null or [] (MongoDB writes it), so absent is none.
+          { $set: { leaseUntil: new Date(now.getTime() + ms) } },
+          { upsert: true, returnDocument: "after" },
+        ),
+      );
       return doc && { files: (doc.files ?? []).map((f): [string, number, number] => [f.p, f.s, f.m]), scannedAt: doc.scannedAt ?? null };
     } catch (err) {
       // The upsert of a held lease collides with the record itself: another holds it.

@@ -28,7 +28,10 @@ export class SnapshotStore {
   }
 
   expired(now: Date, limit: number): Promise<SnapshotDoc[]> {
-    return this.snapshots.find({ expiresAt: { $lt: now } }).limit(limit).toArray();
+    return this.snapshots
+      .find({ expiresAt: { $lt: now } })
+      .limit(limit)
+      .toArray();
   }
 
   byId(id: string): Promise<SnapshotDoc | null> {

@@ -8,7 +8,15 @@ export function openRoutes(routes: Routes, services: Services, document: () => R
   const tag = "Operations";
 
   routes.add(
-    { method: "get", path: "/healthz", operationId: "getLiveness", summary: "Liveness: the process answers", tag, open: true, success: { status: 200, schema: healthSchema } },
+    {
+      method: "get",
+      path: "/healthz",
+      operationId: "getLiveness",
+      summary: "Liveness: the process answers",
+      tag,
+      open: true,
+      success: { status: 200, schema: healthSchema },
+    },
     async () => ({ body: { status: "ok" } }),
   );
 
@@ -29,7 +37,15 @@ export function openRoutes(routes: Routes, services: Services, document: () => R
   );
 
   routes.add(
-    { method: "get", path: "/v1/openapi.json", operationId: "getOpenApiDocument", summary: "This document", tag, open: true, success: { status: 200, schema: openapiDocumentSchema } },
+    {
+      method: "get",
+      path: "/v1/openapi.json",
+      operationId: "getOpenApiDocument",
+      summary: "This document",
+      tag,
+      open: true,
+      success: { status: 200, schema: openapiDocumentSchema },
+    },
     async () => ({ body: document() }),
   );
 }

@@ -28,7 +28,13 @@ const KEPT_MS = 24 * 60 * 60 * 1000;
 const MAX_KEPT_BYTES = 1024 * 1024;
 
 /** Runs `run` under the request's Idempotency-Key, if it has one. */
-export async function idempotent(ctx: Context, orgId: string, keys: IdempotencyKeys, successStatus: number, run: (once?: Once) => Promise<Reply>): Promise<Reply> {
+export async function idempotent(
+  ctx: Context,
+  orgId: string,
+  keys: IdempotencyKeys,
+  successStatus: number,
+  run: (once?: Once) => Promise<Reply>,
+): Promise<Reply> {
   const given = ctx.headers["idempotency-key"];
   if (given === undefined) return run();
   const key = String(given);
@@ -41,7 +47,8 @@ export async function idempotent(ctx: Context, orgId: string, keys: IdempotencyK
     case "running":
       throw new AppError("conflict", `a request with this ${IDEMPOTENCY_HEADER} is still running; retry once it has finished`);
     case "done":
-      if (begun.body === null) throw new AppError("conflict", `the request with this ${IDEMPOTENCY_HEADER} succeeded (${begun.status}); its answer was too large to keep`);
+      if (begun.body === null)
+        throw new AppError("conflict", `the request with this ${IDEMPOTENCY_HEADER} succeeded (${begun.status}); its answer was too large to keep`);
       return { status: begun.status, body: JSON.parse(begun.body) as unknown, headers: { "Idempotent-Replayed": "true" } };
   }
   let reply: Reply;

@@ -36,4 +36,3 @@ export interface ToolUse {
   name: string;
   input: unknown;
 }
-

@@ -42,7 +42,8 @@ export function attachmentProblems(a: Attachment, base: string): string[] {
   const { mime, charset, data } = dataUrlParts(a.source.dataUrl);
   if (mime !== a.mediaType) problems.push(`${base}.source.dataUrl: media type must equal mediaType`);
   // Only a text's charset says how it is read (`file --mime` writes `charset=binary` for an image).
-  if (charset !== null && TEXT_MEDIA_TYPES.has(a.mediaType) && !isEncoding(charset)) problems.push(`${base}.source.dataUrl: charset must name a text encoding (e.g. utf-8)`);
+  if (charset !== null && TEXT_MEDIA_TYPES.has(a.mediaType) && !isEncoding(charset))
+    problems.push(`${base}.source.dataUrl: charset must name a text encoding (e.g. utf-8)`);
   if (data.length === 0) problems.push(`${base}.source.dataUrl: must not be empty`);
   else if (data.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(data)) problems.push(`${base}.source.dataUrl: must be valid base64`);
   const limit = a.mediaType === "application/pdf" ? MAX_PDF_BYTES : MAX_ATTACHMENT_BYTES;

@@ -25,7 +25,10 @@ export interface Usage {
   latency_ms: number;
 }
 
-export type StopReason = { type: "end_turn" } | { type: "error"; message: string } | { type: "requires_action"; event_ids: string[] }
+export type StopReason =
+  | { type: "end_turn" }
+  | { type: "error"; message: string }
+  | { type: "requires_action"; event_ids: string[] }
   | { type: "budget_exceeded"; scope: "session" | "subject"; limit_usd: number; spent_usd: number };
 
 /** Inbound shapes, as the schemas accept them. */
@@ -107,7 +110,7 @@ export function textBlocks(text: string): TextBlock[] {
     text = text.slice(0, cutAt(text, TEXT_MAX_CHARS - note.length)) + note;
   }
   const blocks: TextBlock[] = [];
-  for (let at = 0; at < text.length; ) {
+  for (let at = 0; at < text.length;) {
     const end = cutAt(text, at + TEXT_BLOCK_MAX_CHARS);
     blocks.push({ type: "text", text: text.slice(at, end) });
     at = end;

@@ -17,13 +17,7 @@ import {
 export const REPLACED_PAYLOAD_TYPE = "user.custom_tool_result";
 
 /** Plans an inbound batch (already schema-valid and obeying send rules 1 and 5). */
-export function planInbound(
-  state: RuntimeState,
-  sessionId: string,
-  events: InboundEvent[],
-  delivery: "immediate" | "when_idle",
-  now: string,
-): PlanResult {
+export function planInbound(state: RuntimeState, sessionId: string, events: InboundEvent[], delivery: "immediate" | "when_idle", now: string): PlanResult {
   if (state.status === "archived" || state.status === "deleted") return reject("invalid_state", "the session is archived and accepts no events");
   const drafts: Draft[] = [];
   const persisted: Draft[] = [];
@@ -127,7 +121,12 @@ export function planInbound(
           statuses.push({ eventId: earlier.eventId, status: "received", processedAt: null, payload: event });
           drafts.push(
             {
-              ...draft(sessionId, newId("evt"), { type: "session.tool_updated", tool_use_id: event.tool_use_id, event_id: earlier.eventId, payload: event }, { turnId: started.turn.id, now }),
+              ...draft(
+                sessionId,
+                newId("evt"),
+                { type: "session.tool_updated", tool_use_id: event.tool_use_id, event_id: earlier.eventId, payload: event },
+                { turnId: started.turn.id, now },
+              ),
               liveOnly: true,
               replacementOf: earlier.eventId,
             },
@@ -163,4 +162,3 @@ export function planInbound(
   if (replaced) result.replaced = replaced;
   return result;
 }
-

@@ -111,8 +111,7 @@ export interface Plan {
 
 export type PlanRejection = { code: "invalid_state" | "no_active_turn"; message: string };
 export type PlanResult =
-  | { ok: true; plan: Plan; persisted: Draft[]; replaced?: { eventId: string; payload: Payload } }
-  | { ok: false; rejection: PlanRejection };
+  { ok: true; plan: Plan; persisted: Draft[]; replaced?: { eventId: string; payload: Payload } } | { ok: false; rejection: PlanRejection };
 
 export const WAITING: ReadonlySet<CallState> = new Set(["ask", "custom", "clarify"]);
 
@@ -131,9 +130,17 @@ export function blockingEventIds(turn: ActiveTurn): string[] {
  * that paused it finished its run cleanly, so the attempt count starts again: only workers that die
  * mid-run count against it. Null when the turn still waits on something, or is not paused.
  */
-export function resumedTurn(status: RuntimeState["status"], turn: ActiveTurn | null, sessionId: string, now: string): { turn: ActiveTurn; running: Draft } | null {
+export function resumedTurn(
+  status: RuntimeState["status"],
+  turn: ActiveTurn | null,
+  sessionId: string,
+  now: string,
+): { turn: ActiveTurn; running: Draft } | null {
   if (status !== "waiting_on_human" || !turn || blockingEventIds(turn).length > 0) return null;
-  return { turn: { ...turn, attempts: 0 }, running: draft(sessionId, newId("evt"), { type: "session.status_running" }, { turnId: turn.id, status: "complete", now }) };
+  return {
+    turn: { ...turn, attempts: 0 },
+    running: draft(sessionId, newId("evt"), { type: "session.status_running" }, { turnId: turn.id, status: "complete", now }),
+  };
 }
 
 export function newTurn(sessionId: string, events: string[], now: string): { turn: ActiveTurn; running: Draft } {

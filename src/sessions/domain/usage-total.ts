@@ -31,10 +31,22 @@ export function addedUp(prev: Usage | null, usage: Usage): Usage {
 export function addedSpending(prev: Usage | null, usage: Usage): Usage {
   const total = addedUp(prev, usage);
   if (!prev) return total;
-  return { ...total, context_used: prev.context_used, context_max: prev.context_max, context_percent: prev.context_percent, last_turn_latency_ms: prev.last_turn_latency_ms };
+  return {
+    ...total,
+    context_used: prev.context_used,
+    context_max: prev.context_max,
+    context_percent: prev.context_percent,
+    last_turn_latency_ms: prev.last_turn_latency_ms,
+  };
 }
 
 /** Two token counts added up, kind by kind. */
 export function addedTokens(a: TokenUsage, b: TokenUsage): TokenUsage {
-  return { input: a.input + b.input, output: a.output + b.output, cache_read: a.cache_read + b.cache_read, cache_write: a.cache_write + b.cache_write, reasoning: a.reasoning + b.reasoning };
+  return {
+    input: a.input + b.input,
+    output: a.output + b.output,
+    cache_read: a.cache_read + b.cache_read,
+    cache_write: a.cache_write + b.cache_write,
+    reasoning: a.reasoning + b.reasoning,
+  };
 }

@@ -61,7 +61,12 @@ export function eventRoutes(routes: Routes, { events, streams, openStreams, conf
       tag,
       params: sessionPathSchema,
       query: eventsStreamQuerySchema,
-      headers: [{ name: "Last-Event-ID", description: "The `id` of the last frame received from this session's stream: resume after it (400 if another stream sent it)." }],
+      headers: [
+        {
+          name: "Last-Event-ID",
+          description: "The `id` of the last frame received from this session's stream: resume after it (400 if another stream sent it).",
+        },
+      ],
       success: { status: 200, stream: true },
     },
     async ({ orgId, params, query, ctx }) => {

@@ -46,7 +46,15 @@ export function sessionRoutes(routes: Routes, { sessions }: Services): void {
   );
 
   routes.add(
-    { method: "get", path: "/v1/sessions", operationId: "listSessions", summary: "List sessions, newest first", tag, query: sessionsListQuerySchema, success: { status: 200, schema: sessionListSchema } },
+    {
+      method: "get",
+      path: "/v1/sessions",
+      operationId: "listSessions",
+      summary: "List sessions, newest first",
+      tag,
+      query: sessionsListQuerySchema,
+      success: { status: 200, schema: sessionListSchema },
+    },
     async ({ orgId, query }) => {
       const filter: SessionFilter = {};
       const agentId = aliased(query.agentId, query.agent, "agentId", "agent");

@@ -41,7 +41,15 @@ function parse(message: string): Preparation | null {
   const p = value as Partial<Record<keyof Preparation, unknown>>;
   if (!isString(p.orgId) || !isString(p.agentId) || !isString(p.subjectId) || !Number.isInteger(p.agentVersion)) return null;
   const s = p.session as Partial<Record<keyof PreparedSession, unknown>> | null | undefined;
-  if (s !== null && (typeof s !== "object" || !isString(s.id) || !(s.role === null || isString(s.role)) || typeof s.titled !== "boolean" || !(s.deploymentId === undefined || isString(s.deploymentId)))) return null;
+  if (
+    s !== null &&
+    (typeof s !== "object" ||
+      !isString(s.id) ||
+      !(s.role === null || isString(s.role)) ||
+      typeof s.titled !== "boolean" ||
+      !(s.deploymentId === undefined || isString(s.deploymentId)))
+  )
+    return null;
   return value as Preparation;
 }
 

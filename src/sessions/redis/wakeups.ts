@@ -42,7 +42,14 @@ function toWakeups(shard: number, entries: Entries): Wakeup[] {
 
 /** Whether each consumer's heartbeat is present (one command each: on a cluster they are in different slots). */
 async function aliveOf(redis: RedisClient, keys: Keys, consumers: string[]): Promise<boolean[]> {
-  return Promise.all(consumers.map((name) => redis.exists(keys.consumerAlive(name)).then((n) => n > 0, () => true)));
+  return Promise.all(
+    consumers.map((name) =>
+      redis.exists(keys.consumerAlive(name)).then(
+        (n) => n > 0,
+        () => true,
+      ),
+    ),
+  );
 }
 
 export class Wakeups {
@@ -70,9 +77,18 @@ export class Wakeups {
   /** New entries of the `shards`' streams for `consumer`, waiting up to `blockMs` on `blocking` (a connection of its own). */
   async read(blocking: RedisClient, shards: number[], consumer: string, count: number, blockMs: number): Promise<Wakeup[]> {
     const streams = new Map(shards.map((shard) => [this.keys.wakeups(shard), shard]));
-    const reply = (await blocking.xreadgroup("GROUP", WORKER_GROUP, consumer, "COUNT", count, "BLOCK", blockMs, "STREAMS", ...streams.keys(), ...shards.map(() => ">"))) as
-      | [string, Entries][]
-      | null;
+    const reply = (await blocking.xreadgroup(
+      "GROUP",
+      WORKER_GROUP,
+      consumer,
+      "COUNT",
+      count,
+      "BLOCK",
+      blockMs,
+      "STREAMS",
+      ...streams.keys(),
+      ...shards.map(() => ">"),
+    )) as [string, Entries][] | null;
     return (reply ?? []).flatMap(([key, entries]) => toWakeups(streams.get(key)!, entries));
   }
 
@@ -98,7 +114,10 @@ export class Wakeups {
   async heldBy(shard: number, consumer: string, idleMs: number, count: number): Promise<Wakeup[]> {
     const key = this.keys.wakeups(shard);
     const pending = (await this.redis.xpending(key, WORKER_GROUP, "IDLE", idleMs, "-", "+", count, consumer)) as [string, string, number, number][];
-    const sessions = await this.sessionsOf(shard, pending.map(([entryId]) => entryId));
+    const sessions = await this.sessionsOf(
+      shard,
+      pending.map(([entryId]) => entryId),
+    );
     return pending.map(([entryId], i) => ({ shard, entryId, sessionId: sessions[i]! }));
   }
 
@@ -115,7 +134,10 @@ export class Wakeups {
   async claim(shard: number, consumer: string, idleMs: number, entryIds: string[]): Promise<Wakeup[]> {
     if (entryIds.length === 0) return [];
     const claimed = (await this.redis.xclaim(this.keys.wakeups(shard), WORKER_GROUP, consumer, idleMs, ...entryIds)) as Entries;
-    return toWakeups(shard, claimed.filter(([, fields]) => fields !== null));
+    return toWakeups(
+      shard,
+      claimed.filter(([, fields]) => fields !== null),
+    );
   }
 
   /**
@@ -147,11 +169,16 @@ export class Wakeups {
     const key = this.keys.wakeups(shard);
     const group = await this.group(shard);
     const delivered = group && group.pending > 0 ? ((await this.redis.xpending(key, WORKER_GROUP, "-", "+", scan)) as [string, string, number, number][]) : [];
-    const owners = await this.sessionsOf(shard, delivered.map(([entryId]) => entryId));
+    const owners = await this.sessionsOf(
+      shard,
+      delivered.map(([entryId]) => entryId),
+    );
     const undelivered = toWakeups(shard, await this.redis.xrange(key, group ? `(${group.lastDelivered}` : "-", "+", "COUNT", scan));
     return {
       wakeups: [
-        ...delivered.filter((_, i) => owners[i] === sessionId).map(([entryId, consumer, idleMs, deliveries]) => ({ entryId, consumer, idleMs: Number(idleMs), deliveries: Number(deliveries) })),
+        ...delivered
+          .filter((_, i) => owners[i] === sessionId)
+          .map(([entryId, consumer, idleMs, deliveries]) => ({ entryId, consumer, idleMs: Number(idleMs), deliveries: Number(deliveries) })),
         ...undelivered.filter((w) => w.sessionId === sessionId).map(({ entryId }) => ({ entryId, consumer: null, idleMs: null, deliveries: 0 })),
       ],
       complete: delivered.length < scan && undelivered.length < scan,
@@ -192,7 +219,8 @@ export class Wakeups {
     for (const flat of groups) {
       const info = new Map<unknown, unknown>();
       for (let i = 0; i + 1 < flat.length; i += 2) info.set(flat[i], flat[i + 1]);
-      if (info.get("name") === WORKER_GROUP) return { pending: Number(info.get("pending")), lastDelivered: String(info.get("last-delivered-id")), lag: Number(info.get("lag") ?? 0) || 0 };
+      if (info.get("name") === WORKER_GROUP)
+        return { pending: Number(info.get("pending")), lastDelivered: String(info.get("last-delivered-id")), lag: Number(info.get("lag") ?? 0) || 0 };
     }
     return null;
   }

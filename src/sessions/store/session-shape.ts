@@ -83,7 +83,13 @@ export const usageProjected = (version: number, usage: Usage | null): UsageProje
 
 export function toStored(doc: SessionDoc): StoredSession {
   const { status, statusVersion, usage, ...rest } = doc;
-  return { ...rest, metadata: storedMetadata(doc.metadata), projected: projected(statusVersion, status), usageProjected: usageProjected(statusVersion, usage), generatedTitle: null };
+  return {
+    ...rest,
+    metadata: storedMetadata(doc.metadata),
+    projected: projected(statusVersion, status),
+    usageProjected: usageProjected(statusVersion, usage),
+    generatedTitle: null,
+  };
 }
 
 /** Metadata is stored as JSON text: its keys are the caller's (see caller-json.ts). */

@@ -18,7 +18,6 @@ export interface SessionFilter {
   status?: NonNullable<FromSchemas<typeof sessionsListQuerySchema>["status"]>;
 }
 
-
 /**
  * Every read and write names one record by `_id` alone; one of another organization reads as absent.
  * Checking the organization before a write is safe because a record's organization never changes and
@@ -57,7 +56,12 @@ export class SessionStore {
     const status = filter.status ?? { $ne: "archived" as const };
     if (changing.length > 0) query.$or = [{ "projected.status": status }, { _id: { $in: changing } }];
     else query["projected.status"] = status;
-    const docs = await this.sessions.find(query).sort({ createdAt: -1, _id: -1 }).skip(opts.offset).limit(opts.limit + 1).toArray();
+    const docs = await this.sessions
+      .find(query)
+      .sort({ createdAt: -1, _id: -1 })
+      .skip(opts.offset)
+      .limit(opts.limit + 1)
+      .toArray();
     return { items: docs.slice(0, opts.limit).map((d) => fromStored(d)!), hasMore: docs.length > opts.limit };
   }
 
@@ -65,7 +69,11 @@ export class SessionStore {
   async pageOfAgent(orgId: string, agentId: string, opts: { limit: number; before?: string }): Promise<{ items: SessionDoc[]; more: boolean }> {
     const query: Filter<StoredSession> = { orgId, agentId };
     if (opts.before !== undefined) query._id = { $lt: opts.before };
-    const docs = await this.sessions.find(query).sort({ _id: -1 }).limit(opts.limit + 1).toArray();
+    const docs = await this.sessions
+      .find(query)
+      .sort({ _id: -1 })
+      .limit(opts.limit + 1)
+      .toArray();
     return { items: docs.slice(0, opts.limit).map((d) => fromStored(d)!), more: docs.length > opts.limit };
   }
 
@@ -75,7 +83,11 @@ export class SessionStore {
     return docs.map((d) => fromStored(d)!);
   }
 
-  async update(orgId: string, id: string, set: Partial<Pick<SessionDoc, "title" | "titleSource" | "yoloMode" | "metadata" | "budgetUsd">>): Promise<SessionDoc | null> {
+  async update(
+    orgId: string,
+    id: string,
+    set: Partial<Pick<SessionDoc, "title" | "titleSource" | "yoloMode" | "metadata" | "budgetUsd">>,
+  ): Promise<SessionDoc | null> {
     if (!(await this.get(orgId, id))) return null;
     const stored = set.metadata ? { ...set, metadata: storedMetadata(set.metadata) } : set;
     return fromStored(await this.sessions.findOneAndUpdate({ _id: id }, { $set: { ...stored, updatedAt: new Date() } }, { returnDocument: "after" }));

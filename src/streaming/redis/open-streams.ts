@@ -51,10 +51,14 @@ export class OpenStreams {
       throw unavailable("the organization's open event streams cannot be counted; retry with exponential backoff", err);
     }
     if (reply[0] === 0) {
-      throw new AppError("rate_limited", `this organization has ${this.places} event streams open, the most it may hold at once; close one before opening another`, {
-        rateLimit: { limit: this.places, remaining: 0, resetAfterSeconds: RETRY_AFTER_SECONDS, periodSeconds: Math.ceil(this.leaseMs / 1000) },
-        ceiling: "streams",
-      });
+      throw new AppError(
+        "rate_limited",
+        `this organization has ${this.places} event streams open, the most it may hold at once; close one before opening another`,
+        {
+          rateLimit: { limit: this.places, remaining: 0, resetAfterSeconds: RETRY_AFTER_SECONDS, periodSeconds: Math.ceil(this.leaseMs / 1000) },
+          ceiling: "streams",
+        },
+      );
     }
     // Shut down while the place was being taken: nobody would renew it or give it back.
     if (this.closed) {
@@ -86,7 +90,9 @@ export class OpenStreams {
   }
 
   private zrem(orgId: string, leases: string[]): void {
-    this.redis.zrem(this.keys.openStreams(orgId), ...leases).catch((err: unknown) => this.log.debug("an event stream's place was not given back; its lease ends it", { err, orgId }));
+    this.redis
+      .zrem(this.keys.openStreams(orgId), ...leases)
+      .catch((err: unknown) => this.log.debug("an event stream's place was not given back; its lease ends it", { err, orgId }));
   }
 
   /**

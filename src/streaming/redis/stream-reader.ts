@@ -188,15 +188,8 @@ class ShardLoop {
           blocking = current;
         }
         this.blocked = true;
-        reply = (await current.xread(
-          "COUNT",
-          READ_COUNT,
-          "BLOCK",
-          BLOCK_MS,
-          "STREAMS",
-          ...streams.map(([k]) => k),
-          ...streams.map(([, w]) => w.lastId),
-        )) as [string, StreamEntry[]][] | null;
+        reply = (await current.xread("COUNT", READ_COUNT, "BLOCK", BLOCK_MS, "STREAMS", ...streams.map(([k]) => k), ...streams.map(([, w]) => w.lastId))) as
+          [string, StreamEntry[]][] | null;
       } catch (err) {
         if (this.stopped) return;
         this.connection.failed();

@@ -5,7 +5,14 @@
  */
 import type { FromSchemas } from "../../../schemas/index.js";
 import type { mcpInstallationCreateSchema } from "../../../schemas/mcp-installation-create.js";
-import { applyPatch, referenceProblems, versionLimitProblems, type AgentConfig, type AgentPatchBody, type McpServer } from "../../agents/domain/agent-config.js";
+import {
+  applyPatch,
+  referenceProblems,
+  versionLimitProblems,
+  type AgentConfig,
+  type AgentPatchBody,
+  type McpServer,
+} from "../../agents/domain/agent-config.js";
 import { serverUrlProblem } from "./mcp-server-url.js";
 
 export type McpInstallationBody = FromSchemas<typeof mcpInstallationCreateSchema>;
@@ -25,7 +32,8 @@ export function connectorProblems(body: McpInstallationBody): string[] {
   return problem ? [`connector.url: ${problem}`] : [];
 }
 
-export type InstallationConfig = { ok: true; config: AgentConfig } | { ok: false; kind: "conflict"; message: string } | { ok: false; kind: "invalid"; problems: string[] };
+export type InstallationConfig =
+  { ok: true; config: AgentConfig } | { ok: false; kind: "conflict"; message: string } | { ok: false; kind: "invalid"; problems: string[] };
 
 /**
  * The version after `current` with the server appended and its `mcp_toolset` appended to the top-level
@@ -36,7 +44,11 @@ export type InstallationConfig = { ok: true; config: AgentConfig } | { ok: false
 export function installationConfig(current: AgentConfig, body: McpInstallationBody): InstallationConfig {
   const server = installedServer(body);
   if (current.mcpServers.some((s) => s.name === server.name)) {
-    return { ok: false, kind: "conflict", message: `the agent already has an MCP server named ${server.name}; choose another name, or change that server with PATCH` };
+    return {
+      ok: false,
+      kind: "conflict",
+      message: `the agent already has an MCP server named ${server.name}; choose another name, or change that server with PATCH`,
+    };
   }
   const change: AgentPatchBody = { mcpServers: [server], tools: [{ ...body.toolset, type: "mcp_toolset", mcpServerName: server.name }] };
   const config = applyPatch(current, change);
@@ -66,15 +78,34 @@ export function credentialVerdict(type: InstallationAuthType, vaultId: string | 
   switch (type) {
     case "none":
       if (!first) return { ok: true, credentialId: null };
-      return { ok: false, kind: "conflict", message: `${describe(first)}, attached to the agent, matches this server's URL, so the server would not be public; install it with authentication existing_vault` };
+      return {
+        ok: false,
+        kind: "conflict",
+        message: `${describe(first)}, attached to the agent, matches this server's URL, so the server would not be public; install it with authentication existing_vault`,
+      };
     case "static_bearer":
       if (!first) return { ok: true, credentialId: null };
-      return { ok: false, kind: "conflict", message: `${describe(first)} already matches this server's URL, and two would put the server in conflict; rotate that credential, or install with authentication existing_vault` };
+      return {
+        ok: false,
+        kind: "conflict",
+        message: `${describe(first)} already matches this server's URL, and two would put the server in conflict; rotate that credential, or install with authentication existing_vault`,
+      };
     case "existing_vault": {
       const elsewhere = matches.find((m) => m.vaultId !== vaultId);
-      if (elsewhere) return { ok: false, kind: "conflict", message: `${describe(elsewhere)}, attached to the agent, also matches this server's URL, and two would put the server in conflict` };
-      if (matches.length > 1) return { ok: false, kind: "conflict", message: `vault ${vaultId} holds ${matches.length} credentials matching this server's URL; archive all but one` };
-      if (!first) return { ok: false, kind: "invalid_state", message: `vault ${vaultId} holds no active credential matching this server's URL; add one first, or install with authentication static_bearer` };
+      if (elsewhere)
+        return {
+          ok: false,
+          kind: "conflict",
+          message: `${describe(elsewhere)}, attached to the agent, also matches this server's URL, and two would put the server in conflict`,
+        };
+      if (matches.length > 1)
+        return { ok: false, kind: "conflict", message: `vault ${vaultId} holds ${matches.length} credentials matching this server's URL; archive all but one` };
+      if (!first)
+        return {
+          ok: false,
+          kind: "invalid_state",
+          message: `vault ${vaultId} holds no active credential matching this server's URL; add one first, or install with authentication static_bearer`,
+        };
       return { ok: true, credentialId: first.id };
     }
   }

@@ -83,7 +83,11 @@ export function readToolOf(toolset: Pick<McpToolset, "resources" | "prompts">, t
  * refuse, one the server lists twice, and one whose name routes to another of the `all` toolsets
  * (server `a`'s tool `b__c` and server `a__b`'s tool `c` are both `mcp__a__b__c`: it would run on `a__b`).
  */
-export function offeredMcpTools(toolset: McpToolset, listed: readonly ListedMcpTool[], all: readonly McpToolset[] = [toolset]): { specs: ToolSpec[]; skipped: string[] } {
+export function offeredMcpTools(
+  toolset: McpToolset,
+  listed: readonly ListedMcpTool[],
+  all: readonly McpToolset[] = [toolset],
+): { specs: ToolSpec[]; skipped: string[] } {
   const specs: ToolSpec[] = [];
   const skipped: string[] = [];
   const serverTools = listed.map((t) => t.name);

@@ -20,22 +20,54 @@ export function vaultRoutes(routes: Routes, { vaults, credentials }: Services): 
   const credentialOk = { status: 200, schema: credentialSchema };
 
   routes.add(
-    { method: "post", path: "/v1/vaults", operationId: "createVault", summary: "Create a vault", tag, body: vaultCreateSchema, success: { status: 201, schema: vaultSchema } },
+    {
+      method: "post",
+      path: "/v1/vaults",
+      operationId: "createVault",
+      summary: "Create a vault",
+      tag,
+      body: vaultCreateSchema,
+      success: { status: 201, schema: vaultSchema },
+    },
     async ({ orgId, body, once }) => keptReply(await vaults.create(orgId, body, once), presentVault),
   );
 
   routes.add(
-    { method: "get", path: "/v1/vaults", operationId: "listVaults", summary: "List active vaults, newest first", tag, query: pageQuerySchema, success: { status: 200, schema: vaultListSchema } },
+    {
+      method: "get",
+      path: "/v1/vaults",
+      operationId: "listVaults",
+      summary: "List active vaults, newest first",
+      tag,
+      query: pageQuerySchema,
+      success: { status: 200, schema: vaultListSchema },
+    },
     async ({ orgId, query }) => ({ body: presentOffsetPage(await vaults.list(orgId, query), query, presentVault) }),
   );
 
   routes.add(
-    { method: "get", path: "/v1/vaults/:vaultId", operationId: "getVault", summary: "Get an active or archived vault", tag, params: vaultPathSchema, success: vaultOk },
+    {
+      method: "get",
+      path: "/v1/vaults/:vaultId",
+      operationId: "getVault",
+      summary: "Get an active or archived vault",
+      tag,
+      params: vaultPathSchema,
+      success: vaultOk,
+    },
     async ({ orgId, params }) => ({ body: presentVault(await vaults.get(orgId, params.vaultId)) }),
   );
 
   routes.add(
-    { method: "post", path: "/v1/vaults/:vaultId/archive", operationId: "archiveVault", summary: "Archive a vault (idempotent)", tag, params: vaultPathSchema, success: vaultOk },
+    {
+      method: "post",
+      path: "/v1/vaults/:vaultId/archive",
+      operationId: "archiveVault",
+      summary: "Archive a vault (idempotent)",
+      tag,
+      params: vaultPathSchema,
+      success: vaultOk,
+    },
     async ({ orgId, params }) => ({ body: presentVault(await vaults.archive(orgId, params.vaultId)) }),
   );
 

@@ -83,7 +83,8 @@ export async function connectMcp(endpoint: McpEndpoint, fetchFn: typeof fetch, t
  * never an HTTP status, whatever its text says.
  */
 export function httpStatusOf(err: unknown): number | undefined {
-  if (err instanceof StreamableHTTPError || err instanceof SseError) return typeof err.code === "number" && err.code >= 100 && err.code < 600 ? err.code : undefined;
+  if (err instanceof StreamableHTTPError || err instanceof SseError)
+    return typeof err.code === "number" && err.code >= 100 && err.code < 600 ? err.code : undefined;
   if (err instanceof McpError || !(err instanceof Error)) return undefined;
   const posted = /^Error POSTing to endpoint \(HTTP (\d{3})\)/.exec(err.message);
   return posted ? Number(posted[1]) : undefined;

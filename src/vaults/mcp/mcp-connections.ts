@@ -150,7 +150,10 @@ export class McpConnections {
     return this.outcome(endpoint, signal, async (client) => {
       const result = await client.callTool({ name, arguments: (args ?? {}) as Record<string, unknown> }, undefined, { signal, timeout: this.timeoutMs });
       const blocks = Array.isArray(result.content) ? (result.content as unknown[]) : [];
-      let text = blocks.map(contentText).filter((t) => t !== "").join("\n");
+      let text = blocks
+        .map(contentText)
+        .filter((t) => t !== "")
+        .join("\n");
       if (!text && "structuredContent" in result && result.structuredContent) text = JSON.stringify(result.structuredContent);
       return { ok: result.isError !== true, text };
     });

@@ -19,7 +19,8 @@ const isBlock = (b: unknown): b is Block => typeof b === "object" && b !== null 
 export function contentText(block: unknown): string {
   if (!isBlock(block)) return "";
   if (block.type === "text" && typeof block.text === "string") return block.text;
-  if (block.type === "resource" && block.resource) return typeof block.resource.text === "string" ? block.resource.text : `[resource ${String(block.resource.uri)}]`;
+  if (block.type === "resource" && block.resource)
+    return typeof block.resource.text === "string" ? block.resource.text : `[resource ${String(block.resource.uri)}]`;
   if (block.type === "resource_link") return `[resource link ${String(block.uri)}]`;
   return `[${block.type}${typeof block.mimeType === "string" ? ` ${block.mimeType}` : ""}]`;
 }
@@ -37,7 +38,12 @@ export function promptText(description: string | undefined, messages: readonly {
 }
 
 /** A read tool's request (`list_resources`, `read_resource`, `list_prompts`, `get_prompt`), answered as text. */
-export async function readAsText(client: Client, what: McpReadTool, input: Record<string, unknown>, options: { signal?: AbortSignal; timeout: number }): Promise<string> {
+export async function readAsText(
+  client: Client,
+  what: McpReadTool,
+  input: Record<string, unknown>,
+  options: { signal?: AbortSignal; timeout: number },
+): Promise<string> {
   const cursor = typeof input.cursor === "string" ? { cursor: input.cursor } : {};
   switch (what) {
     case "list_resources": {

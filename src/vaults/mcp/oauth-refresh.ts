@@ -48,7 +48,8 @@ const TIMEOUT_MS = 10_000;
 export async function refreshAccessToken(request: RefreshRequest, fetchFn: typeof fetch, now = () => Date.now()): Promise<RefreshedTokens> {
   const endpoint = new URL(request.tokenEndpoint);
   const needsSecret = request.authType !== "none";
-  if (needsSecret && !request.clientSecret) throw new RefreshFailed(`the token endpoint authentication ${request.authType} needs a client secret, and the credential has none`, true);
+  if (needsSecret && !request.clientSecret)
+    throw new RefreshFailed(`the token endpoint authentication ${request.authType} needs a client secret, and the credential has none`, true);
   const timed: typeof fetch = (url, init) => fetchFn(url, { ...init, signal: AbortSignal.timeout(TIMEOUT_MS) });
   try {
     const tokens = await refreshAuthorization(endpoint.origin, {

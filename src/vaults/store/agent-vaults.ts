@@ -21,7 +21,6 @@ export interface Attachments {
   updatedAt: Date;
 }
 
-
 export class AgentVaultStore {
   private readonly agents: Collection<AgentVaults>;
   private readonly claims: Collection<{ _id: string; at: Date }>;

@@ -47,7 +47,6 @@ interface InstallationRecord {
 
 export type Claim = { kind: "claimed"; recordId: string; plan: InstallationPlan; answer: InstallationAnswer | null } | { kind: "mismatch" };
 
-
 /** JSON with every object's keys sorted: one text per request, whatever order its fields came in. */
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
@@ -60,7 +59,6 @@ function canonical(value: unknown): string {
   }
   return JSON.stringify(value);
 }
-
 
 export class McpInstallationStore {
   private readonly records: Collection<InstallationRecord>;
@@ -93,7 +91,16 @@ export class McpInstallationStore {
     // The key is the caller's text: hashed, it has a fixed length and never becomes part of an id as written.
     const recordId = `${orgId}/${agentId}/${createHash("sha256").update(key).digest("hex")}`;
     const salt = randomBytes(32).toString("base64");
-    const record: InstallationRecord = { _id: recordId, orgId, agentId, salt, requestHash: this.hashOf(salt, request), plan: newPlan(), answer: null, createdAt: new Date() };
+    const record: InstallationRecord = {
+      _id: recordId,
+      orgId,
+      agentId,
+      salt,
+      requestHash: this.hashOf(salt, request),
+      plan: newPlan(),
+      answer: null,
+      createdAt: new Date(),
+    };
     try {
       await this.records.insertOne(record);
       return { kind: "claimed", recordId, plan: record.plan, answer: null };

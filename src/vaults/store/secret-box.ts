@@ -22,7 +22,10 @@ export class SecretBox {
   private readonly keys: Map<string, Buffer>;
   readonly currentKeyId: string;
 
-  constructor(private readonly current: Buffer, older: Buffer[] = []) {
+  constructor(
+    private readonly current: Buffer,
+    older: Buffer[] = [],
+  ) {
     this.currentKeyId = keyIdOf(current);
     this.keys = new Map([...older, current].map((key) => [keyIdOf(key), key]));
   }

@@ -56,7 +56,11 @@ export class SecretStore {
   /** Newest first; `before`: the id the previous page ended at (ids sort by creation time). */
   async list(orgId: string, opts: { limit: number; before?: string }): Promise<Page<SecretDoc>> {
     const filter = opts.before === undefined ? { orgId } : { orgId, _id: { $lt: opts.before } };
-    const docs = await this.secrets.find(filter, WITHOUT_VALUE).sort({ _id: -1 }).limit(opts.limit + 1).toArray();
+    const docs = await this.secrets
+      .find(filter, WITHOUT_VALUE)
+      .sort({ _id: -1 })
+      .limit(opts.limit + 1)
+      .toArray();
     return { items: docs.slice(0, opts.limit), hasMore: docs.length > opts.limit };
   }
 

@@ -24,12 +24,10 @@ export interface OAuthRefresh {
 
 /** A credential's `auth` without its secrets: all that is ever shown. */
 export type CredentialAuth =
-  | { type: "static_bearer"; mcpServerUrl: string }
-  | { type: "mcp_oauth"; mcpServerUrl: string; expiresAt: Date; refresh: OAuthRefresh | null };
+  { type: "static_bearer"; mcpServerUrl: string } | { type: "mcp_oauth"; mcpServerUrl: string; expiresAt: Date; refresh: OAuthRefresh | null };
 
 export type CredentialSecrets =
-  | { type: "static_bearer"; token: string }
-  | { type: "mcp_oauth"; accessToken: string; refreshToken: string | null; clientSecret: string | null };
+  { type: "static_bearer"; token: string } | { type: "mcp_oauth"; accessToken: string; refreshToken: string | null; clientSecret: string | null };
 
 export interface CredentialDoc {
   _id: string;
@@ -91,7 +89,11 @@ export class CredentialStore {
     return this.box !== undefined;
   }
 
-  async create(fields: Omit<CredentialDoc, "_id" | "archivedAt" | "createdAt" | "updatedAt">, secrets: CredentialSecrets, id = newId("vcr")): Promise<CredentialDoc> {
+  async create(
+    fields: Omit<CredentialDoc, "_id" | "archivedAt" | "createdAt" | "updatedAt">,
+    secrets: CredentialSecrets,
+    id = newId("vcr"),
+  ): Promise<CredentialDoc> {
     const now = new Date();
     const doc: CredentialDoc = { _id: id, ...fields, archivedAt: null, createdAt: now, updatedAt: now, secretsVersion: 1 };
     await this.credentials.insertOne({ ...doc, metadata: storedMetadata(doc.metadata), sealed: this.sealer().seal(secrets, context(doc)) });
@@ -100,7 +102,11 @@ export class CredentialStore {
   }
 
   /** Creates the credential under an id chosen beforehand, or finds the one an earlier attempt created under it. */
-  async createOnce(id: string, fields: Omit<CredentialDoc, "_id" | "archivedAt" | "createdAt" | "updatedAt">, secrets: CredentialSecrets): Promise<CredentialDoc | null> {
+  async createOnce(
+    id: string,
+    fields: Omit<CredentialDoc, "_id" | "archivedAt" | "createdAt" | "updatedAt">,
+    secrets: CredentialSecrets,
+  ): Promise<CredentialDoc | null> {
     try {
       return await this.create(fields, secrets, id);
     } catch (err) {
@@ -116,7 +122,12 @@ export class CredentialStore {
 
   /** A vault's active credentials, newest first. */
   async list(vaultId: string, opts: { limit: number; offset: number }): Promise<Page<CredentialDoc>> {
-    const docs = await this.credentials.find({ vaultId, archivedAt: null }, WITHOUT_SECRETS).sort({ createdAt: -1, _id: -1 }).skip(opts.offset).limit(opts.limit + 1).toArray();
+    const docs = await this.credentials
+      .find({ vaultId, archivedAt: null }, WITHOUT_SECRETS)
+      .sort({ createdAt: -1, _id: -1 })
+      .skip(opts.offset)
+      .limit(opts.limit + 1)
+      .toArray();
     return { items: docs.slice(0, opts.limit).map(loaded), hasMore: docs.length > opts.limit };
   }
 

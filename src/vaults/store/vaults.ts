@@ -66,7 +66,12 @@ export class VaultStore {
 
   /** Active vaults, newest first. */
   async list(orgId: string, opts: { limit: number; offset: number }): Promise<Page<VaultDoc>> {
-    const docs = await this.vaults.find({ orgId, archivedAt: null }).sort({ createdAt: -1, _id: -1 }).skip(opts.offset).limit(opts.limit + 1).toArray();
+    const docs = await this.vaults
+      .find({ orgId, archivedAt: null })
+      .sort({ createdAt: -1, _id: -1 })
+      .skip(opts.offset)
+      .limit(opts.limit + 1)
+      .toArray();
     return { items: docs.slice(0, opts.limit).map(loaded), hasMore: docs.length > opts.limit };
   }
 

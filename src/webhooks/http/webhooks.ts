@@ -57,7 +57,16 @@ export function webhookRoutes(routes: Routes, { webhooks }: Services): void {
   const params = webhookEndpointPathSchema;
 
   routes.add(
-    { method: "post", path: "/v1/webhooks", operationId: "createWebhook", summary: "Create a webhook endpoint (its signing secret is answered once)", tag, body: webhookEndpointCreateSchema, success: { status: 201, schema: webhookEndpointSchema }, errors: [409] },
+    {
+      method: "post",
+      path: "/v1/webhooks",
+      operationId: "createWebhook",
+      summary: "Create a webhook endpoint (its signing secret is answered once)",
+      tag,
+      body: webhookEndpointCreateSchema,
+      success: { status: 201, schema: webhookEndpointSchema },
+      errors: [409],
+    },
     async ({ orgId, body, once }) => {
       const made = await webhooks.create(orgId, body, once);
       const { endpoint, secret } = made.value;
@@ -65,7 +74,15 @@ export function webhookRoutes(routes: Routes, { webhooks }: Services): void {
     },
   );
   routes.add(
-    { method: "get", path: "/v1/webhooks", operationId: "listWebhooks", summary: "List webhook endpoints, newest first", tag, query: pageQuerySchema, success: { status: 200, schema: webhookEndpointListSchema } },
+    {
+      method: "get",
+      path: "/v1/webhooks",
+      operationId: "listWebhooks",
+      summary: "List webhook endpoints, newest first",
+      tag,
+      query: pageQuerySchema,
+      success: { status: 200, schema: webhookEndpointListSchema },
+    },
     async ({ orgId, query }) => ({ body: presentOffsetPage(await webhooks.list(orgId, query), query, (e) => presentEndpoint(e)) }),
   );
   routes.add(
@@ -73,33 +90,83 @@ export function webhookRoutes(routes: Routes, { webhooks }: Services): void {
     async ({ orgId, params }) => ({ body: presentEndpoint(await webhooks.get(orgId, params.webhookId)) }),
   );
   routes.add(
-    { method: "patch", path, operationId: "updateWebhook", summary: "Change a webhook endpoint's URL, event types, description or whether it is enabled", tag, params, body: webhookEndpointPatchSchema, success: ok },
+    {
+      method: "patch",
+      path,
+      operationId: "updateWebhook",
+      summary: "Change a webhook endpoint's URL, event types, description or whether it is enabled",
+      tag,
+      params,
+      body: webhookEndpointPatchSchema,
+      success: ok,
+    },
     async ({ orgId, params, body }) => ({ body: presentEndpoint(await webhooks.update(orgId, params.webhookId, body)) }),
   );
   routes.add(
-    { method: "post", path: `${path}/rotate-secret`, operationId: "rotateWebhookSecret", summary: "Replace the signing secret (the new one is answered once)", tag, params, success: ok },
+    {
+      method: "post",
+      path: `${path}/rotate-secret`,
+      operationId: "rotateWebhookSecret",
+      summary: "Replace the signing secret (the new one is answered once)",
+      tag,
+      params,
+      success: ok,
+    },
     async ({ orgId, params }) => {
       const { endpoint, secret } = await webhooks.rotate(orgId, params.webhookId);
       return { body: presentEndpoint(endpoint, secret), kept: presentEndpoint(endpoint) };
     },
   );
   routes.add(
-    { method: "delete", path, operationId: "deleteWebhook", summary: "Delete a webhook endpoint and its delivery log", tag, params, success: { status: 200, schema: deletedSchema } },
+    {
+      method: "delete",
+      path,
+      operationId: "deleteWebhook",
+      summary: "Delete a webhook endpoint and its delivery log",
+      tag,
+      params,
+      success: { status: 200, schema: deletedSchema },
+    },
     async ({ orgId, params }) => {
       await webhooks.remove(orgId, params.webhookId);
       return { body: { object: "webhook_endpoint.deleted", id: params.webhookId, deleted: true } };
     },
   );
   routes.add(
-    { method: "get", path: `${path}/deliveries`, operationId: "listWebhookDeliveries", summary: "The endpoint's deliveries, newest first, with where each one's attempts stand", tag, params, query: pageQuerySchema, success: { status: 200, schema: webhookDeliveryListSchema } },
+    {
+      method: "get",
+      path: `${path}/deliveries`,
+      operationId: "listWebhookDeliveries",
+      summary: "The endpoint's deliveries, newest first, with where each one's attempts stand",
+      tag,
+      params,
+      query: pageQuerySchema,
+      success: { status: 200, schema: webhookDeliveryListSchema },
+    },
     async ({ orgId, params, query }) => ({ body: presentOffsetPage(await webhooks.deliveryLog(orgId, params.webhookId, query), query, presentDelivery) }),
   );
   routes.add(
-    { method: "get", path: `${path}/deliveries/:deliveryId`, operationId: "getWebhookDelivery", summary: "Get one delivery", tag, params: webhookDeliveryPathSchema, success: { status: 200, schema: webhookDeliverySchema } },
+    {
+      method: "get",
+      path: `${path}/deliveries/:deliveryId`,
+      operationId: "getWebhookDelivery",
+      summary: "Get one delivery",
+      tag,
+      params: webhookDeliveryPathSchema,
+      success: { status: 200, schema: webhookDeliverySchema },
+    },
     async ({ orgId, params }) => ({ body: presentDelivery(await webhooks.delivery(orgId, params.webhookId, params.deliveryId)) }),
   );
   routes.add(
-    { method: "post", path: `${path}/deliveries/:deliveryId/retry`, operationId: "retryWebhookDelivery", summary: "Attempt a delivered or failed delivery once more, now", tag, params: webhookDeliveryPathSchema, success: { status: 200, schema: webhookDeliverySchema } },
+    {
+      method: "post",
+      path: `${path}/deliveries/:deliveryId/retry`,
+      operationId: "retryWebhookDelivery",
+      summary: "Attempt a delivered or failed delivery once more, now",
+      tag,
+      params: webhookDeliveryPathSchema,
+      success: { status: 200, schema: webhookDeliverySchema },
+    },
     async ({ orgId, params }) => ({ body: presentDelivery(await webhooks.retry(orgId, params.webhookId, params.deliveryId)) }),
   );
 }

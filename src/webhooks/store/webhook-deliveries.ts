@@ -60,30 +60,48 @@ export class WebhookDeliveryStore {
   /** Claims one due delivery until `claimUntil`; null when none is due. */
   async claimDue(now: Date, claimUntil: Date): Promise<DeliveryDoc | null> {
     return this.turns(() =>
-      this.deliveries.findOneAndUpdate({ status: "pending", nextAttemptAt: { $lte: now } }, { $set: { nextAttemptAt: claimUntil } }, { sort: { nextAttemptAt: 1 }, returnDocument: "after" }),
+      this.deliveries.findOneAndUpdate(
+        { status: "pending", nextAttemptAt: { $lte: now } },
+        { $set: { nextAttemptAt: claimUntil } },
+        { sort: { nextAttemptAt: 1 }, returnDocument: "after" },
+      ),
     );
   }
 
   async delivered(id: string, status: number, at: Date): Promise<void> {
-    await this.deliveries.updateOne({ _id: id }, { $set: { status: "delivered", lastStatus: status, lastError: null, deliveredAt: at }, $inc: { attempts: 1 } });
+    await this.deliveries.updateOne(
+      { _id: id },
+      { $set: { status: "delivered", lastStatus: status, lastError: null, deliveredAt: at }, $inc: { attempts: 1 } },
+    );
   }
 
   /** An attempt failed: retried at `retryAt`, or failed for good when null. */
   async attemptFailed(id: string, error: string, status: number | null, retryAt: Date | null): Promise<void> {
-    const set = retryAt ? { nextAttemptAt: retryAt, lastError: error, lastStatus: status } : { status: "failed" as const, lastError: error, lastStatus: status };
+    const set = retryAt
+      ? { nextAttemptAt: retryAt, lastError: error, lastStatus: status }
+      : { status: "failed" as const, lastError: error, lastStatus: status };
     await this.deliveries.updateOne({ _id: id }, { $set: set, $inc: { attempts: 1 } });
   }
 
   /** The deployment's deliveries, newest first, before the id a previous page ended at. */
   async page(deploymentId: string, opts: { limit: number; before?: string }): Promise<{ items: DeliveryDoc[]; more: boolean }> {
     const query = opts.before ? { deploymentId, _id: { $lt: opts.before } } : { deploymentId };
-    const docs = await this.deliveries.find(query).sort({ _id: -1 }).limit(opts.limit + 1).toArray();
+    const docs = await this.deliveries
+      .find(query)
+      .sort({ _id: -1 })
+      .limit(opts.limit + 1)
+      .toArray();
     return { items: docs.slice(0, opts.limit), more: docs.length > opts.limit };
   }
 
   /** An organization endpoint's deliveries, newest first. */
   async endpointPage(endpointId: string, opts: { limit: number; offset: number }): Promise<Page<DeliveryDoc>> {
-    const docs = await this.deliveries.find({ endpointId }).sort({ createdAt: -1, _id: -1 }).skip(opts.offset).limit(opts.limit + 1).toArray();
+    const docs = await this.deliveries
+      .find({ endpointId })
+      .sort({ createdAt: -1, _id: -1 })
+      .skip(opts.offset)
+      .limit(opts.limit + 1)
+      .toArray();
     return { items: docs.slice(0, opts.limit), hasMore: docs.length > opts.limit };
   }
 
@@ -94,7 +112,11 @@ export class WebhookDeliveryStore {
   /** Queues a delivery that is not pending for one more attempt now; null when there is none such. */
   async retry(endpointId: string, id: string, now: Date): Promise<DeliveryDoc | null> {
     return this.turns(() =>
-      this.deliveries.findOneAndUpdate({ _id: id, endpointId, status: { $ne: "pending" } }, { $set: { status: "pending", nextAttemptAt: now, deliveredAt: null } }, { returnDocument: "after" }),
+      this.deliveries.findOneAndUpdate(
+        { _id: id, endpointId, status: { $ne: "pending" } },
+        { $set: { status: "pending", nextAttemptAt: now, deliveredAt: null } },
+        { returnDocument: "after" },
+      ),
     );
   }
 

@@ -70,7 +70,12 @@ export class WebhookEndpointStore {
   }
 
   async list(orgId: string, opts: { limit: number; offset: number }): Promise<Page<WebhookEndpointRecord>> {
-    const docs = await this.endpoints.find({ orgId }, { projection: withoutSecret }).sort({ createdAt: -1, _id: -1 }).skip(opts.offset).limit(opts.limit + 1).toArray();
+    const docs = await this.endpoints
+      .find({ orgId }, { projection: withoutSecret })
+      .sort({ createdAt: -1, _id: -1 })
+      .skip(opts.offset)
+      .limit(opts.limit + 1)
+      .toArray();
     return { items: docs.slice(0, opts.limit), hasMore: docs.length > opts.limit };
   }
 
@@ -94,7 +99,11 @@ export class WebhookEndpointStore {
     const now = new Date();
     const previousSecret = { secret: current.secret, until: new Date(now.getTime() + overlapMs) };
     const sealed = this.box.seal(secret, secretContext(id));
-    const doc = await this.endpoints.findOneAndUpdate({ _id: id, orgId }, { $set: { secret: sealed, previousSecret, updatedAt: now } }, { returnDocument: "after" });
+    const doc = await this.endpoints.findOneAndUpdate(
+      { _id: id, orgId },
+      { $set: { secret: sealed, previousSecret, updatedAt: now } },
+      { returnDocument: "after" },
+    );
     return doc && view(doc);
   }
 

@@ -29,7 +29,10 @@ export function promptBlocks(e: Envelope): ModelBlock[] {
     return [{ type: "text", text: `The tool call ${p.tool_use_id} ${p.status === "failed" || p.is_error ? "failed" : "finished"}: ${textOf(p.content)}` }];
   }
   const p = payloadOf<{ content: TextBlock[]; attachments?: Attachment[] }>(e);
-  return [{ type: "text", text: textOf(p.content) }, ...(p.attachments ?? []).map((attachment, i) => ({ type: "attachment" as const, attachment, ref: attachmentRef(e.id, i) }))];
+  return [
+    { type: "text", text: textOf(p.content) },
+    ...(p.attachments ?? []).map((attachment, i) => ({ type: "attachment" as const, attachment, ref: attachmentRef(e.id, i) })),
+  ];
 }
 
 export function resultText(e: Envelope): { id: string; text: string; isError: boolean } | null {
@@ -74,7 +77,11 @@ export function toolUse(e: Envelope): { id: string; name: string; input: unknown
 
 /** A short title from the first user message: its first line, cut at a word boundary. */
 export function titleFrom(text: string, max = 60): string {
-  const line = text.split("\n").map((l) => l.trim()).find((l) => l.length > 0) ?? "New conversation";
+  const line =
+    text
+      .split("\n")
+      .map((l) => l.trim())
+      .find((l) => l.length > 0) ?? "New conversation";
   if (line.length <= max) return line;
   const cut = line.slice(0, max - 1);
   const space = cut.lastIndexOf(" ");

@@ -19,7 +19,12 @@ export interface TurnContext {
 
 /** A complete (durable) `agent.message`. */
 export function messageDraft(ctx: TurnContext, text: string): Draft {
-  return draft(ctx.sessionId, newId("evt"), { type: "agent.message", content: textBlocks(text), delta: false }, { turnId: ctx.turnId, status: "complete", now: ctx.now });
+  return draft(
+    ctx.sessionId,
+    newId("evt"),
+    { type: "agent.message", content: textBlocks(text), delta: false },
+    { turnId: ctx.turnId, status: "complete", now: ctx.now },
+  );
 }
 
 /**
@@ -30,7 +35,15 @@ export function messageDraft(ctx: TurnContext, text: string): Draft {
 export function resultDraft(ctx: TurnContext, call: ToolCall, ok: boolean, text: string, deniedInCall?: string): Draft {
   const type = call.kind === "mcp" ? "agent.mcp_tool_result" : "agent.tool_result";
   const unannounced = deniedInCall ? { input: call.input, model_call_id: deniedInCall } : {};
-  const payload = { type, tool_use_id: call.id, tool: call.name, status: ok ? "completed" : "failed", content: textBlocks(text || "(no output)"), is_error: !ok, ...unannounced };
+  const payload = {
+    type,
+    tool_use_id: call.id,
+    tool: call.name,
+    status: ok ? "completed" : "failed",
+    content: textBlocks(text || "(no output)"),
+    is_error: !ok,
+    ...unannounced,
+  };
   return draft(ctx.sessionId, newId("evt"), payload, { turnId: ctx.turnId, status: "complete", now: ctx.now });
 }
 
@@ -45,16 +58,29 @@ export function useEvents(ctx: TurnContext, call: ToolCall): { call: ToolCall; d
   if (call.kind === "clarify") {
     const { question, choices } = (call.input ?? {}) as { question?: unknown; choices?: unknown };
     const list = Array.isArray(choices) ? choices.map(String) : null;
-    return { call: { ...call, state: "clarify" }, drafts: [draft(ctx.sessionId, call.id, { type: "agent.clarify_request", request_id: call.id, question: String(question ?? ""), choices: list }, at)] };
+    return {
+      call: { ...call, state: "clarify" },
+      drafts: [draft(ctx.sessionId, call.id, { type: "agent.clarify_request", request_id: call.id, question: String(question ?? ""), choices: list }, at)],
+    };
   }
   if (call.kind === "custom") {
-    return { call: { ...call, state: "custom", customSince: ctx.now }, drafts: [draft(ctx.sessionId, call.id, { type: "agent.custom_tool_use", id: call.id, tool: call.name, input: call.input }, at)] };
+    return {
+      call: { ...call, state: "custom", customSince: ctx.now },
+      drafts: [draft(ctx.sessionId, call.id, { type: "agent.custom_tool_use", id: call.id, tool: call.name, input: call.input }, at)],
+    };
   }
   const type = call.kind === "mcp" ? "agent.mcp_tool_use" : "agent.tool_use";
   const preview = call.kind === "builtin" ? toolPreview(call.name, call.input) : undefined;
   return {
     call: { ...call, state: "executing" },
-    drafts: [draft(ctx.sessionId, call.id, { type, id: call.id, tool: call.name, input: call.input, status: "running", ...(preview ? { preview } : {}) }, { ...at, status: "running" })],
+    drafts: [
+      draft(
+        ctx.sessionId,
+        call.id,
+        { type, id: call.id, tool: call.name, input: call.input, status: "running", ...(preview ? { preview } : {}) },
+        { ...at, status: "running" },
+      ),
+    ],
   };
 }
 
@@ -107,7 +133,14 @@ export function decideCalls(
     }
     if (decision.action === "ask") {
       const approvalId = newId("evt");
-      drafts.push(draft(ctx.sessionId, approvalId, { type: "agent.approval_request", tool_use_id: call.id, tool: call.name, tool_type: kind, input: call.input }, { turnId: ctx.turnId, status: "complete", now: ctx.now }));
+      drafts.push(
+        draft(
+          ctx.sessionId,
+          approvalId,
+          { type: "agent.approval_request", tool_use_id: call.id, tool: call.name, tool_type: kind, input: call.input },
+          { turnId: ctx.turnId, status: "complete", now: ctx.now },
+        ),
+      );
       return { ...call, state: "ask", approvalId };
     }
     const started = useEvents(ctx, call);

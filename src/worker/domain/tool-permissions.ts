@@ -52,7 +52,10 @@ export function resolveTool(tools: ToolConfig[], name: string): ResolvedTool | n
       policy: (override?.permissionPolicy ?? set.defaultConfig.permissionPolicy).type,
     };
   }
-  const mcp = mcpToolOf(tools.filter((t): t is McpToolset => t.type === "mcp_toolset"), name);
+  const mcp = mcpToolOf(
+    tools.filter((t): t is McpToolset => t.type === "mcp_toolset"),
+    name,
+  );
   if (mcp) {
     const override = mcp.toolset.configs.find((c) => c.name === mcp.tool);
     return {

@@ -234,7 +234,11 @@ export function revise(state: TranscriptFold, fresh: readonly Envelope[]): Trans
   const queued: Envelope[] = [];
   for (const e of state.queued.map(now)) {
     if (e.turnId === null) queued.push(e);
-    else prompts.set(e.turnId, [...(prompts.get(e.turnId) ?? []), e].sort((a, b) => a.sequence - b.sequence));
+    else
+      prompts.set(
+        e.turnId,
+        [...(prompts.get(e.turnId) ?? []), e].sort((a, b) => a.sequence - b.sequence),
+      );
   }
   const steers = state.steers.map(now).filter((e) => e.status === "received");
 

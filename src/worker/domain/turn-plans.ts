@@ -4,7 +4,16 @@ import { draft, type Draft, type StopReason, type Usage } from "../../sessions/d
 import type { TokenUsage } from "../../providers/domain/model-types.js";
 import { addedTokens, addedUp } from "../../sessions/domain/usage-total.js";
 import { resultDraft } from "./tool-calls.js";
-import { blockingEventIds, newTurn, resumedTurn, type Plan, type RuntimeState, type Spent, type StatusChange, type ToolCall } from "../../sessions/domain/session-state.js";
+import {
+  blockingEventIds,
+  newTurn,
+  resumedTurn,
+  type Plan,
+  type RuntimeState,
+  type Spent,
+  type StatusChange,
+  type ToolCall,
+} from "../../sessions/domain/session-state.js";
 
 /** At a turn end with prompts waiting: the oldest starts its own turn. */
 export function planNextQueued(state: RuntimeState, sessionId: string, now: string): Plan | null {
@@ -37,7 +46,12 @@ export function planStep(state: RuntimeState, output: Draft[], calls: ToolCall[]
 
 /** What the turn has spent, with the tokens of a tool's own model calls added (not counted as the turn's calls). */
 export function withToolTokens(spent: Spent | undefined, more: TokenUsage): Spent {
-  const base: Spent = spent ?? { tokens: { input: 0, output: 0, cache_read: 0, cache_write: 0, reasoning: 0 }, calls: 0, last: { input: 0, output: 0, cache_read: 0, cache_write: 0, reasoning: 0 }, contextMax: 0 };
+  const base: Spent = spent ?? {
+    tokens: { input: 0, output: 0, cache_read: 0, cache_write: 0, reasoning: 0 },
+    calls: 0,
+    last: { input: 0, output: 0, cache_read: 0, cache_write: 0, reasoning: 0 },
+    contextMax: 0,
+  };
   return { ...base, tokens: addedTokens(base.tokens, more) };
 }
 
@@ -73,7 +87,12 @@ export const needsRecordedUsage = (state: RuntimeState, end: TurnEnd): boolean =
 export function planTurnEnd(state: RuntimeState, sessionId: string, end: TurnEnd, now: string): Plan {
   const { output, stop, usage } = end;
   const turnId = state.turn?.id ?? null;
-  const idle = draft(sessionId, newId("evt"), { type: "session.status_idle", stop_reason: stop }, { turnId, status: "complete", now, ...(usage ? { usage } : {}) });
+  const idle = draft(
+    sessionId,
+    newId("evt"),
+    { type: "session.status_idle", stop_reason: stop },
+    { turnId, status: "complete", now, ...(usage ? { usage } : {}) },
+  );
   const statuses: StatusChange[] = (state.turn?.events ?? []).map((eventId) => ({ eventId, status: "processed", processedAt: now }));
   const total = usage ? { usage: addedUp((state.usage === undefined ? end.recorded : state.usage) ?? null, usage) } : {};
   return {
@@ -97,7 +116,9 @@ export function planKickoffExpired(state: RuntimeState, sessionId: string, now: 
   const calls = turn.calls.map((c) => {
     if (!due(c)) return c;
     const seconds = Math.round(kickoffMs / 1000);
-    drafts.push(resultDraft(ctx, c, false, `The custom tool ${c.name} reported no result (not even running) within ${seconds} s; the turn goes on without it.`));
+    drafts.push(
+      resultDraft(ctx, c, false, `The custom tool ${c.name} reported no result (not even running) within ${seconds} s; the turn goes on without it.`),
+    );
     return { ...c, state: "done" as const };
   });
   const resumed = resumedTurn(state.status, { ...turn, calls }, sessionId, now);

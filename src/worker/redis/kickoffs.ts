@@ -38,6 +38,9 @@ export class Kickoffs {
 
   /** The session's custom tool calls still waiting for a first result, with their deadlines (ms). */
   async of(sessionId: string): Promise<{ callId: string; deadlineMs: number }[]> {
-    return (await sortedMembersStartingWith(this.redis, this.keys.kickoffs(), `${sessionId} `)).map(({ member, score }) => ({ callId: member.slice(sessionId.length + 1), deadlineMs: score }));
+    return (await sortedMembersStartingWith(this.redis, this.keys.kickoffs(), `${sessionId} `)).map(({ member, score }) => ({
+      callId: member.slice(sessionId.length + 1),
+      deadlineMs: score,
+    }));
   }
 }

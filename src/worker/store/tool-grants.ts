@@ -32,7 +32,6 @@ export class ToolGrantStore {
     await this.grants.deleteMany({ orgId, agentId });
   }
 
-
   async always(scope: GrantScope): Promise<Set<string>> {
     const docs = await this.grants.find(scope, { projection: { tool: 1 } }).toArray();
     return new Set(docs.map((d) => d.tool));
