@@ -43,8 +43,7 @@ export function sessionView(api: Api, sessionId: string, back: () => void): Sess
       // History tells what was; the session record read first tells what is (a title set later, an archive).
       if (!stream) return;
       if (e.type === "session.status_running") setStatus("running");
-      if (e.type === "session.status_idle")
-        setStatus((e.payload.stop_reason as { type?: string } | undefined)?.type === "requires_action" ? "waiting_on_human" : "idle");
+      if (e.type === "session.status_idle") setStatus(e.payload.stop_reason?.type === "requires_action" ? "waiting_on_human" : "idle");
       if (e.type === "session.title_updated" && typeof e.payload.title === "string") title.textContent = e.payload.title;
     },
   });
