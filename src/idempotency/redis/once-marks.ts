@@ -10,15 +10,13 @@ import { createHash, createHmac } from "node:crypto";
 export interface Once {
   key: string;
   fingerprint: string;
-  /** The fingerprint as marks made before fingerprints were keyed read (`legacyFingerprint`). */
-  legacyFingerprint: string;
   /** The id seed kept with the key: a create names its resource `seededId(prefix, seed)` (`ids.ts`). */
   seed: string;
   /** An earlier attempt under the key died unsettled: what it made may exist already. */
   retaken: boolean;
 }
 
-/** SHA-256 in base64url: what names a key's record and mark, and fingerprints were before they were keyed. */
+/** SHA-256 in base64url: what names a key's record and mark. */
 export const digest = (text: string) => createHash("sha256").update(text).digest("base64url");
 
 /**
@@ -28,23 +26,15 @@ export const digest = (text: string) => createHash("sha256").update(text).digest
  */
 export const fingerprintOf = (orgId: string, key: string, request: string) => createHmac("sha256", `${orgId}\n${key}`).update(request).digest("base64url");
 
-/**
- * The plain hash fingerprints were before: a retry reaching this version while the first attempt ran on
- * the one before it (a rolling deploy) still matches. Records holding one expire a day after that deploy,
- * so this can go in the release after (docs/decisions/idempotency.md).
- */
-export const legacyFingerprint = (request: string) => digest(request);
-
 export const onceOf = (orgId: string, key: string, request: string, begun: { seed: string; retaken: boolean }): Once => ({
   key: digest(`${orgId}\n${key}`).slice(0, 22),
   fingerprint: fingerprintOf(orgId, key, request).slice(0, 22),
-  legacyFingerprint: legacyFingerprint(request).slice(0, 22),
   seed: begun.seed,
   retaken: begun.retaken,
 });
 
-/** Whether a mark's fingerprint is the request's (in either form). */
-export const sameRequest = (once: Once, marked: string) => marked === once.fingerprint || marked === once.legacyFingerprint;
+/** Whether a mark's fingerprint is the request's. */
+export const sameRequest = (once: Once, marked: string) => marked === once.fingerprint;
 
 /** The overlay field under which a commit marks an Idempotency-Key (`Once.key`). */
 export const onceField = (key: string) => `once:${key}`;

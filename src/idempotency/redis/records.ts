@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { runScript, type ScriptReply, type RedisClient } from "../../redis/client.js";
 import type { Keys } from "../../redis/keys.js";
-import { digest, fingerprintOf, legacyFingerprint, onceOf, type Once } from "./once-marks.js";
+import { digest, fingerprintOf, onceOf, type Once } from "./once-marks.js";
 import { newIdSeed } from "../../ids.js";
 
 export type Begun =
@@ -37,7 +37,7 @@ export class IdempotencyKeys {
    */
   async begin(orgId: string, key: string, request: string, leaseMs: number, keptMs: number): Promise<Begun> {
     const token = randomBytes(12).toString("base64url");
-    const args = [fingerprintOf(orgId, key, request), token, leaseMs, newIdSeed(), keptMs, legacyFingerprint(request)];
+    const args = [fingerprintOf(orgId, key, request), token, leaseMs, newIdSeed(), keptMs];
     const reply = (await runScript(this.redis, "idempotencyBegin", [this.record(orgId, key)], args)) as ScriptReply[];
     switch (reply[0]) {
       case "new":
