@@ -6,7 +6,7 @@ import { masters, testRedis } from "./support/redis.js";
 import { allEvents, createAgent, createSession, message, newSubject, newTenant } from "./support/api.js";
 import { createHash } from "node:crypto";
 import { newIdSeed } from "../src/ids.js";
-import { onceOf } from "../src/idempotency/redis/once-marks.js";
+import { onceOf } from "../src/idempotency/index.js";
 import { deploymentBody, deploymentsClient, settled } from "./support/deployments.js";
 import { until } from "./support/sessions.js";
 import { startServer, type Client, type TestServer } from "./support/server.js";

@@ -16,7 +16,7 @@ import { Intents } from "../sessions/redis/intents.js";
 import { LiveEcho } from "../streaming/redis/live-echo.js";
 import { LiveStream } from "../streaming/redis/live-stream.js";
 import { Preparations } from "../sessions/redis/preparation-hints.js";
-import { IdempotencyKeys } from "../idempotency/redis/records.js";
+import { IdempotencyKeys } from "../idempotency/index.js";
 import { Locks } from "../redis/locks.js";
 import { AgentLimitsCache } from "../agents/redis/agent-limits-cache.js";
 import { SubjectSpend } from "../sessions/redis/subject-spend.js";

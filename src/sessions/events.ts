@@ -12,7 +12,7 @@ import { Lru } from "../lru.js";
 import { type EventLog } from "./redis/event-log.js";
 import { identityOf, type SessionIdentity } from "./redis/log-entries.js";
 import type { SessionStore } from "./store/sessions.js";
-import { doneBefore, onceField, sameRequest, type DoneBefore, type Once } from "../idempotency/redis/once-marks.js";
+import { doneBefore, onceField, sameRequest, type DoneBefore, type Once } from "../idempotency/index.js";
 import type { Budgets } from "./budgets.js";
 import { decided, type SessionTransitions } from "./transitions.js";
 
@@ -92,7 +92,7 @@ export class EventService {
     const events = checkBatch(body);
     const cached = this.identities.get(sessionId);
     const limitsOf = (agentId: string) => this.budgets.limits(orgId, agentId);
-    const field = once && onceField(once.key);
+    const field = once && onceField(once);
     // The limits go with the first read when the agent is known; a session new to this process reads them after.
     const [, from, cachedLimits, done] = await Promise.all([
       ceiling,
@@ -125,7 +125,7 @@ export class EventService {
             limit: limits?.messagesPerMinute ?? DEFAULT_RATE_LIMITS.messagesPerMinute,
             cost: events.length,
           },
-          once: field ? { field, fingerprint: once!.fingerprint, answers: (result) => result?.persisted.map((d) => d.id) ?? [] } : undefined,
+          once: once && { request: once, answers: (result) => result?.persisted.map((d) => d.id) ?? [] },
         },
       );
       if (before) return this.replay(sessionId, once!, before);
@@ -150,7 +150,7 @@ export class EventService {
    * answer was lost (its process died): the events it appended, as they now read; nothing is appended.
    */
   private async replay(sessionId: string, once: Once, before: DoneBefore): Promise<Sent> {
-    if (!sameRequest(once, before.fingerprint)) throw idempotencyMismatch();
+    if (!sameRequest(once, before)) throw idempotencyMismatch();
     const wanted = new Set(before.sequences);
     const data: Envelope[] = [];
     if (wanted.size > 0)

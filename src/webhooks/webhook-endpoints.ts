@@ -11,8 +11,7 @@ import type { Page } from "../agents/store/agents.js";
 import type { DeliveryDoc, WebhookDeliveryStore } from "./store/webhook-deliveries.js";
 import type { EndpointChanges, WebhookEndpointRecord, WebhookEndpointStore } from "./store/webhook-endpoints.js";
 import { newWebhookSecret } from "./webhook-signature.js";
-import type { Once } from "../idempotency/redis/once-marks.js";
-import { createKept, keptId, type Kept } from "../idempotency/kept-creates.js";
+import { createKept, keptId, type Kept, type Once } from "../idempotency/index.js";
 
 export interface EndpointInput {
   url?: string;
