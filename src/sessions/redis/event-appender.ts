@@ -146,7 +146,14 @@ export class EventAppender {
   /**
    * Commits a plan in one round trip (`append-events-11.lua`), if what it read still holds. On a Redis
    * Cluster the allowance's counter is in another slot than the session: it is counted first, by a step
-   * of its own, and its points are given back when the commit is refused (docs/decisions/redis.md, "Redis Cluster").
+   * of its own, and its points are given back when the commit is refused.
+   *
+   * Why two paths and not one (docs/decisions/redis.md, "Redis Cluster"): the counter is per (organization,
+   * agent, subject), a scope that spans sessions spread over 16 shards by their ids. Tagging it with the
+   * session's shard would split one allowance into up to 16; sharding sessions by their scope instead would
+   * pile a busy subject's sessions, wake-ups and intents onto one master and rename every session's keys;
+   * a tag per organization would make a large one a hot slot. And counting apart on a single node too would
+   * add a round trip to every send and the over-counting windows below, which one script does not have.
    */
   async apply(sessionId: string, plan: Plan, commit: Commit): Promise<AppendResult> {
     const now = Date.now();
