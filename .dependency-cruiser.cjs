@@ -111,6 +111,14 @@ module.exports = {
       to: { path: "^src/sessions/redis/event-appender\\.ts$" },
     },
     {
+      name: "idempotency-has-one-surface",
+      comment:
+        "Idempotency is one module: outside src/idempotency, code imports only its surface, src/idempotency/index.ts, which names its three jobs (request replay, once-marks, kept creates).",
+      severity: "error",
+      from: { path: "^src/", pathNot: "^src/idempotency/" },
+      to: { path: "^src/idempotency/", pathNot: "^src/idempotency/index\\.ts$" },
+    },
+    {
       name: "no-cycles",
       severity: "error",
       from: { path: ["^src/", "^schemas/"] },

@@ -14,8 +14,7 @@ import { conflict, notFound, validationError } from "../errors.js";
 import type { AgentLimitsCache } from "./redis/agent-limits-cache.js";
 import type { Budgets } from "../sessions/budgets.js";
 import { configOf, type AgentDoc, type AgentStatus, type AgentStore, type Page, type PublishResult, type VersionDoc } from "./store/agents.js";
-import type { Once } from "../idempotency/redis/once-marks.js";
-import { createKept, keptId, type Kept } from "../idempotency/kept-creates.js";
+import { createKept, keptId, type Kept, type Once } from "../idempotency/index.js";
 
 /** What deleting an agent must know about the rest of the system. */
 export interface AgentDependents {

@@ -19,8 +19,7 @@ import type { AutomationRunStore, RunDoc } from "./store/automation-runs.js";
 import type { AutomationOccurrences } from "./automation-occurrences.js";
 import type { AutomationGate } from "./automation-runs.js";
 import type { SessionService, SessionView } from "../sessions/sessions.js";
-import type { Once } from "../idempotency/redis/once-marks.js";
-import { createKept, keptId, type Kept } from "../idempotency/kept-creates.js";
+import { createKept, keptId, type Kept, type Once } from "../idempotency/index.js";
 
 export type AutomationCreateBody = FromSchemas<typeof automationCreateSchema>;
 export type AutomationPatchBody = FromSchemas<typeof automationPatchSchema>;

@@ -16,8 +16,7 @@ import type { DeploymentDoc, DeploymentStore } from "./store/deployments.js";
 import { decodeListCursor, encodeListCursor } from "./cursor.js";
 import type { DeploymentProvisioning } from "./provisioning.js";
 import type { SkillSources } from "./skills.js";
-import type { Once } from "../idempotency/redis/once-marks.js";
-import { createKept, keptId, type Kept } from "../idempotency/kept-creates.js";
+import { createKept, keptId, type Kept, type Once } from "../idempotency/index.js";
 
 export type DeploymentCreateBody = FromSchemas<typeof deploymentCreateSchema>;
 export type DeploymentPatchBody = FromSchemas<typeof deploymentPatchSchema>;

@@ -4,7 +4,7 @@
  * organization; a thread of another deployment is `404`, as is one of another organization.
  */
 import { AppError, isAppError, notFound, validationError } from "../errors.js";
-import type { Once } from "../idempotency/redis/once-marks.js";
+import type { Once } from "../idempotency/index.js";
 import type { Envelope } from "../sessions/domain/events.js";
 import type { DeploymentDoc } from "./store/deployments.js";
 import { deploymentWorkspaceOf, writeAsUser, writeWorkspaceFile } from "./workspace-files.js";

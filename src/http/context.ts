@@ -1,7 +1,7 @@
 /** What request handlers can reach: the services of one process, built once at start. */
 import type { Config } from "../config.js";
 import type { Logger } from "../log.js";
-import type { IdempotencyKeys } from "../idempotency/redis/records.js";
+import type { IdempotencyKeys } from "../idempotency/index.js";
 import type { OpenStreams } from "../streaming/redis/open-streams.js";
 import type { AccessService } from "../accounts/access.js";
 import type { AgentVaultService } from "../vaults/agent-vaults.js";

@@ -4,7 +4,7 @@
  * its schema. Nothing in it is written twice.
  */
 import { SCHEMAS } from "../../schemas/index.js";
-import { IDEMPOTENCY_DESCRIPTION, IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_SCHEMA } from "../idempotency/http/idempotency.js";
+import { IDEMPOTENCY_DESCRIPTION, IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_SCHEMA } from "../idempotency/index.js";
 import { ACCEPTED_ENCODINGS } from "./request-body.js";
 import { errorStatuses, type NamedSchema, type RouteSpec } from "./route.js";
 

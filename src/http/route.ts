@@ -9,11 +9,9 @@ import type { FromSchemas } from "../../schemas/index.js";
 import { AppError } from "../errors.js";
 import { requireScope } from "../accounts/access.js";
 import type { KeyScope } from "../accounts/store/organizations.js";
-import type { IdempotencyKeys } from "../idempotency/redis/records.js";
-import type { Once } from "../idempotency/redis/once-marks.js";
+import { idempotent, type IdempotencyKeys, type KeyedRequest, type Once } from "../idempotency/index.js";
 import type { AppState } from "./context.js";
 import { keptHeaders } from "./errors.js";
-import { idempotent } from "../idempotency/http/idempotency.js";
 import type { Principal } from "../accounts/store/organizations.js";
 import type { Validator } from "./validate.js";
 
@@ -97,6 +95,11 @@ export class HandlerRequest<P, Q, B> implements RouteRequest<P, Q, B> {
   }
 }
 
+/** A request with an Idempotency-Key, as request replay fingerprints it. */
+function keyedRequestOf(ctx: Context): KeyedRequest {
+  return { key: String(ctx.headers["idempotency-key"]), method: ctx.method, path: ctx.path, body: ctx.request.body };
+}
+
 /**
  * What a handler answers; `undefined` when it wrote the response itself (a stream). `kept`: what an
  * Idempotency-Key keeps to replay instead of `body`, when the body shows a secret once.
@@ -171,7 +174,7 @@ export class Routes {
       // A replayed answer runs no handler to await the count with: it is awaited here.
       if (!spec.ceilingWithFirstRead || keyed) await ceiling;
       const run = (once?: Once) => handler(new HandlerRequest<P, Q, B>(params as Typed<P>, query as Typed<Q>, body as Typed<B>, ceiling, once, ctx));
-      const reply = keyed ? await idempotent(ctx, principalOf(ctx).orgId, idempotency!(), spec.success.status, run) : await run();
+      const reply = keyed ? await idempotent(keyedRequestOf(ctx), principalOf(ctx).orgId, idempotency!(), spec.success.status, run) : await run();
       if (!reply) return;
       if (reply.headers) ctx.set(reply.headers);
       ctx.status = reply.status ?? spec.success.status;

@@ -5,7 +5,7 @@
  * refuses another) and answers with it instead of making a second.
  */
 import { seededId, type IdPrefix } from "../ids.js";
-import type { Once } from "./redis/once-marks.js";
+import type { Once } from "./once.js";
 import { isDuplicateKey } from "../mongo/mongo.js";
 
 /** The id a create under a key uses, and whether an earlier attempt may have used it already. */

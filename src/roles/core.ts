@@ -16,7 +16,7 @@ import { Intents } from "../sessions/redis/intents.js";
 import { LiveEcho } from "../streaming/redis/live-echo.js";
 import { LiveStream } from "../streaming/redis/live-stream.js";
 import { Preparations } from "../sessions/redis/preparation-hints.js";
-import { IdempotencyKeys } from "../idempotency/redis/records.js";
+import { IdempotencyKeys } from "../idempotency/index.js";
 import { Locks } from "../redis/locks.js";
 import { AgentLimitsCache } from "../agents/redis/agent-limits-cache.js";
 import { SubjectSpend } from "../sessions/redis/subject-spend.js";
@@ -55,6 +55,7 @@ import { migrate } from "../mongo/migrations.js";
 import { connectMongo, ensureIndexes, type MongoOptions } from "../mongo/mongo.js";
 import { OrganizationStore } from "../accounts/store/organizations.js";
 import { SessionStore } from "../sessions/store/sessions.js";
+import { SessionFactsCache } from "../sessions/session-facts.js";
 import { McpConnections } from "../vaults/mcp/mcp-connections.js";
 import { guardedFetch, OutboundPolicy } from "../outbound/outbound.js";
 import { buildProjection } from "./webhooks.js";
@@ -76,6 +77,7 @@ export async function buildCore(config: Config, log: Logger, mongoOptions: Mongo
   const organizations = new OrganizationStore(mongo.db);
   const agentStore = new AgentStore(mongo.db);
   const sessionStore = new SessionStore(mongo.db);
+  const sessionFacts = new SessionFactsCache(sessionStore);
   const eventLog = new EventLog(redis, keys);
   const echo = new LiveEcho(keys, log);
   const appender = new EventAppender(redis, keys, echo);
@@ -131,7 +133,7 @@ export async function buildCore(config: Config, log: Logger, mongoOptions: Mongo
     new PreparationService(agentStore, agentVaults, preparations, log),
     endings,
   );
-  const events = new EventService(sessionStore, eventLog, transitions, budgets);
+  const events = new EventService(sessionFacts, eventLog, transitions, budgets);
   const automationStore = new AutomationStore(mongo.db);
   const automationRuns = new AutomationRunStore(mongo.db);
   const automationQueue = new AutomationQueue(redis, keys);
@@ -151,6 +153,7 @@ export async function buildCore(config: Config, log: Logger, mongoOptions: Mongo
     organizations,
     agentStore,
     sessionStore,
+    sessionFacts,
     eventLog,
     appender,
     live,

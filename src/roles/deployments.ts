@@ -11,7 +11,7 @@ import type { Keys } from "../redis/keys.js";
 import type { Locks } from "../redis/locks.js";
 import type { OpenStreams } from "../streaming/redis/open-streams.js";
 import type { AutomationQueue } from "../automations/redis/automation-queue.js";
-import type { IdempotencyKeys } from "../idempotency/redis/records.js";
+import type { IdempotencyKeys } from "../idempotency/index.js";
 import type { AccessService } from "../accounts/access.js";
 import type { AutomationService } from "../automations/automations.js";
 import type { EventStreams } from "../streaming/event-stream.js";

@@ -6,7 +6,6 @@ import { Placements } from "../worker/placement.js";
 import { Preparer } from "../worker/preparer.js";
 import { SessionActor } from "../worker/session-actor.js";
 import { SessionReaper } from "../worker/session-reaper.js";
-import { SessionRecords } from "../worker/session-records.js";
 import { SubjectSkillCache } from "../worker/subject-skills.js";
 import { ToolSettler } from "../worker/tool-settler.js";
 import { TurnEnding } from "../worker/turn-end.js";
@@ -49,7 +48,7 @@ export async function startWorkerRole(core: Core, consume: boolean, shutdown: Ab
   const { config, log, mongo, redis, eventLog, live, transitions, sessionStore, agentStore, intents, wakeups, locks, mcp, outbound, preparations } = core;
   let hints: ReturnType<typeof createRedis> | undefined;
   const grants = new ToolGrantStore(mongo.db);
-  const records = new SessionRecords(sessionStore);
+  const { sessionFacts } = core;
   const versions = new AgentVersions(agentStore);
   const providers = new ProviderRegistry(config);
   const transcripts = new Transcripts(eventLog, new TranscriptCache({ sessions: config.transcriptCacheSessions, bytes: config.transcriptCacheMb * 2 ** 20 }));
@@ -84,7 +83,7 @@ export async function startWorkerRole(core: Core, consume: boolean, shutdown: Ab
     await isolation.close();
   };
   const debits = new TurnDebits(core.credits, new OwedDebits(redis, core.keys), eventLog, log);
-  const ending = new TurnEnding({ log: eventLog, transitions, sessions: sessionStore, records, versions, debits, budgets: core.budgets });
+  const ending = new TurnEnding({ log: eventLog, transitions, sessions: sessionStore, sessionFacts, versions, debits, budgets: core.budgets });
   const settler = new ToolSettler({
     transitions,
     tools,
@@ -121,7 +120,7 @@ export async function startWorkerRole(core: Core, consume: boolean, shutdown: Ab
   const actor = new SessionActor({
     log: eventLog,
     transitions,
-    records,
+    sessionFacts,
     intents,
     locks,
     turns,
@@ -142,7 +141,7 @@ export async function startWorkerRole(core: Core, consume: boolean, shutdown: Ab
   await worker.start();
   if (consume) {
     // Every consuming worker hears every preparation hint: what it prepares is in its own memory.
-    const preparer = new Preparer({ versions, records, log: eventLog, mcp, placements, logger: log, shutdown });
+    const preparer = new Preparer({ versions, sessionFacts, log: eventLog, mcp, placements, logger: log, shutdown });
     hints = createRedis(config, "agent-sessions-prepare");
     await preparations.listen(hints, (hint) => preparer.accept(hint));
   }

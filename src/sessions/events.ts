@@ -8,17 +8,14 @@ import { planInbound } from "./domain/inbound-plan.js";
 import { startsTurn } from "./domain/session-state.js";
 import { spentUsd } from "./domain/budgets.js";
 import { idempotencyMismatch, isAppError, notFound, validationError, type RateLimitStanding } from "../errors.js";
-import { Lru } from "../lru.js";
 import { type EventLog } from "./redis/event-log.js";
 import { identityOf, type SessionIdentity } from "./redis/log-entries.js";
-import type { SessionStore } from "./store/sessions.js";
-import { doneBefore, onceField, sameRequest, type DoneBefore, type Once } from "../idempotency/redis/once-marks.js";
+import type { SessionFactsCache } from "./session-facts.js";
+import { doneBefore, onceField, sameRequest, type DoneBefore, type Once } from "../idempotency/index.js";
 import type { Budgets } from "./budgets.js";
 import { decided, type SessionTransitions } from "./transitions.js";
 
 export type EventsPostBody = FromSchemas<typeof eventsPostSchema>;
-
-const IDENTITY_CACHE_SIZE = 10_000;
 
 /** Send rules 1 and 5 and the attachment rules; returns the events as they will be stored. */
 /** A send's answer: the events appended, the allowance's standing; `replayed` when a first attempt had appended them. */
@@ -47,29 +44,19 @@ export function checkBatch(body: EventsPostBody): InboundEvent[] {
 
 export class EventService {
   constructor(
-    private readonly sessions: SessionStore,
+    private readonly facts: SessionFactsCache,
     private readonly log: EventLog,
     private readonly transitions: SessionTransitions,
     private readonly budgets: Budgets,
   ) {}
 
-  private readonly identities = new Lru<string, SessionIdentity>(IDENTITY_CACHE_SIZE);
-
   /**
-   * The session's identity (immutable): from a small in-process cache, else from its runtime state
-   * (`known`, or read), which keeps it from creation; a session created before the state kept it is read
-   * from its record once. Another organization's session is not found.
+   * The identity of a session whose runtime state was found (`stored`: the identity it keeps), from the
+   * process's cache of session facts. Another organization's session is not found.
    */
-  private async identity(orgId: string, sessionId: string, known: SessionIdentity | null): Promise<SessionIdentity> {
-    const cached = this.identities.get(sessionId);
-    let found = cached ?? known;
-    if (!found) {
-      const doc = await this.sessions.get(orgId, sessionId);
-      if (!doc) throw notFound("session");
-      found = { orgId: doc.orgId, agentId: doc.agentId, subjectId: doc.subjectId };
-    }
-    if (!cached) this.identities.set(sessionId, found);
-    if (found.orgId !== orgId) throw notFound("session");
+  private async identity(orgId: string, sessionId: string, stored: SessionIdentity | null): Promise<SessionIdentity> {
+    const found = await this.facts.identity(sessionId, stored);
+    if (found?.orgId !== orgId) throw notFound("session");
     return found;
   }
 
@@ -77,7 +64,7 @@ export class EventService {
   async sessionOf(orgId: string, sessionId: string): Promise<SessionIdentity> {
     const stored = await this.log.identity(sessionId);
     if (!stored) {
-      this.identities.delete(sessionId);
+      this.facts.forget(sessionId);
       throw notFound("session");
     }
     return this.identity(orgId, sessionId, stored.identity);
@@ -90,9 +77,9 @@ export class EventService {
    */
   async post(orgId: string, sessionId: string, body: EventsPostBody, ceiling: Promise<void>, once?: Once): Promise<Sent> {
     const events = checkBatch(body);
-    const cached = this.identities.get(sessionId);
+    const cached = this.facts.known(sessionId);
     const limitsOf = (agentId: string) => this.budgets.limits(orgId, agentId);
-    const field = once && onceField(once.key);
+    const field = once && onceField(once);
     // The limits go with the first read when the agent is known; a session new to this process reads them after.
     const [, from, cachedLimits, done] = await Promise.all([
       ceiling,
@@ -101,7 +88,7 @@ export class EventService {
       field && this.log.onceMark(sessionId, field),
     ]);
     if (!from) {
-      this.identities.delete(sessionId);
+      this.facts.forget(sessionId);
       throw notFound("session");
     }
     const session = await this.identity(orgId, sessionId, identityOf(from.fields));
@@ -125,7 +112,7 @@ export class EventService {
             limit: limits?.messagesPerMinute ?? DEFAULT_RATE_LIMITS.messagesPerMinute,
             cost: events.length,
           },
-          once: field ? { field, fingerprint: once!.fingerprint, answers: (result) => result?.persisted.map((d) => d.id) ?? [] } : undefined,
+          once: once && { request: once, answers: (result) => result?.persisted.map((d) => d.id) ?? [] },
         },
       );
       if (before) return this.replay(sessionId, once!, before);
@@ -137,7 +124,7 @@ export class EventService {
       if (replaced) data.push(replaced);
       return { data, rateLimit: applied!.standing! };
     } catch (err) {
-      if (isAppError(err, "not_found")) this.identities.delete(sessionId);
+      if (isAppError(err, "not_found")) this.facts.forget(sessionId);
       // Refused by the state a first attempt under the same key made (committed after our first read): its answer.
       const mark = field && isAppError(err) && (await this.log.onceMark(sessionId, field));
       if (mark) return this.replay(sessionId, once!, doneBefore(mark));
@@ -150,7 +137,7 @@ export class EventService {
    * answer was lost (its process died): the events it appended, as they now read; nothing is appended.
    */
   private async replay(sessionId: string, once: Once, before: DoneBefore): Promise<Sent> {
-    if (!sameRequest(once, before.fingerprint)) throw idempotencyMismatch();
+    if (!sameRequest(once, before)) throw idempotencyMismatch();
     const wanted = new Set(before.sequences);
     const data: Envelope[] = [];
     if (wanted.size > 0)

@@ -16,7 +16,7 @@ import type { AgentStore, Page } from "../agents/store/agents.js";
 import { isDuplicateKey } from "../mongo/mongo.js";
 import type { SessionDoc, SessionFilter, SessionStore } from "./store/sessions.js";
 import type { PreparationService } from "./prewarm.js";
-import { createKept, type Kept, type KeptId } from "../idempotency/kept-creates.js";
+import { createKept, type Kept, type KeptId } from "../idempotency/index.js";
 import { decided, type SessionTransitions } from "./transitions.js";
 
 export type SessionCreateBody = FromSchemas<typeof sessionCreateSchema>;

@@ -22,7 +22,7 @@ import { INITIAL_STATE, type Plan, type PlanResult, type RuntimeState } from "./
 import { AppError, notFound } from "../errors.js";
 import { allowanceExhausted } from "./redis/allowances.js";
 import { encodeState, type Appended, type Commit, type EventAppender } from "./redis/event-appender.js";
-import type { DoneBefore } from "../idempotency/redis/once-marks.js";
+import { doneBefore, markValue, onceField, type DoneBefore, type Once } from "../idempotency/index.js";
 import { type EventLog } from "./redis/event-log.js";
 import { snapshotOf, type Snapshot } from "./redis/log-entries.js";
 import { sessionOfProjection, type Intents } from "./redis/intents.js";
@@ -60,7 +60,7 @@ export interface TransitionOptions<T = unknown> {
   /** Points the commit counts; it is refused as a whole (`rate_limited`) when the allowance has no room. */
   allowance?: Commit["allowance"];
   /** The request's Idempotency-Key, committed with the plan; `answers` names the events that answer the request. */
-  once?: { field: string; fingerprint: string; answers: (value: T) => string[] };
+  once?: { request: Once; answers: (value: T) => string[] };
 }
 
 export interface Transition<T> {
@@ -136,7 +136,7 @@ export class SessionTransitions {
         fence: opts.fence ?? "",
         projection,
         allowance: opts.allowance,
-        once: opts.once && { field: opts.once.field, fingerprint: opts.once.fingerprint, answers: places(plan, opts.once.answers(planned.value)) },
+        once: opts.once && { field: onceField(opts.once.request), value: markValue(opts.once.request, places(plan, opts.once.answers(planned.value))) },
       });
       if (result.ok) {
         lane.known = snapshotOf({ ...fields, ...encodeState(plan.state), v: String(result.version) });
@@ -151,7 +151,7 @@ export class SessionTransitions {
         case "rate_limited":
           throw allowanceExhausted(opts.allowance!.kind, result.standing);
         case "done":
-          return { value: planned.value, applied: null, state: snapshot.state, doneBefore: result.before };
+          return { value: planned.value, applied: null, state: snapshot.state, doneBefore: doneBefore(result.mark) };
         case "stale":
           snapshot = lane.known = snapshotOf(result.fields);
       }

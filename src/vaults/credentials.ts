@@ -11,8 +11,7 @@ import { AppError, invalidState, notFound, validationError } from "../errors.js"
 import type { Page } from "../agents/store/agents.js";
 import type { CredentialAuth, CredentialChange, CredentialDoc, CredentialSecrets, CredentialStore } from "./store/vault-credentials.js";
 import type { VaultDoc, VaultStore } from "./store/vaults.js";
-import type { Once } from "../idempotency/redis/once-marks.js";
-import { createKept, keptId, type Kept } from "../idempotency/kept-creates.js";
+import { createKept, keptId, type Kept, type Once } from "../idempotency/index.js";
 
 export type CredentialCreateBody = FromSchemas<typeof credentialCreateSchema>;
 export type CredentialUpdateBody = FromSchemas<typeof credentialUpdateSchema>;

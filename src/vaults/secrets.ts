@@ -11,8 +11,7 @@ import type { FromSchemas } from "../../schemas/index.js";
 import { AppError, conflict, notFound, validationError } from "../errors.js";
 import type { DeploymentSecretRefs } from "../deployments/store/secret-refs.js";
 import type { SecretDoc, SecretStore } from "./store/secrets.js";
-import type { Once } from "../idempotency/redis/once-marks.js";
-import { createKept, keptId, type Kept } from "../idempotency/kept-creates.js";
+import { createKept, keptId, type Kept, type Once } from "../idempotency/index.js";
 
 export type SecretCreateBody = FromSchemas<typeof secretCreateSchema>;
 export type SecretUpdateBody = FromSchemas<typeof secretUpdateSchema>;

@@ -9,8 +9,7 @@ import type { AgentVaultStore } from "./store/agent-vaults.js";
 import type { Page } from "../agents/store/agents.js";
 import type { CredentialStore } from "./store/vault-credentials.js";
 import type { VaultDoc, VaultStore } from "./store/vaults.js";
-import type { Once } from "../idempotency/redis/once-marks.js";
-import { createKept, keptId, type Kept } from "../idempotency/kept-creates.js";
+import { createKept, keptId, type Kept, type Once } from "../idempotency/index.js";
 
 export type VaultCreateBody = FromSchemas<typeof vaultCreateSchema>;
 

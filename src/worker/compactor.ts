@@ -22,7 +22,7 @@ import { isAbort } from "../providers/provider.js";
 import type { ProviderRegistry } from "../providers/registry.js";
 import { change, unchanged, type SessionTransitions } from "../sessions/transitions.js";
 import type { AgentVersions } from "./agent-versions.js";
-import type { SessionFacts } from "./session-records.js";
+import type { SessionFacts } from "../sessions/session-facts.js";
 import type { Transcripts } from "./transcripts.js";
 import { spentUsage, zeroTokens } from "./turn-end.js";
 

@@ -23,7 +23,7 @@ import { DockerEngine } from "../agent-tools/sandbox/docker.js";
 import { deploymentWorkspaceOf } from "../deployments/workspace-files.js";
 import { prepareSessionWorkspace, sandboxUser, sessionTmpOf, workspaceOf, type ToolEnvironment, type ToolPlace } from "../agent-tools/sandbox/sandbox.js";
 import type { ToolIsolation } from "../agent-tools/sandbox/tool-isolation.js";
-import type { SessionFacts } from "./session-records.js";
+import type { SessionFacts } from "../sessions/session-facts.js";
 
 /** Bytes of variables (names, values, separators) a process gets at most: half of what `execve` takes on Linux, leaving room for the command. */
 export const ENVIRONMENT_BYTES_MAX = 1024 * 1024;

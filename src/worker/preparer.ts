@@ -4,7 +4,7 @@
  *   - the agent version, in the worker's cache (`agent-versions.ts`);
  *   - each MCP server a toolset of the version names: its credential resolved, its connection opened
  *     and its tools listed, all kept by the pool (connections 60 s unused, lists 30 s);
- *   - for a session just created: its facts (`session-records.ts`, from the hint, with no MongoDB
+ *   - for a session just created: its facts (`src/sessions/session-facts.ts`, from the hint, with no MongoDB
  *     read) and its workspace when its tools use one.
  * The agent part runs once per (organization, agent, version) per window in a worker, however many
  * hints name it. At most CONCURRENCY preparations run at once and QUEUED wait; further hints are
@@ -21,11 +21,11 @@ import type { EventLog } from "../sessions/redis/event-log.js";
 import type { McpAccess } from "../vaults/mcp-access.js";
 import type { AgentVersions } from "./agent-versions.js";
 import type { Placements } from "./placement.js";
-import type { SessionRecords } from "./session-records.js";
+import type { SessionFactsCache } from "../sessions/session-facts.js";
 
 export interface PreparerDeps {
   versions: AgentVersions;
-  records: SessionRecords;
+  sessionFacts: SessionFactsCache;
   log: EventLog;
   mcp: McpAccess;
   /** Where a session's tools run: its own workspace, or its deployment's. */
@@ -64,7 +64,7 @@ export class Preparer {
     if (hint.session) {
       const { session: s } = hint;
       const facts = { _id: s.id, orgId: hint.orgId, agentId: hint.agentId, agentVersion: hint.agentVersion, subjectId: hint.subjectId, role: s.role };
-      this.deps.records.remember(s.deploymentId ? { ...facts, deploymentId: s.deploymentId } : facts, s.titled);
+      this.deps.sessionFacts.remember(s.deploymentId ? { ...facts, deploymentId: s.deploymentId } : facts, s.titled);
     }
     this.waiting.push({ hint, agentDue });
     this.pump();

@@ -13,7 +13,7 @@ import type { Intents } from "../sessions/redis/intents.js";
 import type { Locks } from "../redis/locks.js";
 import { change, unchanged, type SessionTransitions } from "../sessions/transitions.js";
 import type { Compactor } from "./compactor.js";
-import type { SessionRecords } from "./session-records.js";
+import type { SessionFactsCache } from "../sessions/session-facts.js";
 import type { TurnRunner } from "./turn.js";
 import type { TurnEnding } from "./turn-end.js";
 
@@ -23,7 +23,7 @@ export const MAX_TURN_ATTEMPTS = 3;
 export interface ActorDeps {
   log: EventLog;
   transitions: SessionTransitions;
-  records: SessionRecords;
+  sessionFacts: SessionFactsCache;
   intents: Intents;
   locks: Locks;
   turns: TurnRunner;
@@ -63,8 +63,8 @@ export class SessionActor {
    * state, which then holds nothing to run.
    */
   private async drain(sessionId: string, fence: string, lost: AbortSignal): Promise<boolean> {
-    const { log, records, transitions, turns, ending, logger } = this.deps;
-    const session = await records.facts(sessionId);
+    const { log, sessionFacts, transitions, turns, ending, logger } = this.deps;
+    const session = await sessionFacts.facts(sessionId);
     if (!session) {
       // A log with work but no record: a replica behind the write (a deleted session's log holds nothing to run).
       if (hasWork(await log.state(sessionId))) throw unavailable("the session's record is not readable yet");
@@ -116,7 +116,7 @@ export class SessionActor {
       }
     } catch (err) {
       if (isAppError(err, "lock_lost", "not_found")) {
-        if (isAppError(err, "not_found")) records.forget(sessionId);
+        if (isAppError(err, "not_found")) sessionFacts.forget(sessionId);
         logger.warn("lost the session or its lock; another worker takes over", { sessionId });
         return true;
       }

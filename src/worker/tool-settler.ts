@@ -26,7 +26,7 @@ import type { BuiltinTools, ToolOutcome } from "../agent-tools/builtin.js";
 import type { KickoffTimer } from "./kickoff-timer.js";
 import type { Placements } from "./placement.js";
 import type { SubjectSkillCache } from "./subject-skills.js";
-import type { SessionFacts } from "./session-records.js";
+import type { SessionFacts } from "../sessions/session-facts.js";
 import { zeroTokens } from "./turn-end.js";
 
 export interface ToolSettlerDeps {

@@ -17,14 +17,14 @@ import type { TurnDebits } from "../accounts/credits.js";
 import { change, unchanged, type SessionTransitions } from "../sessions/transitions.js";
 import type { SessionStore } from "../sessions/store/sessions.js";
 import type { AgentVersions } from "./agent-versions.js";
-import type { SessionFacts, SessionRecords } from "./session-records.js";
+import type { SessionFacts, SessionFactsCache } from "../sessions/session-facts.js";
 import { turnsEnded } from "../telemetry/metrics.js";
 
 export interface TurnEndDeps {
   log: EventLog;
   transitions: SessionTransitions;
   sessions: SessionStore;
-  records: SessionRecords;
+  sessionFacts: SessionFactsCache;
   versions: AgentVersions;
   debits: TurnDebits;
   budgets: Pick<Budgets, "record">;
@@ -91,12 +91,12 @@ export class TurnEnding {
 
   /** `session.title_updated`, when this turn gave an untitled session its title (the record's write decides). */
   private async generatedTitle(session: SessionFacts, turnId: string, stop: StopReason): Promise<Draft[]> {
-    const { records } = this.deps;
-    if (!records.mayBeUntitled(session._id) || stop.type !== "end_turn") return [];
+    const { sessionFacts } = this.deps;
+    if (!sessionFacts.mayBeUntitled(session._id) || stop.type !== "end_turn") return [];
     const firstPrompt = await this.deps.log.first(session._id, 50, (e) => e.type === "user.message");
     const title = titleFrom(firstPrompt ? String((firstPrompt.payload.content as { text: string }[])[0]?.text ?? "") : "");
     const generated = await this.deps.sessions.setGeneratedTitle(session._id, title);
-    records.titled(session._id); // ours now, or the record had one already
+    sessionFacts.titled(session._id); // ours now, or the record had one already
     if (!generated) return [];
     return [draft(session._id, newId("evt"), { type: "session.title_updated", title }, { turnId, status: "complete", now: new Date().toISOString() })];
   }

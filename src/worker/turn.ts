@@ -37,7 +37,7 @@ import type { AgentVersions } from "./agent-versions.js";
 import type { Compactor } from "./compactor.js";
 import type { KickoffTimer } from "./kickoff-timer.js";
 import { LiveDeltas } from "./live-deltas.js";
-import type { SessionFacts } from "./session-records.js";
+import type { SessionFacts } from "../sessions/session-facts.js";
 import type { SubjectSkillCache } from "./subject-skills.js";
 import type { ToolSettler } from "./tool-settler.js";
 import { UNSETTLED } from "./tool-settler.js";

@@ -1,7 +1,7 @@
 /** What the deployments interface's handlers can reach: services of the process, built once at start. */
 import type { Config } from "../../config.js";
 import type { Logger } from "../../log.js";
-import type { IdempotencyKeys } from "../../idempotency/redis/records.js";
+import type { IdempotencyKeys } from "../../idempotency/index.js";
 import type { AccessService } from "../../accounts/access.js";
 import type { AutomationService } from "../../automations/automations.js";
 import type { DeploymentService } from "../deployments.js";

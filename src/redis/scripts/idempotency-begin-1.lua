@@ -13,8 +13,6 @@
     ARGV[3] the lease (ms): a request that dies running lets a retry take the key after it
     ARGV[4] an id seed for the request's resource, if it is the first under the key
     ARGV[5] how long (ms) the record lives: the key's lifetime
-    ARGV[6] the request's fingerprint as the version before keyed fingerprints made it (a plain hash):
-            a record it began still matches its retry
 
   Output:
     {'new', seed, retaken 0|1} | {'done', status, body or false} | {'running'} | {'mismatch'}
@@ -30,7 +28,7 @@ if not found[1] then
   redis.call('PEXPIRE', KEYS[1], ARGV[5])
   return {'new', ARGV[4], 0}
 end
-if found[1] ~= ARGV[1] and found[1] ~= ARGV[6] then return {'mismatch'} end
+if found[1] ~= ARGV[1] then return {'mismatch'} end
 if found[2] == 'done' then return {'done', found[3], found[4] or false} end
 if tonumber(found[5]) > now then return {'running'} end
 redis.call('HSET', KEYS[1], 'token', ARGV[2], 'leaseUntil', now + tonumber(ARGV[3]))

@@ -10,7 +10,7 @@ import { sessionPathSchema } from "../../../schemas/session-path.js";
 import { sessionUpdateSchema } from "../../../schemas/session-update.js";
 import { sessionsListQuerySchema } from "../../../schemas/sessions-list-query.js";
 import { validationError } from "../../errors.js";
-import { keptId } from "../../idempotency/kept-creates.js";
+import { keptId } from "../../idempotency/index.js";
 import type { SessionFilter } from "../store/sessions.js";
 import type { Services } from "../../http/context.js";
 import { sentHeaders } from "../../http/errors.js";

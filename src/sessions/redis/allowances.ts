@@ -1,6 +1,8 @@
 /**
  * Fixed 60-second windows, checked and counted in one atomic step: the per-(organization, agent,
- * subject) allowances of conversations and inbound messages, and the per-key request ceiling.
+ * subject) allowances of conversations and inbound messages, and the per-key request ceiling. A send's
+ * messages are counted by its commit instead (`event-appender.ts`: in the same script on a single node,
+ * by a step of its own before it on a Redis Cluster, and why).
  */
 import { AppError, unavailable, type RateLimitStanding } from "../../errors.js";
 import { runScript, type RedisClient } from "../../redis/client.js";

@@ -15,7 +15,6 @@ import { WINDOW_MS, type Keys } from "../../redis/keys.js";
 import type { LiveEcho } from "../../streaming/redis/live-echo.js";
 import { isLarge } from "./large-events.js";
 import { LIVE_MAXLEN, liveOnlyJson } from "../../streaming/redis/live-stream.js";
-import { doneBefore, type DoneBefore, type OnceMark } from "../../idempotency/redis/once-marks.js";
 import type { StreamEntry } from "../../streaming/redis/stream-reader.js";
 import { WAKEUP_MAXLEN } from "./wakeups.js";
 
@@ -29,8 +28,12 @@ export interface Commit {
   projection: string | null;
   /** Points the commit counts against an allowance, refusing the whole commit when it has no room. */
   allowance?: { scope: AllowanceScope; kind: "messages"; limit: number; cost: number };
-  /** The request's Idempotency-Key, marked in the same commit, so a retry after a lost answer commits nothing again. */
-  once?: OnceMark;
+  /**
+   * A mark the commit writes to the overlay, unless the field is there already: then it commits nothing
+   * and answers the field's value (`done`). The script appends the first sequence to `value`. It is a
+   * request's Idempotency-Key (the idempotency module's once-marks, which own the format).
+   */
+  once?: { field: string; value: string };
 }
 
 export interface Appended {
@@ -49,7 +52,8 @@ export type AppendResult =
   | { ok: false; reason: "stale"; fields: Record<string, string> }
   | { ok: false; reason: "fenced" | "missing" }
   | { ok: false; reason: "rate_limited"; standing: RateLimitStanding }
-  | { ok: false; reason: "done"; before: DoneBefore };
+  /** The overlay already held the commit's mark: its value. */
+  | { ok: false; reason: "done"; mark: string };
 const SEQUENCE_MARK = '"sequence":0,';
 
 /** Splits an envelope's JSON around its sequence so the script can splice the number in. */
@@ -142,7 +146,14 @@ export class EventAppender {
   /**
    * Commits a plan in one round trip (`append-events-11.lua`), if what it read still holds. On a Redis
    * Cluster the allowance's counter is in another slot than the session: it is counted first, by a step
-   * of its own, and its points are given back when the commit is refused (docs/decisions/redis.md, "Redis Cluster").
+   * of its own, and its points are given back when the commit is refused.
+   *
+   * Why two paths and not one (docs/decisions/redis.md, "Redis Cluster"): the counter is per (organization,
+   * agent, subject), a scope that spans sessions spread over 16 shards by their ids. Tagging it with the
+   * session's shard would split one allowance into up to 16; sharding sessions by their scope instead would
+   * pile a busy subject's sessions, wake-ups and intents onto one master and rename every session's keys;
+   * a tag per organization would make a large one a hot slot. And counting apart on a single node too would
+   * add a round trip to every send and the over-counting windows below, which one script does not have.
    */
   async apply(sessionId: string, plan: Plan, commit: Commit): Promise<AppendResult> {
     const now = Date.now();
@@ -178,7 +189,7 @@ export class EventAppender {
       commit.projection ?? "",
       WAKEUP_MAXLEN,
     ];
-    args.push(once?.field ?? "", once ? `${once.fingerprint} ${once.answers.join(",")}` : "");
+    args.push(once?.field ?? "", once?.value ?? "");
     args.push(commit.reads.length);
     for (const [field, value] of commit.reads) args.push(field, value === null ? "" : `=${value}`);
     const replacements = new Map(plan.statuses.flatMap((s) => (s.payload ? [[s.eventId, s.payload] as const] : [])));
@@ -200,7 +211,7 @@ export class EventAppender {
       case REFUSED.RATE_LIMITED:
         return { ok: false, reason: "rate_limited", standing: standing(allowance!.limit, Number(reply[1]), Number(reply[2]), now) };
       case REFUSED.DONE:
-        return { ok: false, reason: "done", before: doneBefore(reply[1] as string) };
+        return { ok: false, reason: "done", mark: reply[1] as string };
     }
     let next = Number(reply[0]);
     const envelopes = plan.drafts

@@ -1,18 +1,26 @@
 /**
- * `Idempotency-Key` on the POSTs of both interfaces, with Stripe's semantics: the first request under
- * a key runs; the same request again within 24 h gets the first answer (status and body, with
- * `Idempotent-Replayed: true`) and does nothing (no second message, no second allowance point); another
- * request under the same key is refused (`422 idempotency_error`); a retry while the first still runs is
- * refused (`409 conflict`). Only a success is kept: a request that failed did nothing to repeat, so its
- * key is freed and a retry runs again.
+ * Request replay: `Idempotency-Key` on the POSTs of both interfaces, with Stripe's semantics. The first
+ * request under a key runs; the same request again within 24 h gets the first answer (status and body,
+ * with `Idempotent-Replayed: true`) and does nothing (no second message, no second allowance point);
+ * another request under the same key is refused (`422 idempotency_error`); a retry while the first still
+ * runs is refused (`409 conflict`). Only a success is kept: a request that failed did nothing to repeat,
+ * so its key is freed and a retry runs again.
  */
-import type { Context } from "koa";
-import { AppError, idempotencyMismatch, validationError } from "../../errors.js";
-import type { IdempotencyKeys } from "../redis/records.js";
-import type { Once } from "../redis/once-marks.js";
+import { AppError, idempotencyMismatch, validationError } from "../errors.js";
+import { digest, fingerprintOf } from "./fingerprint.js";
+import { onceOf, type Once } from "./once.js";
+import type { IdempotencyKeys } from "./redis/records.js";
 
 /** A handler's answer (`route.ts`'s RouteReply): undefined when it wrote the response itself. */
 type Reply = { body: unknown; status?: number; headers?: Record<string, string>; kept?: unknown } | undefined;
+
+/** A request that carries an Idempotency-Key: the header's value, and what its fingerprint is made of. */
+export interface KeyedRequest {
+  key: string;
+  method: string;
+  path: string;
+  body: unknown;
+}
 
 export const IDEMPOTENCY_HEADER = "Idempotency-Key";
 export const IDEMPOTENCY_DESCRIPTION =
@@ -27,20 +35,19 @@ const KEPT_MS = 24 * 60 * 60 * 1000;
 /** Answers larger than this are not kept (a send of large attachments): their status alone is. */
 const MAX_KEPT_BYTES = 1024 * 1024;
 
-/** Runs `run` under the request's Idempotency-Key, if it has one. */
+/** Runs `run` under the request's Idempotency-Key, handing it the key as its own write may carry it (`Once`). */
 export async function idempotent(
-  ctx: Context,
+  req: KeyedRequest,
   orgId: string,
   keys: IdempotencyKeys,
   successStatus: number,
-  run: (once?: Once) => Promise<Reply>,
+  run: (once: Once) => Promise<Reply>,
 ): Promise<Reply> {
-  const given = ctx.headers["idempotency-key"];
-  if (given === undefined) return run();
-  const key = String(given);
+  const { key } = req;
   if (!KEY.test(key)) throw validationError(`${IDEMPOTENCY_HEADER}: must be 1 to 255 printable ASCII characters`);
-  const request = `${ctx.method} ${ctx.path}\n${JSON.stringify(ctx.request.body ?? null)}`;
-  const begun = await keys.begin(orgId, key, request, LEASE_MS, KEPT_MS);
+  const request = `${req.method} ${req.path}\n${JSON.stringify(req.body ?? null)}`;
+  const record = { orgId, keyHash: digest(key) };
+  const begun = await keys.begin(record, fingerprintOf(orgId, key, request), LEASE_MS, KEPT_MS);
   switch (begun.kind) {
     case "mismatch":
       throw idempotencyMismatch();
@@ -53,18 +60,18 @@ export async function idempotent(
   }
   let reply: Reply;
   try {
-    reply = await run(keys.once(orgId, key, request, begun));
+    reply = await run(onceOf(orgId, key, request, begun));
   } catch (err) {
-    await keys.free(orgId, key, begun.token);
+    await keys.free(record, begun.token);
     throw err;
   }
   const status = reply?.status ?? successStatus;
   if (!reply || status >= 300) {
-    await keys.free(orgId, key, begun.token);
+    await keys.free(record, begun.token);
     return reply;
   }
   // A secret shown once is never kept: the replay answers without it.
   const body = JSON.stringify(reply.kept ?? reply.body);
-  await keys.keep(orgId, key, begun.token, status, Buffer.byteLength(body) <= MAX_KEPT_BYTES ? body : null, KEPT_MS);
+  await keys.keep(record, begun.token, status, Buffer.byteLength(body) <= MAX_KEPT_BYTES ? body : null, KEPT_MS);
   return reply;
 }
