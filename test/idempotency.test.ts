@@ -138,11 +138,11 @@ describe("Idempotency-Key", () => {
     const api = await newTenant(server);
     const agent = await createAgent(api);
     const session = await createSession(api, agent.id);
-    const { orgId } = (await server.services.sessionStore.byId(session.id))!;
+    const { orgId } = (await server.core.stores.sessions.byId(session.id))!;
     const path = `/v1/sessions/${session.id}/events`;
     const request = (body: unknown) => `POST ${path}\n${JSON.stringify(body)}`;
     const sendOnce = (key: string, body: { events: any[] }) =>
-      server.services.events.post(orgId, session.id, body, Promise.resolve(), onceOf(orgId, key, request(body), { seed: newIdSeed(), retaken: false }));
+      server.core.services.events.post(orgId, session.id, body, Promise.resolve(), onceOf(orgId, key, request(body), { seed: newIdSeed(), retaken: false }));
     const body = { events: [message("/slow 300 kept once")] };
 
     // The first attempt committed under the key; its answer and its key's record were lost with its process.
@@ -198,11 +198,11 @@ describe("Idempotency-Key", () => {
 
     // A send's mark made by the version before: its retry is answered from it, never appended again.
     const session = await createSession(api, agent.id);
-    const { orgId } = (await server.services.sessionStore.byId(session.id))!;
+    const { orgId } = (await server.core.stores.sessions.byId(session.id))!;
     const path = `/v1/sessions/${session.id}/events`;
     const sent: { events: any[] } = { events: [message("/slow 300 marked before")] };
     const once = onceOf(orgId, "keyed-2", `POST ${path}\n${JSON.stringify(sent)}`, { seed: newIdSeed(), retaken: false });
-    const firstSend = await server.services.events.post(orgId, session.id, sent, Promise.resolve(), { ...once, fingerprint: once.legacyFingerprint });
+    const firstSend = await server.core.services.events.post(orgId, session.id, sent, Promise.resolve(), { ...once, fingerprint: once.legacyFingerprint });
     const retry = await post(api, path, sent, "keyed-2");
     expect([retry.status, retry.headers.get("idempotent-replayed")]).to.deep.equal([202, "true"]);
     expect(retry.body.data.map((e: { id: string }) => e.id)).to.deep.equal(firstSend.data.map((e) => e.id));
