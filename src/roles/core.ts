@@ -81,7 +81,7 @@ export async function buildCore(config: Config, log: Logger, mongoOptions: Mongo
     automations: new AutomationStore(mongo.db),
   };
   const echo = new LiveEcho(keys, log);
-  const r = {
+  const redisParts = {
     eventLog: new EventLog(redis, keys),
     appender: new EventAppender(redis, keys, echo),
     live: new LiveStream(redis, keys, echo),
@@ -92,7 +92,7 @@ export async function buildCore(config: Config, log: Logger, mongoOptions: Mongo
     locks: new Locks(redis, keys),
     automationQueue: new AutomationQueue(redis, keys),
   };
-  const { eventLog, intents, locks } = r;
+  const { eventLog, intents, locks } = redisParts;
   const allowances = new Allowances(redis, keys);
   const limitsCache = new AgentLimitsCache(redis, keys);
   const budgets = new Budgets(stores.sessions, stores.agents, limitsCache, new SubjectSpend(redis, keys));
@@ -113,20 +113,20 @@ export async function buildCore(config: Config, log: Logger, mongoOptions: Mongo
     log,
     webhookEpochs: new OrgEpochs(redis, (orgId) => keys.webhookEpoch(orgId)),
   });
-  const transitions = new SessionTransitions(eventLog, r.appender, intents, projector, records);
+  const transitions = new SessionTransitions(eventLog, redisParts.appender, intents, projector, records);
   // What the core asks of deployments (who names a secret, what a deployment's features allow), supplied by them.
-  const hosted = deploymentsForCore(mongo.db, locks);
+  const fromDeployments = deploymentsForCore(mongo.db, locks);
   const outboundPolicy = new OutboundPolicy(config.outboundAllowedNetworks);
   const outbound = guardedFetch(outboundPolicy);
   const mcpPool = new McpConnections({ timeoutMs: config.mcpTimeoutMs, fetch: outbound });
   const { vaults, credentials, agentVaults: agentVaultStore } = vaultStores;
   const agentVaults = new AgentVaultService(stores.agents, agentVaultStore, vaults, credentials);
   const mcp = new McpAccess({ epochs: vaultEpochs, attachments: agentVaultStore, vaults, credentials, locks, pool: mcpPool, fetch: outbound, logger: log });
-  const prewarm = new PreparationService(stores.agents, agentVaults, r.preparations, log);
-  const sessions = new SessionService(stores.sessions, stores.agents, eventLog, transitions, intents, allowances, prewarm, r.endings);
+  const prewarm = new PreparationService(stores.agents, agentVaults, redisParts.preparations, log);
+  const sessions = new SessionService(stores.sessions, stores.agents, eventLog, transitions, intents, allowances, prewarm, redisParts.endings);
   const events = new EventService(stores.sessions, eventLog, transitions, budgets);
   const automationRuns = new AutomationRunStore(mongo.db);
-  const runner = new AutomationRunner(stores.agents, sessions, events, eventLog, hosted.automationGate);
+  const runner = new AutomationRunner(stores.agents, sessions, events, eventLog, fromDeployments.automationGate);
   const occurrences = new AutomationOccurrences(stores.automations, automationRuns, runner, clock);
   let reader: StreamReader | undefined;
   const streamReader = () => (reader ??= echo.attach(new StreamReader(readers("agent-sessions-sse"), redis, log)));
@@ -136,16 +136,16 @@ export async function buildCore(config: Config, log: Logger, mongoOptions: Mongo
     process: { config, log, clock, validator, outboundPolicy, outbound, mcpPool, streamReader, stopReader: async () => reader?.stop() },
     connections: { mongo, redis, keys, readers },
     stores: { ...stores, ...vaultStores },
-    redis: r,
+    redis: redisParts,
     inner: {
       transitions,
       projector,
       budgets,
       mcp,
       occurrences,
-      automationGate: hosted.automationGate,
+      automationGate: fromDeployments.automationGate,
       credits: new CreditService(new CreditStore(mongo.db)),
-      secrets: new SecretService(new SecretStore(mongo.db, box), hosted.secretUsers),
+      secrets: new SecretService(new SecretStore(mongo.db, box), fromDeployments.secretUsers),
       webhooks,
     },
     services: {
@@ -160,12 +160,12 @@ export async function buildCore(config: Config, log: Logger, mongoOptions: Mongo
       automations: new AutomationService(
         stores.automations,
         automationRuns,
-        r.automationQueue,
+        redisParts.automationQueue,
         occurrences,
         stores.agents,
         sessions,
         clock,
-        hosted.automationGate,
+        fromDeployments.automationGate,
       ),
       vaults: new VaultService(vaults, credentials, agentVaultStore),
       agentVaults,
@@ -174,7 +174,7 @@ export async function buildCore(config: Config, log: Logger, mongoOptions: Mongo
       mcpInstallations: new McpInstallationService(stores.agents, agentVaultStore, vaults, credentials, installations),
       webhooks: webhooks.service,
       idempotency: new IdempotencyKeys(redis, keys),
-      streams: new EventStreams(eventLog, r.live, streamReader, encodeSseFrame, log),
+      streams: new EventStreams(eventLog, redisParts.live, streamReader, encodeSseFrame, log),
       openStreams: new OpenStreams(redis, keys, config.sseStreamsPerOrganization, log),
     },
   };

@@ -44,7 +44,7 @@ export interface WorkerParts {
   stores: Pick<Stores, "sessions" | "agents">;
   redis: Pick<RedisParts, "eventLog" | "live" | "intents" | "wakeups" | "endings" | "locks" | "preparations">;
   inner: Pick<InnerServices, "transitions" | "mcp" | "budgets" | "credits">;
-  /** Its expiry of old installation requests runs here, where a process runs whatever its role. */
+  /** The MCP installations, whose old requests expire from here (the worker and scheduler roles). */
   services: Pick<Services, "mcpInstallations">;
 }
 
