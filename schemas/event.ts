@@ -16,7 +16,14 @@ export const eventSchema = {
     turnId: { type: ["string", "null"] },
     status: { enum: ["received", "queued", "processed", "complete", "running", "streaming", null] },
     usage: { $ref: "usage" },
-    payload: { type: "object", required: ["type"], properties: { type: { type: "string" } } },
+    payload: {
+      type: "object",
+      required: ["type"],
+      properties: {
+        type: { type: "string" },
+        stop_reason: { $ref: "stop-reason", description: "On `session.status_idle`: why the turn ended." },
+      },
+    },
     processedAt: { anyOf: [{ $ref: "timestamp" }, { type: "null" }] },
     createdAt: { $ref: "timestamp" },
   },

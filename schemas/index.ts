@@ -1,10 +1,11 @@
 /**
  * The JSON Schemas of the interface, one module per body, query, path, resource and error. They are the
  * one source of three things: request validation (Ajv compiles them at start; a bad one stops it), the
- * TypeScript types of bodies, queries and paths (`FromSchemas`, derived by json-schema-to-ts, never
- * written by hand), and the OpenAPI document. Schemas name each other by `$id` in `$ref`.
+ * TypeScript types of the shapes the interface accepts and answers (`FromSchemas`, derived by
+ * json-schema-to-ts, never written by hand), and the OpenAPI document. Schemas name each other by `$id`
+ * in `$ref`.
  */
-import type { FromSchema } from "json-schema-to-ts";
+import type { FromSchema, JSONSchema } from "json-schema-to-ts";
 import { agentSchema } from "./agent.js";
 import { agentCreateSchema } from "./agent-create.js";
 import { agentListSchema } from "./agent-list.js";
@@ -113,6 +114,7 @@ import { sessionPathSchema } from "./session-path.js";
 import { sessionUpdateSchema } from "./session-update.js";
 import { sessionsListQuerySchema } from "./sessions-list-query.js";
 import { skillSchema } from "./skill.js";
+import { stopReasonSchema } from "./stop-reason.js";
 import { subjectIdSchema } from "./subject-id.js";
 import { subjectPathSchema } from "./subject-path.js";
 import { subjectSpendSchema } from "./subject-spend.js";
@@ -257,6 +259,7 @@ export const RESPONSE_SCHEMAS = [
   sessionCompactionSchema,
   sessionSchema,
   sessionListSchema,
+  stopReasonSchema,
   subjectSpendSchema,
   timestampSchema,
   usageSchema,
@@ -275,7 +278,11 @@ export const SCHEMAS = [...REQUEST_SCHEMAS, ...RESPONSE_SCHEMAS] as const;
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /**
- * The TypeScript type of the values a request schema accepts. Only request schemas are references:
- * resolving `$ref`s against every schema costs the type checker more than it allows in one file.
+ * The TypeScript type of a schema's values. Request schemas are always references; a response schema
+ * names the response schemas it refers to in `Named` (`FromSchemas<typeof eventSchema, [typeof
+ * usageSchema, …]>`): resolving `$ref`s against every schema costs the type checker more than it allows
+ * in one file. A `$ref` that names no schema given makes the type `never`.
  */
-export type FromSchemas<S> = S extends object ? FromSchema<S, { references: Mutable<typeof REQUEST_SCHEMAS> }> : never;
+export type FromSchemas<S, Named extends readonly (JSONSchema & { readonly $id: string })[] = []> = S extends object
+  ? FromSchema<S, { references: [...Mutable<typeof REQUEST_SCHEMAS>, ...Named] }>
+  : never;

@@ -1,10 +1,11 @@
 /** Readiness: whether this process can reach MongoDB and Redis, each within a bound. */
 import type { RedisClient } from "../redis/client.js";
 import { pingMongo, type Mongo } from "../mongo/mongo.js";
+import type { healthSchema } from "../../schemas/health.js";
 
 const CHECK_TIMEOUT_MS = 2_000;
 
-export type CheckResult = "ok" | "unavailable";
+export type CheckResult = (typeof healthSchema.properties.status.enum)[number];
 
 function withTimeout<T>(p: Promise<T>): Promise<T> {
   return Promise.race([p, new Promise<T>((_, reject) => setTimeout(() => reject(new Error("timed out")), CHECK_TIMEOUT_MS).unref())]);

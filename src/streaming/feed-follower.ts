@@ -6,7 +6,7 @@
  * are encoded for it alone, with its own cursor (a client that resumes ahead of the log, say, keeps
  * its own position until the feed reaches it).
  */
-import type { Envelope } from "../sessions/domain/events.js";
+import type { LiveEnvelope } from "../sessions/domain/events.js";
 import { toLiveFrame } from "../sessions/redis/log-entries.js";
 import { compareStreamIds, maxStreamId } from "../redis/stream-ids.js";
 import type { Cursor } from "./event-cursor.js";
@@ -84,7 +84,7 @@ export class FeedFollower<W> implements Follower<W> {
   }
 
   /** A frame read for this follower alone. */
-  private take(envelope: Envelope, sequence: number | undefined, liveId: string): void {
+  private take(envelope: LiveEnvelope, sequence: number | undefined, liveId: string): void {
     this.advance(sequence, liveId);
     this.sink.write(this.encode(envelope));
   }
@@ -94,7 +94,7 @@ export class FeedFollower<W> implements Follower<W> {
     this.liveId = maxStreamId(this.liveId, liveId);
   }
 
-  private encode(envelope: Envelope): W {
+  private encode(envelope: LiveEnvelope): W {
     return this.sources.encode(envelope, this.feed.cursor(this.lastSequence, this.liveId));
   }
 

@@ -6,7 +6,7 @@
  * A subscriber not yet in step (replaying, or resuming from another position) is a follower
  * (`feed-follower.ts`) until it is.
  */
-import type { Envelope } from "../sessions/domain/events.js";
+import type { LiveEnvelope } from "../sessions/domain/events.js";
 import type { Logger } from "../log.js";
 import { type EventLog } from "../sessions/redis/event-log.js";
 import { toLiveFrame, type LiveFrame } from "../sessions/redis/log-entries.js";
@@ -16,7 +16,7 @@ import type { StreamEntry, StreamReader, Subscription } from "./redis/stream-rea
 import { encodeCursor, sessionTag } from "./event-cursor.js";
 
 /** Turns a frame and its cursor into what subscribers receive (for SSE, the frame's bytes). */
-export type FrameEncoder<W> = (envelope: Envelope, cursor: string) => W;
+export type FrameEncoder<W> = (envelope: LiveEnvelope, cursor: string) => W;
 
 /** Where one subscriber's frames go; `close` ends it (its feed failed). */
 export interface FrameSink<W> {
@@ -32,7 +32,7 @@ export interface FrameSink<W> {
 
 /** A frame as the feed passed it, with the feed's position after it (its cursor's). */
 export interface FeedFrame<W> {
-  envelope: Envelope;
+  envelope: LiveEnvelope;
   /** The durable sequence; undefined for live-only frames. */
   sequence: number | undefined;
   lastSequence: number;
@@ -170,7 +170,7 @@ export class SessionFeed<W> {
   }
 
   /** The one place a frame is encoded; members are only written to. */
-  private pass(envelope: Envelope, sequence: number | undefined, liveId: string): void {
+  private pass(envelope: LiveEnvelope, sequence: number | undefined, liveId: string): void {
     if (sequence !== undefined) this.seq = sequence;
     this.live = maxStreamId(this.live, liveId);
     const wire = this.sources.encode(envelope, this.cursor(this.seq, this.live));

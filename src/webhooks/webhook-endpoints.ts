@@ -13,13 +13,13 @@ import type { EndpointChanges, WebhookEndpointRecord, WebhookEndpointStore } fro
 import { newWebhookSecret } from "./webhook-signature.js";
 import type { Once } from "../idempotency/redis/once-marks.js";
 import { createKept, keptId, type Kept } from "../idempotency/kept-creates.js";
+import type { FromSchemas } from "../../schemas/index.js";
+import type { webhookEndpointCreateSchema } from "../../schemas/webhook-endpoint-create.js";
+import type { webhookEndpointPatchSchema } from "../../schemas/webhook-endpoint-patch.js";
 
-export interface EndpointInput {
-  url?: string;
-  description?: string | null;
-  eventTypes?: string[] | null;
-  enabled?: boolean;
-}
+/** A create body, and a change (any subset of its fields), as the schemas accept them. */
+export type EndpointInput = FromSchemas<typeof webhookEndpointCreateSchema>;
+export type EndpointChange = FromSchemas<typeof webhookEndpointPatchSchema>;
 
 /** Runs `work` while no other creation for the organization runs (the count and the insert are two steps). */
 export type OrgTurns = <T>(orgId: string, work: () => Promise<T>) => Promise<T>;
@@ -40,7 +40,7 @@ export class WebhookEndpoints {
    * Under an Idempotency-Key (`kept-creates.ts`), a retry finds the endpoint its first attempt made, and
    * answers its secret: that attempt's answer, the only one to show it, was lost.
    */
-  async create(orgId: string, input: EndpointInput & { url: string }, once?: Once): Promise<Kept<{ endpoint: WebhookEndpointRecord; secret: string }>> {
+  async create(orgId: string, input: EndpointInput, once?: Once): Promise<Kept<{ endpoint: WebhookEndpointRecord; secret: string }>> {
     checkedUrl(input.url);
     if (!this.store.canSeal) throw new AppError("unavailable", "webhook secrets cannot be stored: the service has no VAULT_ENCRYPTION_KEY");
     return this.turns(orgId, () =>
@@ -73,7 +73,7 @@ export class WebhookEndpoints {
     return (await this.store.get(orgId, id)) ?? missing();
   }
 
-  async update(orgId: string, id: string, input: EndpointInput): Promise<WebhookEndpointRecord> {
+  async update(orgId: string, id: string, input: EndpointChange): Promise<WebhookEndpointRecord> {
     checkedUrl(input.url);
     const changes: EndpointChanges = {
       ...(input.url === undefined ? {} : { url: input.url }),

@@ -3,14 +3,16 @@
  * occurrence does to it. The service and the scheduler apply what these return.
  */
 import { occurrenceAfter, type Schedule } from "./schedule.js";
+import type { automationSchema } from "../../../schemas/automation.js";
+import type { automationRunSchema } from "../../../schemas/automation-run.js";
 
 /**
  * `active`: occurrences are scheduled (`nextRunAt` set); `paused`: stopped by pause; `disabled`:
  * `enabled: false`; `completed`: no occurrence left (`repeat` reached, or a one-time occurrence ran).
  */
-export type AutomationState = "active" | "paused" | "disabled" | "completed";
+export type AutomationState = (typeof automationSchema.properties.state.enum)[number];
 
-export type RunStatus = "pending" | "succeeded" | "failed";
+export type RunStatus = (typeof automationRunSchema.properties.status.enum)[number];
 
 export interface RunSummary {
   id: string;

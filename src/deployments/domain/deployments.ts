@@ -3,8 +3,11 @@
  * replaced, maps merged per key with `null` removing), and the status a deployment may move to. The
  * agent a deployment runs on is derived from its settings in `deployment-agent.ts`.
  */
+import type { FromSchemas } from "../../../schemas/index.js";
+import type { summaryProperties } from "../../../schemas/deployment.js";
+import type { deploymentMcpServerSchema } from "../../../schemas/deployment-mcp-server.js";
 
-export type DeploymentStatus = "provisioning" | "ready" | "error";
+export type DeploymentStatus = (typeof summaryProperties.status.enum)[number];
 
 export interface DeploymentSandbox {
   enabled: boolean;
@@ -12,12 +15,8 @@ export interface DeploymentSandbox {
   persistentFilesystem: boolean;
 }
 
-export interface DeploymentMcpServer {
-  name: string;
-  url: string;
-  /** Allowlist of tool names; absent exposes every tool of the server. */
-  tools?: string[];
-}
+/** An MCP server as the caller declared it; `tools` absent exposes every tool of the server. */
+export type DeploymentMcpServer = FromSchemas<typeof deploymentMcpServerSchema>;
 
 /** A skill as the caller declared it; `content` is what the agent runs with (fetched or read for `url` and `file`). */
 export type DeploymentSkill =

@@ -1,55 +1,33 @@
-/** Event envelopes of the per-session log, and the shapes of inbound events. */
+/** Event envelopes of the per-session log, and the shapes of inbound events, as the schemas say. */
 import type { FromSchemas } from "../../../schemas/index.js";
 import type { attachmentSchema } from "../../../schemas/attachment.js";
+import type { eventSchema } from "../../../schemas/event.js";
 import type { inboundEventSchema } from "../../../schemas/inbound-event.js";
+import type { stopReasonSchema } from "../../../schemas/stop-reason.js";
 import { textBlockSchema } from "../../../schemas/text-block.js";
 import { textContentSchema } from "../../../schemas/text-content.js";
+import type { timestampSchema } from "../../../schemas/timestamp.js";
+import type { usageSchema } from "../../../schemas/usage.js";
 
-export type EventStatus = "queued" | "received" | "processed" | "complete" | "running" | "streaming";
-
-export interface Usage {
-  model: string;
-  input: number;
-  output: number;
-  cache_read: number;
-  cache_write: number;
-  reasoning: number;
-  total: number;
-  calls: number;
-  context_used: number;
-  context_max: number;
-  context_percent: number;
-  cost_usd?: number;
-  cost_status: "estimated" | "included" | "unknown";
-  last_turn_latency_ms: number;
-  latency_ms: number;
-}
-
-export type StopReason =
-  | { type: "end_turn" }
-  | { type: "error"; message: string }
-  | { type: "requires_action"; event_ids: string[] }
-  | { type: "budget_exceeded"; scope: "session" | "subject"; limit_usd: number; spent_usd: number };
+/** A turn's usage (on its terminal event) or a session's aggregate. */
+export type Usage = FromSchemas<typeof usageSchema>;
+/** Why a turn ended: the `stop_reason` of `session.status_idle`. */
+export type StopReason = FromSchemas<typeof stopReasonSchema>;
 
 /** Inbound shapes, as the schemas accept them. */
 export type TextBlock = FromSchemas<typeof textBlockSchema>;
 export type Attachment = FromSchemas<typeof attachmentSchema>;
 export type InboundEvent = FromSchemas<typeof inboundEventSchema>;
 
-export type Payload = { type: string } & Record<string, unknown>;
+/** An envelope as the live stream carries it: a durable event, or a live-only frame (`sequence: null`). */
+export type LiveEnvelope = FromSchemas<typeof eventSchema, [typeof usageSchema, typeof timestampSchema, typeof stopReasonSchema]>;
+export type EventStatus = NonNullable<LiveEnvelope["status"]>;
+export type Payload = LiveEnvelope["payload"];
 
-export interface Envelope {
-  id: string;
-  type: string;
-  sessionId: string;
-  /** Gapless per session; `null` only on live-only frames, which are never in history. */
+/** An envelope of the log. Narrower than the schema, which also describes live-only frames: the log's are numbered. */
+export interface Envelope extends LiveEnvelope {
+  /** Gapless per session. */
   sequence: number;
-  turnId: string | null;
-  status: EventStatus | null;
-  usage?: Usage;
-  payload: Payload;
-  processedAt: string | null;
-  createdAt: string;
 }
 
 /**

@@ -8,8 +8,9 @@
 import { newId } from "../../ids.js";
 import { draft, type Draft, type EventStatus, type InboundEvent, type Payload, type Usage } from "./events.js";
 import type { ToolKind } from "../../worker/domain/tool-permissions.js";
+import type { sessionSchema } from "../../../schemas/session.js";
 
-export type SessionStatus = "idle" | "running" | "waiting_on_human" | "archived";
+export type SessionStatus = (typeof sessionSchema.properties.status.enum)[number];
 
 /** Where one tool call of the current model call stands. */
 export type CallState =

@@ -4,7 +4,7 @@
  * and the session's keys' lifecycle (created with the session, deleted with it). Appends are
  * `event-appender.ts`'s.
  */
-import type { Envelope, EventStatus, Payload } from "../domain/events.js";
+import type { Envelope, EventStatus, LiveEnvelope, Payload } from "../domain/events.js";
 import { REPLACED_PAYLOAD_TYPE } from "../domain/inbound-plan.js";
 import type { RuntimeState } from "../domain/session-state.js";
 import type { RedisClient } from "../../redis/client.js";
@@ -172,7 +172,7 @@ export class EventLog {
    * A live-only frame's envelope, whole: a patched one gets its replacement payload from the overlay
    * (null when that is gone: the session was deleted).
    */
-  async completed(sessionId: string, frame: { envelope: Envelope; replacementOf?: string }): Promise<Envelope | null> {
+  async completed(sessionId: string, frame: { envelope: LiveEnvelope; replacementOf?: string }): Promise<LiveEnvelope | null> {
     if (frame.replacementOf === undefined) return frame.envelope;
     const payload = await this.redis.hget(this.keys.sessionOverlay(sessionId), `${frame.replacementOf}:payload`);
     if (payload === null) return null;

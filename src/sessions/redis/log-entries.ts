@@ -3,7 +3,7 @@
  * runtime state hash (the state, its snapshot for a plan, the session's identity), and stream entries'
  * field lists. Pure reading; the reads themselves are `event-log.ts`'s.
  */
-import type { Envelope } from "../domain/events.js";
+import type { LiveEnvelope } from "../domain/events.js";
 import { INITIAL_STATE, type RuntimeState, type SessionStatus } from "../domain/session-state.js";
 
 /**
@@ -15,12 +15,12 @@ import { INITIAL_STATE, type RuntimeState, type SessionStatus } from "../domain/
 export type LiveFrame =
   | {
       liveId: string;
-      envelope: Envelope;
+      envelope: LiveEnvelope;
       /** The durable sequence, absent for live-only frames (whose envelope has `sequence: null`). */
       sequence?: number;
       replacementOf?: undefined;
     }
-  | { liveId: string; envelope: Envelope; sequence?: undefined; replacementOf: string }
+  | { liveId: string; envelope: LiveEnvelope; sequence?: undefined; replacementOf: string }
   | { liveId: string; envelope: null; sequence: number };
 
 export function parseState(hash: Record<string, string>): RuntimeState {
@@ -80,8 +80,8 @@ export function parseEntry(fields: string[]): Record<string, string> {
 export function toLiveFrame(id: string, fields: string[]): LiveFrame {
   const f = parseEntry(fields);
   if (f.env === undefined) return { liveId: id, envelope: null, sequence: Number(f.seq) };
-  if (f.patch !== undefined) return { liveId: id, envelope: JSON.parse(f.env) as Envelope, replacementOf: f.patch };
-  const frame: LiveFrame = { liveId: id, envelope: JSON.parse(f.env) as Envelope };
+  if (f.patch !== undefined) return { liveId: id, envelope: JSON.parse(f.env) as LiveEnvelope, replacementOf: f.patch };
+  const frame: LiveFrame = { liveId: id, envelope: JSON.parse(f.env) as LiveEnvelope };
   if (f.seq !== undefined) frame.sequence = Number(f.seq);
   return frame;
 }

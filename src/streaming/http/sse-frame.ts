@@ -3,9 +3,9 @@
  * never holds a raw newline). A session's feed encodes each frame once and sends every client these
  * same bytes.
  */
-import type { Envelope } from "../../sessions/domain/events.js";
+import type { LiveEnvelope } from "../../sessions/domain/events.js";
 
-export function encodeSseFrame(envelope: Envelope, cursor: string): Buffer {
+export function encodeSseFrame(envelope: LiveEnvelope, cursor: string): Buffer {
   return Buffer.from(`event: ${envelope.type}\nid: ${cursor}\ndata: ${JSON.stringify(envelope)}\n\n`);
 }
 

@@ -16,6 +16,7 @@
  *   a date is taken as expired (nothing says the token is still good). A static bearer never expires.
  */
 import { normalizeServerUrl } from "./mcp-server-url.js";
+import type { agentVaultsSchema } from "../../../schemas/agent-vaults.js";
 
 export type McpAuthType = "static_bearer" | "mcp_oauth";
 
@@ -39,7 +40,8 @@ export interface McpServerRef {
   url: string;
 }
 
-export type McpConnectionStatus = "public" | "connected" | "reconnect" | "conflict" | "unavailable";
+/** The statuses the agent vaults response shows (the spec's table). */
+export type McpConnectionStatus = (typeof agentVaultsSchema.properties.mcpServers.items.properties.status.enum)[number];
 
 export interface McpServerStatus {
   serverName: string;

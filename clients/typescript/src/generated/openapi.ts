@@ -1112,6 +1112,8 @@ export interface components {
             usage?: components["schemas"]["usage"];
             payload: {
                 type: string;
+                /** @description On `session.status_idle`: why the turn ended. */
+                stop_reason?: components["schemas"]["stop-reason"];
             };
             processedAt: components["schemas"]["timestamp"] | null;
             createdAt: components["schemas"]["timestamp"];
@@ -1430,6 +1432,30 @@ export interface components {
         skill: {
             name: string;
             content: string;
+        };
+        /** StopReason */
+        "stop-reason": {
+            /** @constant */
+            type: "end_turn";
+        } | {
+            /** @constant */
+            type: "error";
+            message: string;
+        } | {
+            /** @constant */
+            type: "requires_action";
+            /** @description The request events awaiting an answer. */
+            event_ids: string[];
+        } | {
+            /** @constant */
+            type: "budget_exceeded";
+            /**
+             * @description Whose budget: the session's, or its subject's with the agent.
+             * @enum {unknown}
+             */
+            scope: "session" | "subject";
+            limit_usd: number;
+            spent_usd: number;
         };
         /**
          * SubjectId
