@@ -30,6 +30,10 @@ COPY --from=build /app/dist ./dist
 COPY --from=build /app/src/redis/scripts ./src/redis/scripts
 # The web console's page, stylesheet and icon (its modules are compiled into dist/console).
 COPY --from=build /app/console/public ./console/public
+# The client package the console stands on: its compiled modules are served to the browser, found by its
+# name through the workspace's link in node_modules (its manifest's exports).
+COPY --from=build /app/clients/typescript/package.json ./clients/typescript/
+COPY --from=build /app/clients/typescript/dist ./clients/typescript/dist
 # Runs as root on purpose: a worker runs each session's tools as an unprivileged user of that session's
 # own, in namespaces of their own (src/tools/isolation.ts), which needs the right to switch users and,
 # from the container's engine, CAP_SYS_ADMIN and CAP_NET_ADMIN (see docker-compose.yml). The Node process

@@ -1,4 +1,4 @@
-import { createAgentSessionsClient, type AgentSessionsClient, type ApiError, type ReconnectInfo, type StreamPosition } from "@agent-sessions/client";
+import { createAgentSessionsClient, type AgentSessionsClient, type ApiError, type StreamPosition, type StreamState } from "@agent-sessions/client";
 import { expect } from "chai";
 import { read } from "./support/client-streams.js";
 import type { RedisClient } from "../src/redis/client.js";
@@ -83,17 +83,18 @@ describe("the TypeScript client's event stream, resumed", function () {
     expect(rest.map((e) => e.sequence)).to.deep.equal(all.slice(before.length).map((e) => e.sequence));
     expect(rest.at(-1)!.type).to.equal("session.status_idle");
   });
-  it("resumes by sequence when the server refuses the cursor it was given; ends with the ApiError when the session is not there", async () => {
+  it("resumes by sequence when the server refuses the cursor it was given, telling its states; ends with the ApiError when the session is not there", async () => {
     const { sessionId } = await createSession(api, { session: { title: "kept" } });
     await sendText(api, sessionId, "one");
     const all = await settle(api, sessionId, 1);
-    const reconnects: ReconnectInfo[] = [];
+    const states: StreamState[] = [];
+    const reader = new AbortController();
     const reading = read(
       streams.events(sessionId, {
         from: { lastEventId: "not-a-cursor", sequence: 2 },
         reconnect: QUICK,
-        signal: stopping.signal,
-        onReconnect: (r) => reconnects.push(r),
+        signal: reader.signal,
+        onState: (s) => states.push(s),
       }),
     );
     const got = await until(
@@ -103,13 +104,21 @@ describe("the TypeScript client's event stream, resumed", function () {
       "the events after sequence 2",
     );
     expect(got.map((e) => e.id)).to.deep.equal(all.slice(2).map((e) => e.id));
-    expect(reconnects.map((r) => (r.cause as ApiError).code)).to.deep.equal(["validation_error"]);
+    expect(states.map((s) => s.state)).to.deep.equal(["connecting", "reconnecting", "live"]);
+    expect(states[1]).to.include({ attempt: 1 });
+    expect((states[1] as { cause: ApiError }).cause.code).to.equal("validation_error");
+    reader.abort();
+    await reading.done;
+    expect(states.at(-1)).to.deep.equal({ state: "closed" });
 
-    const gone = streams.events("ses_01m83d0kk5g22yn4s6m20rp8hr", { signal: stopping.signal });
+    const ends: StreamState[] = [];
+    const gone = streams.events("ses_01m83d0kk5g22yn4s6m20rp8hr", { signal: stopping.signal, onState: (s) => ends.push(s) });
     const ended = await (async () => {
       for await (const _ of gone) return "an event";
       return "the end";
     })().catch((e: unknown) => e);
     expect(ended).to.include({ status: 404, code: "not_found" });
+    expect(ends.map((s) => s.state)).to.deep.equal(["connecting", "closed"]);
+    expect(ends[1]).to.have.property("error", ended);
   });
 });

@@ -36,7 +36,7 @@ describe("the TypeScript client's event stream, against a server gone silent", (
         idleTimeoutMs: 300,
         reconnect: { initialDelayMs: 10, maxDelayMs: 50 },
         signal: stopping.signal,
-        onReconnect: (r) => reconnects.push(r),
+        onState: (s) => s.state === "reconnecting" && reconnects.push(s),
       }));
     })();
     try {

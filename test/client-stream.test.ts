@@ -68,7 +68,9 @@ describe("the TypeScript client's event stream, across process deaths", function
     const first = await apiProcess();
     const { sessionId } = await createSession(api, { session: { title: "kept" } });
     const reconnects: ReconnectInfo[] = [];
-    const reading = read(streams.events(sessionId, { reconnect: QUICK, signal: stopping.signal, onReconnect: (r) => reconnects.push(r) }));
+    const reading = read(
+      streams.events(sessionId, { reconnect: QUICK, signal: stopping.signal, onState: (s) => s.state === "reconnecting" && reconnects.push(s) }),
+    );
 
     await sendText(api, sessionId, "/slow 3000 across a crash");
     await until(
@@ -124,7 +126,14 @@ describe("the TypeScript client's event stream, across process deaths", function
     const serving = await apiProcess({ SSE_KEEPALIVE_MS: "100" });
     const { sessionId } = await createSession(api, { session: { title: "kept" } });
     const reconnects: ReconnectInfo[] = [];
-    const reading = read(streams.events(sessionId, { reconnect: QUICK, idleTimeoutMs: 1000, signal: stopping.signal, onReconnect: (r) => reconnects.push(r) }));
+    const reading = read(
+      streams.events(sessionId, {
+        reconnect: QUICK,
+        idleTimeoutMs: 1000,
+        signal: stopping.signal,
+        onState: (s) => s.state === "reconnecting" && reconnects.push(s),
+      }),
+    );
     await sendText(api, sessionId, "before the silence");
     await settle(api, sessionId, 1);
     await expectWholeHistory(api, sessionId, reading);

@@ -43,11 +43,14 @@ describe("the web console's files", () => {
     expect(page).not.to.match(/\son[a-z]+=|style=/i);
   });
 
-  it("serves the modules, the stylesheet and the SSE parser with their types", async () => {
+  it("serves the modules, the client package's, its dependencies', and the stylesheet with their types", async () => {
     for (const [path, type] of [
       ["/console/assets/main.js", "text/javascript; charset=utf-8"],
       ["/console/assets/views/session.js", "text/javascript; charset=utf-8"],
+      ["/console/assets/client/index.js", "text/javascript; charset=utf-8"],
+      ["/console/assets/client/event-stream.js", "text/javascript; charset=utf-8"],
       ["/console/assets/vendor/eventsource-parser.js", "text/javascript; charset=utf-8"],
+      ["/console/assets/vendor/openapi-fetch.js", "text/javascript; charset=utf-8"],
       ["/console/assets/console.css", "text/css; charset=utf-8"],
       ["/console/assets/icon.svg", "image/svg+xml"],
     ]) {
@@ -58,6 +61,30 @@ describe("the web console's files", () => {
     }
     const parser = await open.get("/console/assets/vendor/eventsource-parser.js");
     expect(parser.body).to.include("createParser");
+  });
+
+  it("serves every module the page's import map names, and maps every name a served module imports", async () => {
+    const page = (await open.get("/console")).body as unknown as string;
+    const imports = JSON.parse(/<script type="importmap">([\s\S]*?)<\/script>/.exec(page)![1]!).imports as Record<string, string>;
+    expect(Object.keys(imports).sort()).to.deep.equal(["@agent-sessions/client", "eventsource-parser", "openapi-fetch"]);
+    // From the console's entry, through every module it reaches, as the browser loads them.
+    const seen = new Set<string>();
+    const load = async (url: string): Promise<void> => {
+      if (seen.has(url)) return;
+      seen.add(url);
+      const res = await open.get(url);
+      expect(res.status, url).to.equal(200);
+      expect(res.headers.get("content-type"), url).to.equal("text/javascript; charset=utf-8");
+      const source = res.body as unknown as string;
+      for (const [, specifier] of source.matchAll(/^(?:import|export)\b[^;]*?\bfrom\s*"([^"]+)"/gm)) {
+        const bare = !/^\.{0,2}\//.test(specifier!);
+        expect(!bare || specifier! in imports, `${url} imports ${specifier}, which the import map does not name`).to.equal(true);
+        await load(bare ? imports[specifier!]! : new URL(specifier!, `http://console${url}`).pathname);
+      }
+    };
+    await load("/console/assets/main.js");
+    for (const target of Object.values(imports)) expect(seen, target).to.include(target);
+    expect(seen).to.include("/console/assets/client/event-stream.js");
   });
 
   it("answers 304 to a request that holds the current version, for HEAD too", async () => {
@@ -78,6 +105,10 @@ describe("the web console's files", () => {
       "/console/assets/nothing.js",
       "/console/assets/..%2f..%2fpackage.json",
       "/console/assets/main.js.map",
+      "/console/assets/client/index.d.ts",
+      "/console/assets/client/index.js.map",
+      "/console/assets/client/../../package.json",
+      "/console/assets/vendor/eventsource-parser.cjs",
       "/console/assets/types.ts",
       "/console/index.html",
     ]) {

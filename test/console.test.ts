@@ -117,6 +117,9 @@ describe("the web console in a browser", function () {
     expect(await page().evaluate(() => (globalThis as { __xss?: number }).__xss)).to.equal(undefined);
     const stream = tab!.requests.find((r) => r.url.includes(`/v1/sessions/${session.id}/events/stream`));
     expect(stream?.headers["x-api-key"]).to.equal(key);
+    // Read by the client package's stream, loaded as the page's import map says.
+    const loaded = tab!.requests.map((r) => new URL(r.url).pathname);
+    expect(loaded).to.include.members(["/console/assets/client/event-stream.js", "/console/assets/vendor/eventsource-parser.js"]);
   });
 
   it("reads a history longer than a page page by page, then goes live after it", async () => {

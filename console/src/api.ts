@@ -1,49 +1,35 @@
-/** JSON over the API with the key in its header; a refused key signs the console out. */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+/**
+ * The API with the key in its header, through the client package: its resuming event stream, and
+ * JSON requests refused with its `ApiError`. Every request is sent without cookies or the HTTP cache,
+ * and a refused key signs the console out.
+ */
+import { apiErrorOf, createAgentSessionsClient, type AgentSessionsClient } from "@agent-sessions/client";
 
 export interface Api {
   get<T>(path: string): Promise<T>;
   post<T>(path: string, body: unknown): Promise<T>;
-  /** A request with the key in its header, answered as is (the stream reads its body itself). */
-  request(path: string, init?: { method?: string; headers?: Record<string, string>; body?: string; signal?: AbortSignal }): Promise<Response>;
-}
-
-async function failure(res: Response): Promise<ApiError> {
-  const body = (await res.json().catch(() => null)) as { error?: string; message?: string } | null;
-  return new ApiError(res.status, body?.error ?? "server_error", body?.message ?? `HTTP ${res.status}`);
+  /** A session's events, resumed after any drop (`@agent-sessions/client`'s `EventStream`). */
+  events: AgentSessionsClient["events"];
 }
 
 export function apiClient(key: string, onUnauthorized: () => void): Api {
-  const request: Api["request"] = async (path, init = {}) => {
-    const res = await fetch(path, {
-      method: init.method ?? "GET",
-      headers: { accept: "application/json", ...init.headers, "x-api-key": key },
-      body: init.body ?? null,
-      signal: init.signal ?? null,
-      cache: "no-store",
-      credentials: "omit",
-    });
+  const send = async (request: Request): Promise<Response> => {
+    const res = await fetch(request, { cache: "no-store", credentials: "omit" });
     if (res.status === 401) onUnauthorized();
     return res;
   };
-  async function send<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const json = body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) };
-    const res = await request(path, { method, ...json });
-    if (!res.ok) throw await failure(res);
+  const client = createAgentSessionsClient({ baseUrl: location.origin, apiKey: key, fetch: send });
+  async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const headers: Record<string, string> = { accept: "application/json", "x-api-key": key };
+    if (body !== undefined) headers["content-type"] = "application/json";
+    const res = await send(new Request(path, { method, headers, body: body === undefined ? null : JSON.stringify(body) }));
+    if (!res.ok) throw await apiErrorOf(res);
     return (await res.json()) as T;
   }
   return {
-    get: (path) => send("GET", path),
-    post: (path, body) => send("POST", path, body),
-    request,
+    get: (path) => call("GET", path),
+    post: (path, body) => call("POST", path, body),
+    events: client.events,
   };
 }
 

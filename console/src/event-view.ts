@@ -23,8 +23,8 @@ const json = (v: unknown) => h("pre", { class: "json" }, JSON.stringify(v, null,
 const text = (v: string) => h("div", { class: "text" }, v);
 
 function stopReason(p: Payload): string {
-  const reason = p.stop_reason as { type?: string; message?: string } | undefined;
-  if (reason?.type === "error") return `ended with an error: ${str(reason.message)}`;
+  const reason = p.stop_reason;
+  if (reason?.type === "error") return `ended with an error: ${reason.message}`;
   if (reason?.type === "requires_action") return "waiting for you";
   return "turn ended";
 }
@@ -80,7 +80,7 @@ function shape(e: EventEnvelope, form: () => HTMLElement | null): Shape {
     case "session.status_idle":
       return {
         label: `Idle: ${stopReason(p)}`,
-        kind: p.stop_reason && (p.stop_reason as { type?: string }).type === "error" ? "status error" : "status",
+        kind: p.stop_reason?.type === "error" ? "status error" : "status",
         body: [],
       };
     case "session.title_updated":

@@ -1,9 +1,9 @@
 /** The answers a waiting turn asks for: approve or deny a tool call, return a custom tool's result, answer a question. */
 import { button, h } from "./dom.js";
-import type { EventEnvelope } from "./types.js";
+import type { ApprovalScope, EventEnvelope, InboundEvent } from "./types.js";
 
 /** Sends one inbound event; rejects with the API's message. */
-export type Respond = (event: Record<string, unknown>) => Promise<void>;
+export type Respond = (event: InboundEvent) => Promise<void>;
 
 /** Runs a send with the form disabled, and shows its failure in the form. */
 function sender(form: HTMLElement, problem: HTMLElement) {
@@ -22,19 +22,27 @@ function sender(form: HTMLElement, problem: HTMLElement) {
   };
 }
 
+const SCOPES: Record<ApprovalScope, string> = { once: "this call only", session: "for this session", always: "always, for this agent and subject" };
+const isScope = (value: string): value is ApprovalScope => Object.hasOwn(SCOPES, value);
+
 export function approvalForm(request: EventEnvelope, respond: Respond): HTMLElement {
   const scope = h(
     "select",
     { attrs: { name: "scope", "aria-label": "Remember the decision" } },
-    h("option", { attrs: { value: "once" } }, "this call only"),
-    h("option", { attrs: { value: "session" } }, "for this session"),
-    h("option", { attrs: { value: "always" } }, "always, for this agent and subject"),
+    ...Object.entries(SCOPES).map(([value, label]) => h("option", { attrs: { value } }, label)),
   );
   const problem = h("p", { class: "problem", attrs: { role: "alert" } });
   const form = h("div", { class: "answer approval" });
   const run = sender(form, problem);
   const decide = (result: "allow" | "deny") =>
-    run(() => respond({ type: "user.approval_response", approval_id: request.id, result, ...(scope.value === "once" ? {} : { scope: scope.value }) }));
+    run(() =>
+      respond({
+        type: "user.approval_response",
+        approval_id: request.id,
+        result,
+        ...(isScope(scope.value) && scope.value !== "once" ? { scope: scope.value } : {}),
+      }),
+    );
   form.append(
     button("Approve", () => void decide("allow"), { class: "primary" }),
     button("Deny", () => void decide("deny")),

@@ -53,7 +53,7 @@ export class Timeline {
     if (answer) this.answer(answer);
     const request = requestKey(e);
     if (request && !this.answered.has(request)) this.waiting.set(request, e.id);
-    const stop = e.type === "session.status_idle" ? (e.payload.stop_reason as { type?: string } | undefined)?.type : undefined;
+    const stop = e.type === "session.status_idle" ? e.payload.stop_reason?.type : undefined;
     this.events.set(e.id, e);
     this.draw(e);
     // A turn that ended no longer waits for anything.

@@ -1,46 +1,23 @@
-/** The few shapes of the API the console reads (the OpenAPI document at /v1/openapi.json has them all). */
-export interface TextBlock {
-  type: "text";
-  text: string;
-}
+/**
+ * The API's shapes the console reads: the client package's types, generated from the OpenAPI document.
+ * One is narrowed: the document types an event's payload by its `type` alone (each event type has its
+ * own fields), and the console reads those fields by name, checking each where it reads it.
+ */
+import type { components, Event } from "@agent-sessions/client";
 
-export type Payload = { type: string } & Record<string, unknown>;
+type Schemas = components["schemas"];
 
-export interface EventEnvelope {
-  id: string;
-  type: string;
-  sessionId: string;
-  /** `null` on live-only frames (deltas), which history never holds. */
-  sequence: number | null;
-  turnId: string | null;
-  status: string | null;
-  payload: Payload;
-  createdAt: string;
-}
+export type Agent = Schemas["agent"];
+export type Session = Schemas["session"];
+export type AgentList = Schemas["agent-list"];
+export type SessionList = Schemas["session-list"];
+export type OffsetPagination = Schemas["offset-pagination"];
+export type EventList = Schemas["event-list"];
+export type EventsAccepted = Schemas["events-accepted"];
+export type EventsPost = Schemas["events-post"];
+export type InboundEvent = Schemas["inbound-event"];
+export type ApprovalScope = NonNullable<Schemas["user-approval-response"]["scope"]>;
 
-export interface Agent {
-  id: string;
-  name: string;
-  status: string;
-  updatedAt: string;
-  version: { version: number; modelName: string };
-}
-
-export interface Session {
-  id: string;
-  agentId: string;
-  subjectId: string;
-  status: string;
-  title: string | null;
-  updatedAt: string;
-}
-
-export interface OffsetPage<T> {
-  data: T[];
-  pagination: { limit: number; offset: number; hasMore: boolean };
-}
-
-export interface EventPage {
-  data: EventEnvelope[];
-  pagination: { after: number; hasMore: boolean; limit: number };
-}
+/** An event's payload, its fields read by name. */
+export type Payload = Event["payload"] & Record<string, unknown>;
+export type EventEnvelope = Event & { payload: Payload };

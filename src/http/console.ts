@@ -1,13 +1,13 @@
 /**
  * The web console at `/console`: a fixed set of static files (the page and its stylesheet from
- * `console/public`, its ES modules compiled into `dist/console`, and `eventsource-parser`'s ESM build),
- * read once and served from memory. Nothing outside the set is reachable, so no path can escape it. The
- * console calls the API like any client; these files are not API operations and are not in the OpenAPI
- * document.
+ * `console/public`, its ES modules compiled into `dist/console`, the modules of the client package it
+ * stands on, `@agent-sessions/client`, and the ESM builds of that package's two dependencies), read once
+ * and served from memory. Nothing outside the set is reachable, so no path can escape it. The console
+ * calls the API like any client; these files are not API operations and are not in the OpenAPI document.
  */
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { extname, join, relative, sep } from "node:path";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, extname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Middleware } from "koa";
 import { AppError } from "../errors.js";
@@ -69,6 +69,13 @@ function policy(page: string): string {
   ].join("; ");
 }
 
+/**
+ * What the client's modules import by name, each an ES module that imports nothing: served under
+ * `vendor/`, where the page's import map points. They are the client workspace's dependencies, which npm
+ * installs at the root, so they resolve from here.
+ */
+const VENDOR = ["eventsource-parser", "openapi-fetch"];
+
 interface Console {
   assets: Map<string, Asset>;
   headers: Record<string, string>;
@@ -82,15 +89,21 @@ function load(): Console {
   const index = asset(page, "index.html");
   assets.set(CONSOLE_PREFIX, index);
   assets.set(`${CONSOLE_PREFIX}/`, index);
-  for (const dir of [publicDir, modulesDir]) {
+  const add = (dir: string, prefix: string, take: (name: string) => boolean) => {
     for (const path of files(dir)) {
       const name = relative(dir, path).split(sep).join("/");
-      if (name !== "index.html" && !name.endsWith(".map")) assets.set(ASSETS + name, asset(readFileSync(path), name));
+      if (take(name)) assets.set(ASSETS + prefix + name, asset(readFileSync(path), name));
     }
-  }
+  };
+  const mapsAside = (name: string) => !name.endsWith(".map");
+  add(publicDir, "", (name) => name !== "index.html" && mapsAside(name));
+  add(modulesDir, "", mapsAside);
   if (!assets.has(`${ASSETS}main.js`)) throw new Error(`the console's modules are not built in ${modulesDir}: run npm run build`);
-  const parser = fileURLToPath(import.meta.resolve("eventsource-parser"));
-  assets.set(`${ASSETS}vendor/eventsource-parser.js`, asset(readFileSync(parser), parser));
+  // The client's compiled package, its modules only (not its declarations or maps), under `client/`.
+  const clientEntry = fileURLToPath(import.meta.resolve("@agent-sessions/client"));
+  if (!existsSync(clientEntry)) throw new Error(`the client package is not built (${clientEntry}): run npm run build`);
+  add(dirname(clientEntry), "client/", (name) => name.endsWith(".js"));
+  for (const name of VENDOR) assets.set(`${ASSETS}vendor/${name}.js`, asset(readFileSync(fileURLToPath(import.meta.resolve(name))), `${name}.js`));
   const headers = {
     "Content-Security-Policy": policy(page.toString("utf8")),
     "X-Content-Type-Options": "nosniff",

@@ -5,6 +5,8 @@
  * backoff and jitter and resumes with `Last-Event-ID`, plus `after`, the last durable sequence, which
  * serves when no frame had an id. Durable events come once each, in sequence order: one the server
  * replays again is dropped by its sequence. `position` can be saved to resume in another process.
+ * `onState` is told what it is doing (connecting, live, reconnecting, closed), for a status display.
+ * It needs only the platform's `fetch`, streams and timers, so it runs in Node and in browsers alike.
  */
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { backoffDelay, sleep, type BackoffOptions } from "./delay.js";
@@ -24,9 +26,18 @@ export interface StreamPosition {
 export interface ReconnectInfo {
   /** Failed attempts in a row, this one included. */
   attempt: number;
+  /** The wait before the next connection is opened. */
   delayMs: number;
+  /** What ended the last connection or refused the last attempt. */
   cause: unknown;
 }
+
+/**
+ * What the stream is doing, told to `onState` as it changes: `connecting` when the iteration starts,
+ * `live` each time a connection is answered, `reconnecting` after each failure (it stays so during the
+ * wait and the next attempt), `closed` once when the iteration ends, with the `error` it throws if any.
+ */
+export type StreamState = { state: "connecting" } | { state: "live" } | ({ state: "reconnecting" } & ReconnectInfo) | { state: "closed"; error?: unknown };
 
 export interface EventStreamOptions {
   /** Resume from a saved `position` (or a sequence alone): events after it. Default: the session's first event. */
@@ -39,7 +50,8 @@ export interface EventStreamOptions {
   idleTimeoutMs?: number;
   /** Ends the iteration (quietly). */
   signal?: AbortSignal;
-  onReconnect?: (info: ReconnectInfo) => void;
+  /** Told of each change of state (for a status display, or to log reconnects). */
+  onState?: (state: StreamState) => void;
 }
 
 export interface StreamTarget {
@@ -74,6 +86,22 @@ export class EventStream implements AsyncIterable<Event> {
   }
 
   async *[Symbol.asyncIterator](): AsyncGenerator<Event, void, undefined> {
+    const tell = this.options.onState ?? (() => undefined);
+    let failure: { error: unknown } | undefined;
+    tell({ state: "connecting" });
+    try {
+      yield* this.connections(tell);
+    } catch (error) {
+      failure = { error };
+      throw error;
+    } finally {
+      // Also when the reader leaves the loop (`break`), which returns through here.
+      tell(failure ? { state: "closed", error: failure.error } : { state: "closed" });
+    }
+  }
+
+  /** Connection after connection, until a refusal that retrying cannot change, the attempts run out, or the signal. */
+  private async *connections(tell: (state: StreamState) => void): AsyncGenerator<Event, void, undefined> {
     const { signal, reconnect = {} } = this.options;
     for (let failures = 0; !signal?.aborted;) {
       const connection = new AbortController();
@@ -84,6 +112,7 @@ export class EventStream implements AsyncIterable<Event> {
       try {
         const response = await this.unlessSilent(this.open(connection.signal), connection);
         if (response.ok) {
+          tell({ state: "live" });
           for await (const event of this.events(response, connection)) {
             failures = 0;
             yield event;
@@ -109,7 +138,7 @@ export class EventStream implements AsyncIterable<Event> {
       failures++;
       if (failures > (reconnect.maxAttempts ?? Infinity)) throw cause;
       const delayMs = retryAfterMs ?? backoffDelay(failures, reconnect);
-      this.options.onReconnect?.({ attempt: failures, delayMs, cause });
+      tell({ state: "reconnecting", attempt: failures, delayMs, cause });
       try {
         await sleep(delayMs, signal);
       } catch {

@@ -1,7 +1,7 @@
 /** The typed TypeScript client of the Agent Sessions API. */
 export { createAgentSessionsClient, ok, type AgentSessionsClient, type Api, type ClientOptions } from "./client.js";
 export { backoffDelay, type BackoffOptions } from "./delay.js";
-export { ApiError, isApiError, retryAfterSeconds, UNEXPECTED_RESPONSE, type ErrorBody, type ErrorCode, type RateLimit } from "./errors.js";
-export { EventStream, type Event, type EventStreamOptions, type ReconnectInfo, type StreamPosition } from "./event-stream.js";
+export { ApiError, apiErrorOf, isApiError, retryAfterSeconds, UNEXPECTED_RESPONSE, type ErrorBody, type ErrorCode, type RateLimit } from "./errors.js";
+export { EventStream, type Event, type EventStreamOptions, type ReconnectInfo, type StreamPosition, type StreamState } from "./event-stream.js";
 export type { components, operations, paths } from "./generated/openapi.js";
 export { retryDelay, retryingFetch, type RetryInfo, type RetryOptions } from "./retry.js";

@@ -1,14 +1,14 @@
 /** The organization's agents, newest first; an agent opens its sessions. */
 import { query, type Api } from "../api.js";
 import { button, h, when } from "../dom.js";
-import type { Agent, OffsetPage } from "../types.js";
+import type { Agent, AgentList } from "../types.js";
 import { pagedTable } from "./paged-table.js";
 
 export function agentsView(api: Api, openSessions: (agentId: string) => void): HTMLElement {
   const table = pagedTable<Agent>({
     label: "Agents",
     empty: "No agents yet.",
-    load: (limit, offset) => api.get<OffsetPage<Agent>>(`/v1/agents${query({ limit, offset })}`),
+    load: (limit, offset) => api.get<AgentList>(`/v1/agents${query({ limit, offset })}`),
     columns: [
       { title: "Name", cell: (a) => button(a.name, () => openSessions(a.id), { class: "link", attrs: { title: "Show its sessions" } }) },
       { title: "Model", cell: (a) => a.version.modelName },

@@ -1,6 +1,6 @@
 /** A list read page by page (`limit`/`offset`), with a button for the next page. */
 import { button, fill, h, type Child } from "../dom.js";
-import type { OffsetPage } from "../types.js";
+import type { OffsetPagination } from "../types.js";
 
 export interface Column<T> {
   title: string;
@@ -11,7 +11,7 @@ const PAGE = 50;
 
 export function pagedTable<T>(opts: {
   columns: Column<T>[];
-  load(limit: number, offset: number): Promise<OffsetPage<T>>;
+  load(limit: number, offset: number): Promise<{ data: T[]; pagination: OffsetPagination }>;
   empty: string;
   label: string;
 }): HTMLElement {

@@ -7,7 +7,7 @@ import type { Api } from "../api.js";
 import { button, h } from "../dom.js";
 import { openStream, type LiveStream, type StreamState } from "../stream.js";
 import { Timeline } from "../timeline.js";
-import type { EventEnvelope, EventPage, Session } from "../types.js";
+import type { EventList, EventsAccepted, EventsPost, InboundEvent, Session } from "../types.js";
 
 export interface SessionView {
   el: HTMLElement;
@@ -30,8 +30,9 @@ export function sessionView(api: Api, sessionId: string, back: () => void): Sess
     status.textContent = s;
     status.className = `badge ${s}`;
   };
-  const post = async (events: Record<string, unknown>[], delivery?: string) => {
-    const accepted = await api.post<{ data: EventEnvelope[] }>(`${path}/events`, { events, ...(delivery ? { delivery } : {}) });
+  const post = async (events: InboundEvent[], delivery?: EventsPost["delivery"]) => {
+    const body: EventsPost = { events, ...(delivery ? { delivery } : {}) };
+    const accepted = await api.post<EventsAccepted>(`${path}/events`, body);
     // The stream brings the same events; the timeline keeps one line per id.
     accepted.data.forEach((e) => timeline.add(e));
   };
@@ -42,8 +43,7 @@ export function sessionView(api: Api, sessionId: string, back: () => void): Sess
       // History tells what was; the session record read first tells what is (a title set later, an archive).
       if (!stream) return;
       if (e.type === "session.status_running") setStatus("running");
-      if (e.type === "session.status_idle")
-        setStatus((e.payload.stop_reason as { type?: string } | undefined)?.type === "requires_action" ? "waiting_on_human" : "idle");
+      if (e.type === "session.status_idle") setStatus(e.payload.stop_reason?.type === "requires_action" ? "waiting_on_human" : "idle");
       if (e.type === "session.title_updated" && typeof e.payload.title === "string") title.textContent = e.payload.title;
     },
   });
@@ -67,7 +67,7 @@ export function sessionView(api: Api, sessionId: string, back: () => void): Sess
     setStatus(session.status);
     let after = 0;
     for (;;) {
-      const page = await api.get<EventPage>(`${path}/events?after=${after}&limit=100`);
+      const page = await api.get<EventList>(`${path}/events?after=${after}&limit=100`);
       if (disposed) return;
       page.data.forEach((e) => timeline.add(e));
       after = page.pagination.after;
@@ -93,7 +93,7 @@ export function sessionView(api: Api, sessionId: string, back: () => void): Sess
   };
 }
 
-function messageComposer(post: (events: Record<string, unknown>[], delivery?: string) => Promise<void>): HTMLElement {
+function messageComposer(post: (events: InboundEvent[], delivery?: EventsPost["delivery"]) => Promise<void>): HTMLElement {
   const text = h("textarea", {
     attrs: { name: "message", rows: "3", maxlength: "20000", placeholder: "Write a message (Ctrl+Enter sends)", "aria-label": "Message" },
   });

@@ -1,7 +1,7 @@
 /** Sessions, newest first, filtered by agent; a session opens its conversation. */
 import { query, type Api } from "../api.js";
 import { button, h, when } from "../dom.js";
-import type { Agent, OffsetPage, Session } from "../types.js";
+import type { AgentList, Session, SessionList } from "../types.js";
 import { pagedTable } from "./paged-table.js";
 
 export function sessionsView(
@@ -16,7 +16,7 @@ export function sessionsView(
   );
   const names = new Map<string, string>();
   // The filter lists the newest 100 agents (one page); an agent opened from the agents list is selected even when older.
-  void api.get<OffsetPage<Agent>>(`/v1/agents${query({ limit: 100 })}`).then((page) => {
+  void api.get<AgentList>(`/v1/agents${query({ limit: 100 })}`).then((page) => {
     for (const a of page.data) {
       names.set(a.id, a.name);
       filter.append(h("option", { attrs: { value: a.id } }, a.name));
@@ -27,7 +27,7 @@ export function sessionsView(
   const table = pagedTable<Session>({
     label: "Sessions",
     empty: "No sessions.",
-    load: (limit, offset) => api.get<OffsetPage<Session>>(`/v1/sessions${query({ agentId, limit, offset })}`),
+    load: (limit, offset) => api.get<SessionList>(`/v1/sessions${query({ agentId, limit, offset })}`),
     columns: [
       { title: "Title", cell: (s) => button(s.title || "(untitled)", () => nav.openSession(s.id), { class: "link" }) },
       { title: "Status", cell: (s) => h("span", { class: `badge ${s.status}` }, s.status) },
