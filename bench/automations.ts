@@ -24,7 +24,7 @@ interface Round {
 }
 
 function startScheduler(service: Service, n: number): Promise<ChildProcess> {
-  const { config } = service.runtime.core;
+  const { config } = service.runtime.core.process;
   const child = spawn(process.execPath, ["dist/src/main.js"], {
     // No recovery of turns during the round (no worker runs them here): wake-ups stay pending.
     env: {
@@ -52,7 +52,8 @@ function startScheduler(service: Service, n: number): Promise<ChildProcess> {
 
 /** Makes every automation due now (its one-time occurrence moved to this moment), records and due set alike. */
 async function makeDue(service: Service): Promise<Date> {
-  const { mongo, automationQueue } = service.runtime.core;
+  const { mongo } = service.runtime.core.connections;
+  const { automationQueue } = service.runtime.core.redis;
   const at = new Date();
   const automations = mongo.db.collection("automations");
   await automations.updateMany({}, { $set: { "schedule.at": at.getTime(), nextRunAt: at, lastOccurrenceAt: null, completedOccurrences: 0 } });
@@ -63,7 +64,7 @@ async function makeDue(service: Service): Promise<Date> {
 
 /** Waits until every run of the occurrence at `at` is finished; then counts failures and duplicate sessions. */
 async function settle(service: Service, at: Date, started: number): Promise<Omit<Round, "label">> {
-  const db = service.runtime.core.mongo.db;
+  const db = service.runtime.core.connections.mongo.db;
   for (;;) {
     if ((await db.collection("automation_runs").countDocuments({ scheduledFor: at, status: { $ne: "pending" } })) >= COUNT) break;
     await delay(250);
@@ -93,7 +94,7 @@ async function round(service: Service, schedulers: number): Promise<Round> {
 
 /** The baseline: sessions created and prompted straight through the services, CONCURRENCY at once. */
 async function direct(service: Service, orgId: string, agentId: string): Promise<Round> {
-  const { sessions, events } = service.runtime.core;
+  const { sessions, events } = service.runtime.core.services;
   const limit = pLimit(CONCURRENCY);
   const started = performance.now();
   await Promise.all(
@@ -110,7 +111,8 @@ async function direct(service: Service, orgId: string, agentId: string): Promise
 async function main(): Promise<void> {
   const service = await startService("bench-automations", { ROLE: "api" });
   try {
-    const { automations, organizations } = service.runtime.core;
+    const { automations } = service.runtime.core.services;
+    const { organizations } = service.runtime.core.stores;
     const orgId = await organizations.ensureOrganization(service.run);
     const agent = await service.post("/v1/agents", { name: "automations", modelName: "mock/echo", systemPrompt: "You answer.", skills: [], tools: [] });
     const agentId = String(agent.id);

@@ -72,7 +72,7 @@ async function main(): Promise<void> {
   // Every subscriber is a stream of the bench's one organization: room for all of them.
   const service = await startService("bench-fanout", { ROLE: "api", SSE_STREAMS_PER_ORGANIZATION: String(SUBSCRIBERS + 10) });
   const { base, key } = service;
-  const { appender } = service.runtime.core;
+  const { appender } = service.runtime.core.redis;
 
   // When the latest POST's append script was sent, and how long until its reply was handled.
   let appendSent = 0;

@@ -37,7 +37,7 @@ export async function fill(service: Service, sessionId: string, events: number, 
   for (let written = 0, n = 0; written < events;) {
     const drafts: Draft[] = [];
     while (drafts.length < batch && written + drafts.length < events) drafts.push(...finishedTurn(sessionId, n++, padding));
-    await service.runtime.core.transitions.run(sessionId, () => change({ drafts, state: {}, statuses: [], wake: false }, null));
+    await service.runtime.core.inner.transitions.run(sessionId, () => change({ drafts, state: {}, statuses: [], wake: false }, null));
     written += drafts.length;
   }
 }

@@ -36,8 +36,8 @@ async function main(): Promise<void> {
   const service: Service = await startService("bench-pages");
   const raw = new Redis(redisUrl);
   try {
-    const { eventLog } = service.runtime.core;
-    const keys = service.runtime.core.keys;
+    const { eventLog } = service.runtime.core.redis;
+    const keys = service.runtime.core.connections.keys;
     const agent = await service.post("/v1/agents", {
       name: "bench",
       modelName: "mock/bench",

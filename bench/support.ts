@@ -72,10 +72,10 @@ export async function startService(name: string, env: Record<string, string> = {
   });
   const runtime = await createRuntime(config, createLogger("error"), { mongo });
   if (config.role !== "api") await runtime.startWorker(true);
-  const server = createHttpServer(createApp(runtime.core)).listen(0, "127.0.0.1");
+  const server = createHttpServer(createApp(runtime.core.services)).listen(0, "127.0.0.1");
   await new Promise((r) => server.once("listening", r));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const { organizations } = runtime.core;
+  const { organizations } = runtime.core.stores;
   const { key } = await organizations.createKey(await organizations.ensureOrganization(run), 10_000_000);
   return {
     run,

@@ -130,17 +130,17 @@ async function commands(service: Service, agentId: string, ops: MongoOps, signal
 /** (d) */
 async function databaseSize(signal: AbortSignal): Promise<void> {
   const service = await startService("turns-size", {}, { monitorCommands: true });
-  const ops = new MongoOps(service.runtime.core.mongo.client);
+  const ops = new MongoOps(service.runtime.core.connections.mongo.client);
   try {
     const agentId = await newAgent(service);
     const session = await WatchedSession.open(service, agentId, "size", signal);
     for (let i = 1; i < SMALL; i++) await service.post("/v1/sessions", { agentId, subjectId: `size-${i}` });
     await warmLatencies(session, 5);
-    const { db } = service.runtime.core.mongo;
+    const { db } = service.runtime.core.connections.mongo;
     // In the order small, large, large, small: whatever drifts over the run (the session's growing
     // history, the machine's load) then falls on both sizes alike.
     const small = await warmLatencies(session, SIZE_SAMPLES);
-    const orgs = await seed(db, service.runtime.core.agentStore, service.run, LARGE - SMALL);
+    const orgs = await seed(db, service.runtime.core.stores.agents, service.run, LARGE - SMALL);
     await warmLatencies(session, 2);
     const largeOps = await turnOps(session, ops);
     const large = await warmLatencies(session, 2 * SIZE_SAMPLES);
@@ -166,8 +166,8 @@ async function main(): Promise<void> {
   const abort = new AbortController();
   setMaxListeners(0, abort.signal); // one listener per open stream
   try {
-    const ops = new MongoOps(service.runtime.core.mongo.client);
-    const database = await describeDatabase(service.runtime.core.mongo.db);
+    const ops = new MongoOps(service.runtime.core.connections.mongo.client);
+    const database = await describeDatabase(service.runtime.core.connections.mongo.db);
     console.log(await conditions());
     console.log("the benchmark client, the API and a worker run in one Node process");
     const agentId = await newAgent(service);

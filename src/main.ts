@@ -35,7 +35,7 @@ async function main(): Promise<void> {
   let deploymentsServer: Server | undefined;
   let metricsServer: Server | undefined;
   if (config.metricsPort !== undefined) {
-    metricsServer = await serveMetrics(runtime.core.wakeups, config.metricsPort, config.host);
+    metricsServer = await serveMetrics(runtime.core.redis.wakeups, config.metricsPort, config.host);
     log.info("metrics listening", { port: portOf(metricsServer, config.metricsPort) });
   }
   if (config.role !== "api") {
@@ -47,7 +47,7 @@ async function main(): Promise<void> {
     log.info("scheduler started");
   }
   if (config.role === "api" || config.role === "all") {
-    server = await listen(createHttpServer(createApp(runtime.core)), config.port, config.host);
+    server = await listen(createHttpServer(createApp(runtime.core.services)), config.port, config.host);
     log.info("listening", { port: portOf(server, config.port) });
     if (config.deploymentsPort !== undefined) {
       deploymentsServer = await listen(createHttpServer(createDeploymentsApp(runtime.deployments.services)), config.deploymentsPort, config.host);

@@ -105,9 +105,9 @@ describe("allowances", () => {
 
     it("two keys of one organization share one counter", async () => {
       await roomInWindow(5_000);
-      const orgId = await server.services.organizations.ensureOrganization(newSubject("org"));
-      const first = client(server.url, (await server.services.organizations.createKey(orgId)).key);
-      const second = client(server.url, (await server.services.organizations.createKey(orgId)).key);
+      const orgId = await server.core.stores.organizations.ensureOrganization(newSubject("org"));
+      const first = client(server.url, (await server.core.stores.organizations.createKey(orgId)).key);
+      const second = client(server.url, (await server.core.stores.organizations.createKey(orgId)).key);
       const agent = await createAgent(first, { rateLimits: { conversationsPerMinute: 2 } });
       const subjectId = newSubject();
       expectRateLimitHeaders(await createFor(first, agent.id, subjectId), 2, 1);
@@ -231,9 +231,9 @@ describe("allowances", () => {
 
     it("two keys of one organization share one counter", async () => {
       await roomInWindow(5_000);
-      const orgId = await server.services.organizations.ensureOrganization(newSubject("org"));
-      const first = client(server.url, (await server.services.organizations.createKey(orgId)).key);
-      const second = client(server.url, (await server.services.organizations.createKey(orgId)).key);
+      const orgId = await server.core.stores.organizations.ensureOrganization(newSubject("org"));
+      const first = client(server.url, (await server.core.stores.organizations.createKey(orgId)).key);
+      const second = client(server.url, (await server.core.stores.organizations.createKey(orgId)).key);
       const agent = await createAgent(first, { rateLimits: { messagesPerMinute: 3 } });
       const session = await createSession(first, agent.id);
       expect(remainingOf(await send(first, session.id, [steer("a")]))).to.equal(2);

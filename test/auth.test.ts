@@ -14,7 +14,7 @@ describe("authentication and organization scope", () => {
 
   /** A new organization and a key for it, with the key's id (for revocation and the ceiling). */
   async function orgWithKey(requestsPerMinute?: number) {
-    const orgs = server.services.organizations;
+    const orgs = server.core.stores.organizations;
     const orgId = await orgs.ensureOrganization(`auth-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`);
     const { id, key } = await orgs.createKey(orgId, requestsPerMinute);
     return { orgId, keyId: id, key, api: client(server.url, key) };
@@ -35,9 +35,9 @@ describe("authentication and organization scope", () => {
 
     it("a revoked key is 401 unauthorized; the organization's other keys keep working", async () => {
       const { orgId, keyId, api } = await orgWithKey();
-      const other = client(server.url, (await server.services.organizations.createKey(orgId)).key);
+      const other = client(server.url, (await server.core.stores.organizations.createKey(orgId)).key);
       expect((await api.get("/v1/agents")).status).to.equal(200);
-      expect(await server.services.organizations.revokeKey(keyId)).to.equal(true);
+      expect(await server.core.stores.organizations.revokeKey(keyId)).to.equal(true);
       expectError(await api.get("/v1/agents"), 401, "unauthorized");
       expect((await other.get("/v1/agents")).status).to.equal(200);
     });
@@ -58,7 +58,7 @@ describe("authentication and organization scope", () => {
       const b = await orgWithKey();
       expect(a.key).to.match(/^ask_[A-Za-z0-9_-]{43}$/);
       expect(a.key).to.not.equal(b.key);
-      const stored = await server.services.mongo.db.collection("api_keys").findOne({ _id: a.keyId as never });
+      const stored = await server.core.connections.mongo.db.collection("api_keys").findOne({ _id: a.keyId as never });
       expect(stored).to.not.equal(null);
       expect(stored!.hash).to.equal(hashKey(a.key));
       expect(JSON.stringify(stored)).to.not.include(a.key);
@@ -138,7 +138,7 @@ describe("authentication and organization scope", () => {
       expect((await api.post("/v1/agents", agentBody())).status).to.equal(201);
       expect((await api.get("/v1/agents/agt_doesnotexist")).status).to.equal(404);
       expectError(await api.get("/v1/agents"), 429, "rate_limited");
-      const sibling = client(server.url, (await server.services.organizations.createKey(orgId, 2)).key);
+      const sibling = client(server.url, (await server.core.stores.organizations.createKey(orgId, 2)).key);
       expect((await sibling.get("/v1/agents")).status).to.equal(200);
     });
 
@@ -146,7 +146,7 @@ describe("authentication and organization scope", () => {
       const { keyId, api } = await orgWithKey();
       await roomInWindow();
       // Stand in for 999 earlier requests of this window rather than sending them.
-      await server.services.redis.set(server.services.keys.keyCeiling(keyId, windowStart()), "999", "PX", 60_000);
+      await server.core.connections.redis.set(server.core.connections.keys.keyCeiling(keyId, windowStart()), "999", "PX", 60_000);
       expect((await api.get("/v1/agents")).status).to.equal(200);
       const res = await api.get("/v1/agents");
       expectError(res, 429, "rate_limited");

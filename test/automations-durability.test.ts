@@ -24,15 +24,15 @@ describe("automations: durable, exactly once", function () {
     deployment = await automationDeployment("autd", clock, 2);
     [one, two] = deployment.servers as [TestServer, TestServer];
     [first, second] = [schedulerOf(one, clock), schedulerOf(two, clock)];
-    orgId = await one.services.organizations.ensureOrganization(`org-durable-${process.pid}-${Date.now()}`);
-    api = client(one.url, (await one.services.organizations.createKey(orgId)).key);
+    orgId = await one.core.stores.organizations.ensureOrganization(`org-durable-${process.pid}-${Date.now()}`);
+    api = client(one.url, (await one.core.stores.organizations.createKey(orgId)).key);
     agent = await createAgent(api);
   });
   after(async () => deployment?.close());
 
   async function create(schedule = "every 1h") {
     const subject = newSubject();
-    const a = await one.services.automations.create(orgId, agent.id, subject, { prompt: "Check in.", schedule });
+    const a = await one.core.services.automations.create(orgId, agent.id, subject, { prompt: "Check in.", schedule });
     return { id: a._id, subject, url: `${automationsPath(agent.id, subject)}/${a._id}` };
   }
   const sessionsOf = async (subject: string) => (await api.get(`/v1/sessions?subjectId=${encodeURIComponent(subject)}`)).body.data;
@@ -45,7 +45,7 @@ describe("automations: durable, exactly once", function () {
     clock.advance(HOUR);
     const started = Date.now();
     const [a, b] = await Promise.all([first.runDue(), second.runDue()]);
-    const db = one.services.mongo.db;
+    const db = one.core.connections.mongo.db;
     const ids = made.map((m) => m.id);
     const runs = await db
       .collection("automation_runs")
@@ -74,7 +74,7 @@ describe("automations: durable, exactly once", function () {
   it("a scheduler killed between claim and fire: its claim lapses and the occurrence fires once", async () => {
     const { id, subject, url } = await create();
     clock.advance(HOUR);
-    expect(await one.services.automationQueue.claim(clock.now(), LEASE_MS, 10, "a-scheduler-that-died")).to.include(id);
+    expect(await one.core.redis.automationQueue.claim(clock.now(), LEASE_MS, 10, "a-scheduler-that-died")).to.include(id);
     await second.runDue();
     expect(await sessionsOf(subject)).to.deep.equal([]);
     clock.advance(LEASE_MS + 1);
@@ -85,14 +85,14 @@ describe("automations: durable, exactly once", function () {
   });
 
   it("a scheduler killed after opening the run, creating the session, prompting it or counting it: recovery finishes it, with one session, one prompt, one count", async () => {
-    const s = one.services;
-    const runner = new AutomationRunner(s.agentStore, s.sessions, s.events, s.eventLog, s.automationGate);
-    const store = new AutomationRunStore(s.mongo.db);
+    const s = one.core;
+    const runner = new AutomationRunner(s.stores.agents, s.services.sessions, s.services.events, s.redis.eventLog, s.inner.automationGate);
+    const store = new AutomationRunStore(s.connections.mongo.db);
     for (const stage of ["opened", "created", "prompted", "counted"] as const) {
       const { id, subject, url } = await create();
       clock.advance(HOUR);
-      await s.automationQueue.claim(clock.now(), LEASE_MS, 10, "a-scheduler-that-died");
-      const a = (await s.automationStore.byId(id))!;
+      await s.redis.automationQueue.claim(clock.now(), LEASE_MS, 10, "a-scheduler-that-died");
+      const a = (await s.stores.automations.byId(id))!;
       const { run } = await store.open({
         _id: occurrenceRunId(id, a.nextRunAt!),
         orgId,
@@ -106,11 +106,11 @@ describe("automations: durable, exactly once", function () {
         createdAt: new Date(clock.now()),
         finishedAt: null,
       });
-      if (stage === "created") await s.sessions.createOnce(orgId, { agentId: agent.id, subjectId: subject }, run.sessionId);
+      if (stage === "created") await s.services.sessions.createOnce(orgId, { agentId: agent.id, subjectId: subject }, run.sessionId);
       if (stage === "prompted" || stage === "counted") await runner.execute(a, run, true);
       if (stage === "counted") {
         const finished = (await store.finish(run, { status: "succeeded", sessionId: run.sessionId }, new Date(clock.now())))!;
-        await s.automationStore.countOccurrence(id, a.nextRunAt!, summaryOf(finished), { runCount: 1, failedRunCount: 0, completedOccurrences: 1 });
+        await s.stores.automations.countOccurrence(id, a.nextRunAt!, summaryOf(finished), { runCount: 1, failedRunCount: 0, completedOccurrences: 1 });
       }
       clock.advance(LEASE_MS + 1);
       await Promise.all([first.runDue(), second.runDue()]);
@@ -132,7 +132,7 @@ describe("automations: durable, exactly once", function () {
   it("the same occurrence fired by two schedulers at once (a lease that lapsed mid-run) still makes one session, counted once", async () => {
     const { id, subject, url } = await create();
     clock.advance(HOUR);
-    await Promise.all([one.services.occurrences.fire(id), two.services.occurrences.fire(id), one.services.occurrences.fire(id)]);
+    await Promise.all([one.core.inner.occurrences.fire(id), two.core.inner.occurrences.fire(id), one.core.inner.occurrences.fire(id)]);
     const sessions = await sessionsOf(subject);
     expect(sessions).to.have.length(1);
     expect(await prompts(sessions[0].id)).to.have.length(1);
@@ -141,7 +141,7 @@ describe("automations: durable, exactly once", function () {
 
   it("a due set that lost its members is repaired from the records", async () => {
     const { subject } = await create();
-    await one.services.redis.del(one.services.keys.automationQueueKeys()[0]);
+    await one.core.connections.redis.del(one.core.connections.keys.automationQueueKeys()[0]);
     clock.advance(HOUR);
     await first.runDue();
     expect(await sessionsOf(subject)).to.deep.equal([]);

@@ -60,7 +60,7 @@ describe("a client that goes away", () => {
   async function abandon(end: (s: Socket) => void, whenReading: boolean, gzip = false): Promise<string[]> {
     await roomInWindow();
     const key = await server.newKey();
-    const counted = () => server.services.redis.get(server.services.keys.keyCeiling(keyIdOf(hashKey(key)), windowStart()));
+    const counted = () => server.core.connections.redis.get(server.core.connections.keys.keyCeiling(keyIdOf(hashKey(key)), windowStart()));
     const { port } = new URL(server.url);
     const { lines } = await capturingLogs(async (seen) => {
       const socket = connect(Number(port), "127.0.0.1");
@@ -111,7 +111,7 @@ describe("a client that goes away", () => {
 
   it("an upstream's reset while the client waits is still a 500 logged at error with its cause", async () => {
     const api = client(server.url, await server.newKey());
-    const agents = server.services.agents;
+    const agents = server.core.services.agents;
     const original = agents.list;
     agents.list = async () => {
       throw Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" });

@@ -19,7 +19,7 @@ describe("vault credentials", () => {
   after(async () => server.close());
 
   const base = () => `/v1/vaults/${vaultId}/credentials`;
-  const raw = (id: string) => server.services.mongo.db.collection<{ _id: string }>("vault_credentials").findOne({ _id: id });
+  const raw = (id: string) => server.core.connections.mongo.db.collection<{ _id: string }>("vault_credentials").findOne({ _id: id });
   const bearer = (token = secret()) => ({ displayName: "Search MCP", auth: { type: "static_bearer", mcpServerUrl: "https://search.example.com/mcp", token } });
   const oauth = (method: "none" | "client_secret_basic" | "client_secret_post" = "client_secret_post") => {
     const s = { accessToken: secret(), refreshToken: secret(), clientSecret: secret() };
@@ -43,8 +43,8 @@ describe("vault credentials", () => {
     return res.body;
   };
   const secretsOf = async (credential: { id: string }) =>
-    server.services.credentialStore.secretsOf(
-      (await server.services.credentialStore.get(((await raw(credential.id)) as unknown as { orgId: string }).orgId, vaultId, credential.id))!,
+    server.core.stores.credentials.secretsOf(
+      (await server.core.stores.credentials.get(((await raw(credential.id)) as unknown as { orgId: string }).orgId, vaultId, credential.id))!,
     );
 
   it("a static bearer credential: auth answered without its token, the token sealed at rest", async () => {
@@ -207,7 +207,7 @@ describe("vault credentials", () => {
     const rotatedServer = await startServer({
       ROLE: "api",
       VAULT_ENCRYPTION_KEY: newKey,
-      VAULT_DECRYPTION_KEYS: server.services.config.vaultKeys!.current.toString("base64"),
+      VAULT_DECRYPTION_KEYS: server.core.process.config.vaultKeys!.current.toString("base64"),
     });
     const stranger = await startServer({ ROLE: "api", VAULT_ENCRYPTION_KEY: secret(randomBytes(32).toString("base64")) });
     const keyless = await startServer({ ROLE: "api", VAULT_ENCRYPTION_KEY: "" });
@@ -219,7 +219,7 @@ describe("vault credentials", () => {
       expect((await api.patch(path, { auth: { type: "mcp_oauth", accessToken } })).status).to.equal(200);
       expect((await client(rotatedServer.url, key).patch(path, { auth: { type: "mcp_oauth", expiresAt: "2032-01-01T00:00:00.000Z" } })).status).to.equal(200);
       expect(await sealedBy(), "resealed under the new key").to.not.equal(before);
-      const store = rotatedServer.services.credentialStore;
+      const store = rotatedServer.core.stores.credentials;
       expect(await store.secretsOf((await store.get(await orgId(), vaultId, credential.id))!)).to.deep.include({ accessToken, refreshToken: s.refreshToken });
       const refused = await client(stranger.url, key).patch(path, { auth: { type: "mcp_oauth", accessToken: secret() } });
       expect(refused.status).to.equal(503);
@@ -233,6 +233,6 @@ describe("vault credentials", () => {
   });
 
   async function orgId(): Promise<string> {
-    return (await server.services.mongo.db.collection<{ _id: string; orgId: string }>("vaults").findOne({ _id: vaultId }))!.orgId;
+    return (await server.core.connections.mongo.db.collection<{ _id: string; orgId: string }>("vaults").findOne({ _id: vaultId }))!.orgId;
   }
 });

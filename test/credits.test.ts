@@ -20,7 +20,7 @@ let orgs = 0;
 describe("credits", () => {
   const svc = useAnthropicService();
   const agent = { agent: { modelName: "anthropic/claude-sonnet-4-6", systemPrompt: "Be brief." } };
-  const store = () => new CreditStore(svc.server.services.mongo.db);
+  const store = () => new CreditStore(svc.server.core.connections.mongo.db);
   /** The balance as MongoDB holds it (not the process's cache). */
   const stored = async (orgId: string) => (await store().head(orgId))?.balanceMicros;
 
@@ -28,13 +28,13 @@ describe("credits", () => {
   async function newOrg() {
     const name = `credits-${process.pid}-${Date.now()}-${++orgs}`;
     const key = await svc.server.newKey(name);
-    const orgId = (await svc.server.services.organizations.idOf(name))!;
+    const orgId = (await svc.server.core.stores.organizations.idOf(name))!;
     return { name, orgId, api: client(svc.server.url, key) };
   }
 
   it("a metered organization's turn is debited exactly the cost its usage reports", async () => {
     const { orgId, api } = await newOrg();
-    await svc.server.services.credits.grant(orgId, 1_000_000, "first");
+    await svc.server.core.inner.credits.grant(orgId, 1_000_000, "first");
     svc.fake.push({ text: "Hello.", usage: { input_tokens: 1_200, output_tokens: 345, cache_read_input_tokens: 50, cache_creation_input_tokens: 20 } });
     const { sessionId } = await createSession(api, agent);
     await sendText(api, sessionId, "hi");
@@ -58,7 +58,7 @@ describe("credits", () => {
 
   it("a metered organization at zero: the turn ends at once with the error, and no model call is made", async () => {
     const { orgId, api } = await newOrg();
-    await svc.server.services.credits.grant(orgId, 0, "empty");
+    await svc.server.core.inner.credits.grant(orgId, 0, "empty");
     const { sessionId } = await createSession(api, agent);
     expect((await sendText(api, sessionId, "hi")).status).to.equal(202);
     const events = await settle(api, sessionId, 1);
@@ -72,7 +72,7 @@ describe("credits", () => {
     expect(await stored(orgId)).to.equal(0);
 
     // Credits granted: the next turn runs.
-    await svc.server.services.credits.grant(orgId, 500_000, "topped-up");
+    await svc.server.core.inner.credits.grant(orgId, 500_000, "topped-up");
     svc.fake.push({ text: "Now I can answer." });
     await sendText(api, sessionId, "again");
     const after = await settle(api, sessionId, 2);
@@ -89,11 +89,11 @@ describe("credits", () => {
     expect(events.find((e) => e.type === "session.status_idle").payload.stop_reason).to.deep.equal({ type: "end_turn" });
     expect(svc.fake.requests).to.have.length(1);
     expect(await store().head(orgId)).to.equal(null);
-    expect(await svc.server.services.credits.balance(orgId)).to.deep.equal({ metered: false, balanceMicros: 0 });
+    expect(await svc.server.core.inner.credits.balance(orgId)).to.deep.equal({ metered: false, balanceMicros: 0 });
   });
 
   it("requirePositive, for what needs a credit account: refuses one without an account or at zero (402 insufficient_credits)", async () => {
-    const { credits } = svc.server.services;
+    const { credits } = svc.server.core.inner;
     const refused = async (orgId: string) => {
       const err = await credits.requirePositive(orgId).then(
         () => null,
@@ -114,7 +114,7 @@ describe("credits", () => {
   describe("the ledger", () => {
     it("applies a debit once under its entry id, however often it is applied", async () => {
       const { orgId } = await newOrg();
-      const { credits } = svc.server.services;
+      const { credits } = svc.server.core.inner;
       await credits.grant(orgId, 10_000, "g1");
       for (let i = 0; i < 3; i++) await credits.debit(orgId, "turn:ses_x:turn_1", 2_500);
       expect(await stored(orgId)).to.equal(7_500);
@@ -124,7 +124,7 @@ describe("credits", () => {
 
     it("concurrent debits and grants of one organization are all applied, each once (none lost on FerretDB)", async () => {
       const { orgId } = await newOrg();
-      const { credits } = svc.server.services;
+      const { credits } = svc.server.core.inner;
       await credits.grant(orgId, 1_000_000, "start");
       const debits = Array.from({ length: 24 }, (_, i) => `turn:ses_c:turn_${i}`);
       // Every debit twice, all at once, with two grants among them.
@@ -134,7 +134,9 @@ describe("credits", () => {
 
     it("a debit left owed (its writer stopped after the turn's end) is applied by the repair, once", async () => {
       const { orgId } = await newOrg();
-      const { credits, redis, keys, eventLog } = svc.server.services;
+      const { credits } = svc.server.core.inner;
+      const { redis, keys } = svc.server.core.connections;
+      const { eventLog } = svc.server.core.redis;
       await credits.grant(orgId, 100_000, "g");
       const debits = new TurnDebits(credits, new OwedDebits(redis, keys), eventLog, createLogger("error"));
       // A turn of a session with no runtime state has ended: the owed debit is due.

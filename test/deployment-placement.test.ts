@@ -41,7 +41,7 @@ describe("deployment threads: placement, secrets and the local sandbox", () => {
     server = await startServer({ WORKSPACE_ROOT: root });
     const org = `placement-${process.pid}-${Date.now()}`;
     api = client(server.url, await server.newKey(org));
-    orgId = await server.services.organizations.ensureOrganization(org);
+    orgId = await server.core.stores.organizations.ensureOrganization(org);
   });
   after(async () => server?.close());
 
@@ -50,7 +50,7 @@ describe("deployment threads: placement, secrets and the local sandbox", () => {
     expect(res.status, JSON.stringify(res.body)).to.equal(201);
     return res.body.id as string;
   };
-  const newSecret = async (value: string) => (await server.services.secrets.create(orgId, { name: "token", value: secret(value) }))._id;
+  const newSecret = async (value: string) => (await server.core.inner.secrets.create(orgId, { name: "token", value: secret(value) }))._id;
 
   it("two threads of a deployment share its workspace, seen at /workspace; another deployment's thread sees none of it", async () => {
     const a = await insertDeployment(server, orgId);
@@ -107,7 +107,7 @@ describe("deployment threads: placement, secrets and the local sandbox", () => {
     // Every response the test client reads (the history included) is scanned for the value; so is every log line.
     expect((await history(api, t)).length).to.be.greaterThan(0);
     expect(filesUnder(root).some((text) => text.includes(value))).to.equal(false);
-    const db = server.services.mongo.db;
+    const db = server.core.connections.mongo.db;
     for (const { name } of await db.listCollections().toArray()) {
       expect(JSON.stringify(await db.collection(name).find({}).toArray()), name).to.not.include(value.slice(0, 12));
     }
@@ -131,7 +131,7 @@ describe("deployment threads: placement, secrets and the local sandbox", () => {
     const t = await thread(d);
     expect((await call(t, "terminal", { command: matches("API_TOKEN", first) })).text).to.equal("match\n");
     const rotated = secret(`rotated-${Date.now()}`);
-    await server.services.secrets.replaceValue(orgId, ref, { value: rotated });
+    await server.core.inner.secrets.replaceValue(orgId, ref, { value: rotated });
     expect((await call(t, "terminal", { command: matches("API_TOKEN", rotated) })).text).to.equal("match\n");
     const other = `other-${Date.now()}`;
     const otherRef = await newSecret(other);
@@ -143,13 +143,13 @@ describe("deployment threads: placement, secrets and the local sandbox", () => {
   it("a secret its deployment names is not deleted; a reference that is gone fails the command, naming the variable", async () => {
     const ref = await newSecret(`kept-${Date.now()}`);
     const d = await insertDeployment(server, orgId, { secrets: { KEPT: ref } });
-    const refused = await server.services.secrets.delete(orgId, ref).catch((err: unknown) => err);
+    const refused = await server.core.inner.secrets.delete(orgId, ref).catch((err: unknown) => err);
     expect(isAppError(refused, "conflict") && refused.message).to.include(d.doc._id);
     const t = await thread(d);
     await d.store.changeSettings(d.doc, { ...d.doc.settings, secrets: { KEPT: "sec_0000000000gone" } }, false);
     const failed = await call(t, "terminal", { command: "echo never" });
     expect(failed).to.deep.equal({ ok: false, text: "the deployment's secrets cannot be given to the command: secrets.KEPT: names no secret of this account" });
-    await server.services.secrets.delete(orgId, ref);
+    await server.core.inner.secrets.delete(orgId, ref);
   });
 
   it("the workspace outlives a thread's deletion; the deployment's other threads keep using it", async () => {
@@ -210,7 +210,7 @@ describe("deployment threads: placement, secrets and the local sandbox", () => {
       const ref = await newSecret(`plain-${Date.now()}`);
       const d = await insertDeployment(server, orgId, { sandbox: { enabled: false }, secrets: { PLAIN: ref } });
       const t = await thread(d);
-      const value = (await server.services.secrets.resolve(orgId, { PLAIN: ref })).PLAIN!;
+      const value = (await server.core.inner.secrets.resolve(orgId, { PLAIN: ref })).PLAIN!;
       const { text } = await call(t, "terminal", { command: `pwd; hostname; tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '; ${matches("PLAIN", value)}` });
       expect(text).to.equal("/workspace\nsandbox\nlo\nmatch\n");
     });

@@ -109,7 +109,7 @@ describe("deployments: concurrent updates and provisioning runs", () => {
       const id = created.body.deployment_id;
       await gate.firstArrival;
       // Another process's run holds the lease now (as if this one had stalled past it): this run must not settle.
-      const records = watched.services.mongo.db.collection("deployments");
+      const records = watched.core.connections.mongo.db.collection("deployments");
       await records.updateOne({ _id: id } as never, { $set: { leaseOwner: "another-run", leaseUntil: new Date(Date.now() + 60_000) } });
       await sleep(1_000); // its next renewals (every third of the lease) find the lease another's
       await capturingLogs(async (lines) => {

@@ -19,7 +19,7 @@ describe("deployments: credits", () => {
     expectError(res, 402, "insufficient_credits");
     const { api: funded, orgId } = await deploymentsClient(svc.server);
     const d = await readyDeployment(funded);
-    await svc.server.services.credits.debit(orgId, "test-drain", 200_000_000);
+    await svc.server.core.inner.credits.debit(orgId, "test-drain", 200_000_000);
     expectError(await funded.patch(`/v1/deployments/${d.deployment_id}`, { name: "New name" }), 402, "insufficient_credits");
     expect((await funded.patch(`/v1/deployments/${d.deployment_id}`, { name: d.name })).status, "a no-op needs no credits").to.equal(200);
     expectError(
@@ -43,7 +43,7 @@ describe("deployments: credits", () => {
     const cost = Math.round(idle(events)[0].usage.cost_usd * 1_000_000);
     expect(cost).to.be.greaterThan(1_000);
     const balance = await until(
-      () => svc.server.services.credits.balance(orgId),
+      () => svc.server.core.inner.credits.balance(orgId),
       (b) => b.balanceMicros === 1_000 - cost,
       10_000,
       "the debit",

@@ -70,7 +70,7 @@ describe("deployments: provisioning survives its process dying", () => {
       await hanging.firstArrival;
       expect((await api.delete(`/v1/deployments/${created.body.deployment_id}`)).status).to.equal(200);
       // The record is removed last, once the teardown is done.
-      const record = () => server.services.mongo.db.collection("deployments").findOne({ _id: created.body.deployment_id } as never);
+      const record = () => server.core.connections.mongo.db.collection("deployments").findOne({ _id: created.body.deployment_id } as never);
       await until(record, (doc) => doc === null, 10_000, "the teardown");
       const agents = (await core.get("/v1/agents?limit=100")).body.data.filter((a: any) => a.metadata?.deploymentId === created.body.deployment_id);
       expect(agents, "the deployment's agent").to.deep.equal([]);

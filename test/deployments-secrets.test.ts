@@ -74,7 +74,7 @@ describe("deployments: secrets and the workspace, through the deployments interf
 
   it("runs tools in the workspace the deployment reports, with its uploaded files; threads share it when persistent", async () => {
     const d = await readyDeployment(api, { features: { steering: false } });
-    expect(d.filesystem.workspace_path).to.equal(isolationAvailable() ? "/workspace" : join(server.services.config.workspaceRoot, d.deployment_id));
+    expect(d.filesystem.workspace_path).to.equal(isolationAvailable() ? "/workspace" : join(server.core.process.config.workspaceRoot, d.deployment_id));
     await api.put(`/v1/deployments/${d.deployment_id}/files/seed.txt`, undefined, { raw: "seeded", headers: { "content-type": "text/plain" } });
     expect(await tool(d, d.thread_id, "terminal", { command: "pwd; cat seed.txt; echo mine > made.txt" })).to.equal(`${d.filesystem.workspace_path}\nseeded`);
     const other = (await api.post(`/v1/deployments/${d.deployment_id}/threads`, {})).body.thread_id;

@@ -23,7 +23,7 @@ describe("deployments: what a delete destroys", () => {
   after(async () => server.close());
 
   // After a delete no interface reaches what the deployment had: its stores are read directly.
-  const db = () => server.services.mongo.db;
+  const db = () => server.core.connections.mongo.db;
   const count = (collection: string, filter: Record<string, unknown>) => db().collection(collection).countDocuments(filter);
   /** The deployment's agent id, as its record keeps it (no interface shows it). */
   const agentIdOf = async (id: string): Promise<string> =>
@@ -53,8 +53,8 @@ describe("deployments: what a delete destroys", () => {
     expect(automation.status).to.equal(201);
     expect((await api.post(`/v1/deployments/${d.deployment_id}/automations/${automation.body.id}/trigger`)).body.status).to.equal("succeeded");
     expect((await api.patch(`/v1/deployments/${d.deployment_id}`, { system_prompt: "A second version." })).status).to.equal(200);
-    const [due] = server.services.keys.automationQueueKeys();
-    expect(await server.services.redis.zscore(due, automation.body.id), "scheduled").to.not.equal(null);
+    const [due] = server.core.connections.keys.automationQueueKeys();
+    expect(await server.core.connections.redis.zscore(due, automation.body.id), "scheduled").to.not.equal(null);
     const kept = async () => ({
       memories: await count("memories", { agentId }),
       skills: await count("subject_skills", { agentId }),
@@ -69,7 +69,7 @@ describe("deployments: what a delete destroys", () => {
     expect((await api.delete(`/v1/deployments/${d.deployment_id}`)).status).to.equal(200);
     await tornDown(d.deployment_id);
     expect(await kept()).to.deep.equal({ memories: 0, skills: 0, automations: 0, runs: 0, versions: 0, agents: 0, threads: 0 });
-    expect(await server.services.redis.zscore(due, automation.body.id), "unscheduled").to.equal(null);
+    expect(await server.core.connections.redis.zscore(due, automation.body.id), "unscheduled").to.equal(null);
   });
 
   it("makes no thread of a deleted deployment from the answer to its delete on, through either interface", async () => {

@@ -57,7 +57,7 @@ describe("health and the HTTP contract", () => {
   });
 
   it("an unexpected failure is 500 server_error, logged with its cause, without a stack trace in the response", async () => {
-    const agents = server.services.agents;
+    const agents = server.core.services.agents;
     const original = agents.list;
     const cause = new Error("database exploded at /srv/internal/secret-path");
     agents.list = async () => {
@@ -85,7 +85,7 @@ describe("when a backing service does not answer", () => {
   it("Redis down: /readyz is 503 and an authenticated request is 503 server_error (the ceiling cannot be checked)", async () => {
     server = await startServer();
     const api = client(server.url, await server.newKey());
-    server.services.redis.disconnect();
+    server.core.connections.redis.disconnect();
     const ready = await client(server.url).get("/readyz");
     expect(ready.status).to.equal(503);
     expect(ready.body).to.deep.equal({ status: "unavailable", checks: { mongodb: "ok", redis: "unavailable" } });
@@ -96,7 +96,7 @@ describe("when a backing service does not answer", () => {
 
   it("MongoDB down: /readyz is 503", async () => {
     server = await startServer();
-    await server.services.mongo.client.close();
+    await server.core.connections.mongo.client.close();
     const ready = await client(server.url).get("/readyz");
     expect(ready.status).to.equal(503);
     expect(ready.body).to.deep.equal({ status: "unavailable", checks: { mongodb: "unavailable", redis: "ok" } });

@@ -138,11 +138,11 @@ describe("Idempotency-Key", () => {
     const api = await newTenant(server);
     const agent = await createAgent(api);
     const session = await createSession(api, agent.id);
-    const { orgId } = (await server.services.sessionStore.byId(session.id))!;
+    const { orgId } = (await server.core.stores.sessions.byId(session.id))!;
     const path = `/v1/sessions/${session.id}/events`;
     const request = (body: unknown) => `POST ${path}\n${JSON.stringify(body)}`;
     const sendOnce = (key: string, body: { events: any[] }) =>
-      server.services.events.post(orgId, session.id, body, Promise.resolve(), onceOf(orgId, key, request(body), { seed: newIdSeed(), retaken: false }));
+      server.core.services.events.post(orgId, session.id, body, Promise.resolve(), onceOf(orgId, key, request(body), { seed: newIdSeed(), retaken: false }));
     const body = { events: [message("/slow 300 kept once")] };
 
     // The first attempt committed under the key; its answer and its key's record were lost with its process.

@@ -151,7 +151,7 @@ describe("large events", () => {
     const [small] = await sendOk(api, sessionId, [{ type: "user.steer", message: "small" }]);
     await sse.waitFor((f) => f.some((x) => x.data.id === small.id));
     await until(
-      async () => server.services.streams.inStep(sessionId),
+      async () => server.core.services.streams.inStep(sessionId),
       (n) => n === 1,
     );
     // 20,000 two-byte characters: over LARGE_EVENT_BYTES, and a steer starts no turn after it.
@@ -179,7 +179,7 @@ describe("large events", () => {
 
     const sse = await openSse(`${server.url}/v1/sessions/${toolSession}/events/stream?after=${runningEvent.sequence}`, key);
     await until(
-      async () => server.services.streams.inStep(toolSession),
+      async () => server.core.services.streams.inStep(toolSession),
       (n) => n === 1,
     );
     // A frame before it, whose cursor a client resumes from below.
@@ -219,7 +219,7 @@ describe("large events", () => {
   });
 
   it("a client that stops reading while its replay waits for it is disconnected, not waited for", async () => {
-    const streams = server.services.streams;
+    const streams = server.core.services.streams;
     await until(
       async () => streams.subscribers(sessionId),
       (n) => n === 0,

@@ -108,7 +108,7 @@ describe("the mailbox: when_idle queue, steer and interrupt", () => {
     await api.post(`/v1/sessions/${sessionId}/events`, { events: [{ type: "user.steer", message: "be brief" }] });
     await sendText(api, sessionId, "/slow 60000 never");
     await until(
-      () => server.services.eventLog.state(sessionId),
+      () => server.core.redis.eventLog.state(sessionId),
       (s) => (s.turn?.attempts ?? 0) === 1,
     );
     await api.post(`/v1/sessions/${sessionId}/events`, { events: [{ type: "user.interrupt" }] });
@@ -122,9 +122,9 @@ describe("the mailbox: when_idle queue, steer and interrupt", () => {
     const { sessionId } = await createSession(api);
     await sendText(api, sessionId, "/slow 300 a");
     await sendText(api, sessionId, "b", "when_idle");
-    const state = await server.services.eventLog.state(sessionId);
+    const state = await server.core.redis.eventLog.state(sessionId);
     expect(state.queue).to.have.length(1);
     await settle(api, sessionId, 2);
-    expect((await server.services.eventLog.state(sessionId)).queue).to.deep.equal([]);
+    expect((await server.core.redis.eventLog.state(sessionId)).queue).to.deep.equal([]);
   });
 });

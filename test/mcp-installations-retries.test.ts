@@ -30,7 +30,7 @@ describe("MCP installations: idempotency", () => {
   };
   const versionCount = async (agentId: string) => (await api.get(`/v1/agents/${agentId}/versions`)).body.data.length as number;
   const credentialCount = async (vaultId: string) => (await api.get(`/v1/vaults/${vaultId}/credentials`)).body.data.length as number;
-  const db = () => server.services.mongo.db;
+  const db = () => server.core.connections.mongo.db;
 
   it("a retry returns the first answer, even after the agent changed, and installs nothing twice", async () => {
     const agent = await createAgent(api);
@@ -129,9 +129,9 @@ describe("MCP installations: idempotency", () => {
     const body = bearerBody();
     await installed(agent.id, body);
     const records = db().collection<{ _id: string; agentId: string; createdAt: Date }>("mcp_installations");
-    expect(await server.services.mcpInstallations.expire()).to.equal(0);
+    expect(await server.core.services.mcpInstallations.expire()).to.equal(0);
     await records.updateOne({ agentId: agent.id }, { $set: { createdAt: new Date(Date.now() - 25 * 3600 * 1000) } });
-    expect(await server.services.mcpInstallations.expire()).to.be.at.least(1);
+    expect(await server.core.services.mcpInstallations.expire()).to.be.at.least(1);
     expect(await records.findOne({ agentId: agent.id })).to.equal(null);
     const again = await install(agent.id, body);
     expect(again.status).to.equal(409);

@@ -90,7 +90,7 @@ describe("MCP installations", () => {
     expect((await api.get(`/v1/vaults/${vaultId}`)).body.displayName).to.equal("Support bot · search");
     const credential = (await api.get(`/v1/vaults/${vaultId}/credentials/${credentialId}`)).body;
     expect(credential).to.deep.include({ displayName: "search", metadata: null, auth: { type: "static_bearer", mcpServerUrl: URL } });
-    const store = server.services.credentialStore;
+    const store = server.core.stores.credentials;
     expect(await store.secretsOf((await store.get((await store.activeIn([vaultId]))[0].doc.orgId, vaultId, credentialId))!)).to.deep.equal({
       type: "static_bearer",
       token,

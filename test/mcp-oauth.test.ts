@@ -19,8 +19,8 @@ describe("MCP OAuth credentials at run time", () => {
   const oauthServers: OAuthServer[] = [];
   before(async () => {
     server = await startServer({ MCP_TIMEOUT_MS: "5000" });
-    orgId = await server.services.organizations.ensureOrganization(`org-oauth-${process.pid}-${Date.now()}`);
-    api = client(server.url, (await server.services.organizations.createKey(orgId)).key);
+    orgId = await server.core.stores.organizations.ensureOrganization(`org-oauth-${process.pid}-${Date.now()}`);
+    api = client(server.url, (await server.core.stores.organizations.createKey(orgId)).key);
   });
   after(async () => {
     await server?.close();
@@ -102,7 +102,7 @@ describe("MCP OAuth credentials at run time", () => {
     try {
       const owner = { orgId, agentId };
       const ref = { name: "tools", url: s.url };
-      const [a, b] = await Promise.all([server.services.mcp.listTools(owner, ref), other.services.mcp.listTools(owner, ref)]);
+      const [a, b] = await Promise.all([server.core.inner.mcp.listTools(owner, ref), other.core.inner.mcp.listTools(owner, ref)]);
       expect(a.map((t) => t.name).sort()).to.deep.equal(b.map((t) => t.name).sort());
       expect(s.refreshCalls).to.equal(1);
     } finally {

@@ -170,7 +170,7 @@ describe("session preparation", () => {
     const session = await api.post("/v1/sessions", { agentId, subjectId: newSubject() });
     expect(session.status).to.equal(201);
     expect(await created.listed()).to.deep.equal(["initialize", "notifications/initialized", "tools/list"]);
-    const workspace = join(server.services.config.workspaceRoot, session.body.id);
+    const workspace = join(server.core.process.config.workspaceRoot, session.body.id);
     await until(
       async () => existsSync(workspace),
       (made) => made,

@@ -22,9 +22,9 @@ describe("review: when_idle order at a turn end", () => {
     const older = await sendText(api, sessionId, "older", "when_idle");
     expect(older.body.data[0].status).to.equal("queued");
 
-    const log = server.services.eventLog;
+    const log = server.core.redis.eventLog;
     const state = await log.state(sessionId);
-    const ended = await server.services.appender.apply(
+    const ended = await server.core.redis.appender.apply(
       sessionId,
       planTurnEnd(state, sessionId, { output: [], stop: { type: "end_turn" } }, new Date().toISOString()),
       { reads: [], fence: "", projection: null },

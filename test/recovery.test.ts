@@ -131,7 +131,7 @@ describe("actor recovery", function () {
 
   it("a writer whose lock has expired cannot append (fencing token)", async () => {
     const { sessionId } = await createSession(api);
-    const log = server.services.appender;
+    const log = server.core.redis.appender;
     const plan = { drafts: [], state: { status: "idle" as const }, statuses: [], wake: false };
     await redis.set(testKeys().sessionLock(sessionId), "current-holder", "PX", 5_000);
     expect(await log.apply(sessionId, plan, { reads: [], fence: "stale-holder", projection: null })).to.deep.equal({ ok: false, reason: "fenced" });

@@ -38,11 +38,11 @@ describe("request ids", () => {
   });
 
   it("is on a line logged deep inside the request's handling, not only by the error path", async () => {
-    const agents = server.services.agents;
+    const agents = server.core.services.agents;
     const original = agents.list;
     agents.list = async (...args: Parameters<typeof original>) => {
       await new Promise((r) => setTimeout(r, 1));
-      server.services.log.warn("listing agents, deep inside");
+      server.core.process.log.warn("listing agents, deep inside");
       return original.apply(agents, args);
     };
     const { result: res, lines } = await capturingLogs(() => api.get("/v1/agents", { headers: { "x-request-id": "deep-1" } })).finally(() => {

@@ -18,11 +18,11 @@ describe("secrets", () => {
   let server: TestServer;
   let secrets: SecretService;
   let n = 0;
-  const newOrg = () => server.services.organizations.ensureOrganization(`secrets-${process.pid}-${Date.now()}-${++n}`);
+  const newOrg = () => server.core.stores.organizations.ensureOrganization(`secrets-${process.pid}-${Date.now()}-${++n}`);
 
   before(async () => {
     server = await startServer();
-    secrets = server.services.secrets;
+    secrets = server.core.inner.secrets;
   });
   after(async () => server?.close());
 
@@ -33,7 +33,7 @@ describe("secrets", () => {
     expect(created._id).to.match(/^sec_[0-9a-z]+$/);
     expect(created).to.have.keys("_id", "orgId", "name", "createdAt", "updatedAt");
     expect(await secrets.get(orgId, created._id)).to.deep.equal(created);
-    const raw = await server.services.mongo.db.collection("secrets").findOne({ _id: created._id as never });
+    const raw = await server.core.connections.mongo.db.collection("secrets").findOne({ _id: created._id as never });
     expect(JSON.stringify(raw)).to.not.include(value);
     expect(raw!.sealed).to.have.keys("k", "iv", "tag", "ct");
     expect(await secrets.resolve(orgId, { STRIPE: created._id })).to.deep.equal({ STRIPE: value });
@@ -94,11 +94,11 @@ describe("secrets", () => {
     await d.store.changeSettings(d.doc, { ...d.doc.settings, secrets: {} }, false);
     await secrets.delete(orgId, s._id);
     expect(isAppError(await failure(secrets.get(orgId, s._id)), "not_found")).to.equal(true);
-    expect(await server.services.mongo.db.collection("secrets").findOne({ _id: s._id as never })).to.equal(null);
+    expect(await server.core.connections.mongo.db.collection("secrets").findOne({ _id: s._id as never })).to.equal(null);
   });
 
   it("without a vault key, a secret is neither stored nor opened (503 naming the variable)", async () => {
-    const db = server.services.mongo.db;
+    const db = server.core.connections.mongo.db;
     const keyless = new SecretService(new SecretStore(db, undefined), new DeploymentSecretRefs(db));
     const orgId = await newOrg();
     const refused = await failure(keyless.create(orgId, { name: "x", value: secret() }));
@@ -111,7 +111,7 @@ describe("secrets", () => {
   it("a sealed value copied onto another record does not open", async () => {
     const orgId = await newOrg();
     const [a, b] = [await secrets.create(orgId, { name: "a", value: secret() }), await secrets.create(orgId, { name: "b", value: secret() })];
-    const collection = server.services.mongo.db.collection("secrets");
+    const collection = server.core.connections.mongo.db.collection("secrets");
     const sealedA = (await collection.findOne({ _id: a._id as never }))!.sealed;
     await collection.updateOne({ _id: b._id as never }, { $set: { sealed: sealedA } });
     expect(isAppError(await failure(secrets.resolve(orgId, { B: b._id })), "internal")).to.equal(true);

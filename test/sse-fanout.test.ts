@@ -52,7 +52,7 @@ describe("SSE fan-out", () => {
     await Promise.all([a.opened, b.opened, replaying.opened]);
     // In step: a client still catching up when the next events come encodes them with its own cursor.
     await until(
-      async () => server.services.streams.inStep(sessionId),
+      async () => server.core.services.streams.inStep(sessionId),
       (n) => n === 3,
     );
 
@@ -78,7 +78,7 @@ describe("SSE fan-out", () => {
 
     await Promise.all([a.close(), b.close(), replaying.close()]);
     await until(
-      async () => server.services.streams.subscribers(sessionId),
+      async () => server.core.services.streams.subscribers(sessionId),
       (n) => n === 0,
       5_000,
       "the feed to be released",
@@ -113,7 +113,7 @@ describe("SSE fan-out", () => {
     const reading = await openSse(stream(sessionId), key);
     const stalled = stalledStream(stream(sessionId), key);
     await until(
-      async () => server.services.streams.subscribers(sessionId),
+      async () => server.core.services.streams.subscribers(sessionId),
       (n) => n === 2,
     );
 
@@ -121,14 +121,14 @@ describe("SSE fan-out", () => {
     // some megabytes first).
     const steers = { events: Array.from({ length: 10 }, (_, i) => ({ type: "user.steer", message: `${i} ${"x".repeat(19_990)}` })) };
     let sent = 0;
-    while (server.services.streams.subscribers(sessionId) === 2 && sent < 1_000) {
+    while (server.core.services.streams.subscribers(sessionId) === 2 && sent < 1_000) {
       const res = await api.post(`/v1/sessions/${sessionId}/events`, steers);
       expect(res.status).to.equal(202);
       sent += steers.events.length;
     }
     // Large steers reach the feed as stubs, filled from the log, so its writes may trail the sends.
     await until(
-      async () => server.services.streams.subscribers(sessionId),
+      async () => server.core.services.streams.subscribers(sessionId),
       (n) => n === 1,
       15_000,
       "the stalled client to be disconnected",

@@ -22,7 +22,7 @@ describe("open event streams per organization", () => {
   /** A new organization's key and id, and a session of it. */
   async function organization(): Promise<{ key: string; orgId: string; sessionId: string; name: string }> {
     const name = `org-places-${process.pid}-${Date.now()}-${++orgs}`;
-    const orgId = await server.services.organizations.ensureOrganization(name);
+    const orgId = await server.core.stores.organizations.ensureOrganization(name);
     const key = await server.newKey(name);
     const { sessionId } = await createSession(client(server.url, key));
     return { key, orgId, sessionId, name };

@@ -113,11 +113,11 @@ describe("the SSE stream", () => {
       const lists = await Promise.all(masters(redis).map(async (node) => String(await node.client("LIST"))));
       return lists.flatMap((list) => list.split("\n")).filter((l) => l.includes(` name=agent-sessions-sse-${process.pid} `)).length;
     };
-    const keys = server.services.keys;
+    const keys = server.core.connections.keys;
     const sessions = await Promise.all(Array.from({ length: 5 }, () => createSession(api)));
     const warm = await openSse(stream(sessions[0]!.sessionId), key);
     await until(
-      async () => server.services.streamReader().watchedStreams,
+      async () => server.core.process.streamReader().watchedStreams,
       (n) => n === 1,
     );
     // Earlier tests' readers may have left the connections of other shards open.
@@ -126,7 +126,7 @@ describe("the SSE stream", () => {
 
     const many = await Promise.all(sessions.flatMap((s) => [openSse(stream(s.sessionId), key), openSse(stream(s.sessionId), key)]));
     await until(
-      async () => server.services.streamReader().watchedStreams,
+      async () => server.core.process.streamReader().watchedStreams,
       (n) => n === 5,
     );
 
@@ -142,7 +142,7 @@ describe("the SSE stream", () => {
     warm.close();
     many.forEach((c) => c.close());
     await until(
-      async () => server.services.streamReader().watchedStreams,
+      async () => server.core.process.streamReader().watchedStreams,
       (n) => n === 0,
       5_000,
       "streams released",

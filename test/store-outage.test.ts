@@ -151,7 +151,7 @@ describe("a store that hangs", function () {
   });
 
   it("bounds every MongoDB operation at 20 s by default; socketTimeoutMS in MONGO_URL replaces it", async () => {
-    expect(server.services.mongo.client.options.socketTimeoutMS).to.equal(1500);
+    expect(server.core.connections.mongo.client.options.socketTimeoutMS).to.equal(1500);
     const mongo = await connectMongo(env.mongoUrl);
     try {
       expect(mongo.client.options.socketTimeoutMS).to.equal(20_000);

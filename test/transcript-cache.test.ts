@@ -9,7 +9,7 @@ import { createSession, history, sendText, settle } from "./support/sessions.js"
 import { allow, lookup, sessionSteps } from "./tools-cases.js";
 
 const KEY = "sk-ant-test-key";
-const cold = (server: TestServer) => new Transcripts(server.services.eventLog, new TranscriptCache({ sessions: 10, bytes: 2 ** 24 }));
+const cold = (server: TestServer) => new Transcripts(server.core.redis.eventLog, new TranscriptCache({ sessions: 10, bytes: 2 ** 24 }));
 type Message = { role: string; content: { type: string; text?: string; content?: string; tool_use_id?: string; cache_control?: unknown }[] };
 /** A request's messages without the cache breakpoint, which moves to the last block of each request. */
 const plain = (messages: Message[]) => messages.map((m) => ({ ...m, content: m.content.map(({ cache_control: _, ...b }) => b) }));
@@ -83,7 +83,7 @@ describe("turns from a cached transcript", () => {
       const fresh = await cold(server).forCall(sessionId);
       expect(caughtUp).to.deep.equal(fresh);
       const log = [];
-      for await (const { envelope } of server.services.eventLog.events(sessionId, 0)) log.push(envelope);
+      for await (const { envelope } of server.core.redis.eventLog.events(sessionId, 0)) log.push(envelope);
       expect(caughtUp.messages).to.deep.equal(conversation(log));
       return caughtUp;
     };

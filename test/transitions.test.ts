@@ -22,14 +22,20 @@ describe("session transitions", () => {
   let api: Client;
   let redis: RedisClient;
   const archive: Plan = { drafts: [], state: { status: "archived" }, statuses: [], wake: false };
-  const recordOf = (id: string) => server.services.sessionStore.byId(id);
+  const recordOf = (id: string) => server.core.stores.sessions.byId(id);
   const marksOf = async (id: string) => (await redis.zrange(testKeys().projections(testKeys().shardOf(id)), 0, -1)).filter((m) => m.startsWith(`${id} `));
   const listed = async (status: string) => ((await api.get(`/v1/sessions?status=${status}`)).body.data as { id: string }[]).map((s) => s.id);
   /** A transition function like the server's, with one of its parts replaced. */
   const transitionsWith = (parts: { appender?: EventAppender; records?: StatusProjection }) => {
-    const s = server.services;
-    const records = parts.records ?? s.sessionStore;
-    return new SessionTransitions(s.eventLog, parts.appender ?? s.appender, s.intents, new StatusProjector(records, s.intents, s.log), records);
+    const s = server.core;
+    const records = parts.records ?? s.stores.sessions;
+    return new SessionTransitions(
+      s.redis.eventLog,
+      parts.appender ?? s.redis.appender,
+      s.redis.intents,
+      new StatusProjector(records, s.redis.intents, s.process.log),
+      records,
+    );
   };
 
   before(async () => {
@@ -44,7 +50,7 @@ describe("session transitions", () => {
 
   it("a commit planned from an older snapshot writes back only what it changed: the record keeps a newer usage total", async () => {
     const { sessionId } = await createSession(api);
-    const older = await server.services.eventLog.snapshot(sessionId);
+    const older = await server.core.redis.eventLog.snapshot(sessionId);
     const usage = {
       model: "mock/echo",
       input: 7,
@@ -88,7 +94,7 @@ describe("session transitions", () => {
     const interfering = {
       apply: async (id: string, plan: Plan, commit: Commit) => {
         await redis.hset(testKeys().sessionState(id), "interrupt", `other-${planned}`);
-        return server.services.appender.apply(id, plan, commit);
+        return server.core.redis.appender.apply(id, plan, commit);
       },
     } as unknown as EventAppender;
     const err = await transitionsWith({ appender: interfering })
@@ -112,7 +118,7 @@ describe("session transitions", () => {
       apply: async (id: string, plan: Plan, commit: Commit) => {
         await redis.hset(testKeys().sessionState(id), "interrupt", `other-${planned}`);
         expect(commit.reads.map(([field]) => field)).to.deep.equal(["status"]);
-        return server.services.appender.apply(id, plan, commit);
+        return server.core.redis.appender.apply(id, plan, commit);
       },
     } as unknown as EventAppender;
     const { applied } = await transitionsWith({ appender: interfering }).run(
@@ -187,7 +193,7 @@ describe("session transitions", () => {
       const { sessionId } = await createSession(api);
       const dropped = {
         apply: async (id: string, plan: Plan, commit: Commit) => {
-          await server.services.appender.apply(id, plan, commit);
+          await server.core.redis.appender.apply(id, plan, commit);
           throw new Error("Connection is closed.");
         },
       } as unknown as EventAppender;
@@ -276,7 +282,7 @@ describe("session transitions", () => {
       ),
     );
     expect(replies.map((r) => r.status)).to.deep.equal(Array(32).fill(202));
-    const state = await server.services.eventLog.state(sessionId);
+    const state = await server.core.redis.eventLog.state(sessionId);
     expect(state.queue).to.have.length(16);
     const sequences = (await history(api, sessionId)).map((e) => e.sequence);
     expect(sequences).to.deep.equal(Array.from({ length: sequences.length }, (_, i) => i + 1));

@@ -20,14 +20,14 @@ describe("a contended turn step", () => {
 
   it("is resumed, not ended as an error, and the model's answer is kept", async () => {
     const { sessionId } = await createSession(api);
-    const appender = server.services.appender;
+    const appender = server.core.redis.appender;
     const apply = appender.apply.bind(appender);
     let staleLeft = MAX_ATTEMPTS;
     // Every attempt to end the turn is refused as stale, once as often as the bound allows.
     appender.apply = async (id: string, plan: Plan, commit: Commit) => {
       const ending = plan.drafts.some((d) => d.type === "session.status_idle");
       if (id === sessionId && commit.fence !== "" && ending && staleLeft-- > 0) {
-        return { ok: false, reason: "stale", fields: (await server.services.eventLog.snapshot(id))!.fields };
+        return { ok: false, reason: "stale", fields: (await server.core.redis.eventLog.snapshot(id))!.fields };
       }
       return apply(id, plan, commit);
     };

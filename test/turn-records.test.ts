@@ -33,7 +33,7 @@ describe("turns and session records", () => {
   const commands: CommandStartedEvent[] = [];
   before(async () => {
     server = await startServer({}, { monitorCommands: true });
-    server.services.mongo.client.on("commandStarted", (e: CommandStartedEvent) => commands.push(e));
+    server.core.connections.mongo.client.on("commandStarted", (e: CommandStartedEvent) => commands.push(e));
     key = await server.newKey();
     api = client(server.url, key);
   });
@@ -52,7 +52,7 @@ describe("turns and session records", () => {
       await sendText(api, sessionId, `warm-up ${turn}`);
       await sse.waitFor(() => idles() === turn);
     }
-    await server.services.projector.drain(); // the warm-up turns' record writes land before the count starts
+    await server.core.inner.projector.drain(); // the warm-up turns' record writes land before the count starts
     commands.length = 0;
     await sendText(api, sessionId, "the measured turn");
     await sse.waitFor(() => idles() === 3);
@@ -60,16 +60,16 @@ describe("turns and session records", () => {
     expect(of("find", "sessions"), "reads of the session record").to.have.length(0);
     expect(of("find", "agent_versions"), "reads of the agent version").to.have.length(0);
     expect((await api.get(`/v1/sessions/${sessionId}`)).body.usage.calls).to.equal(3);
-    await server.services.projector.drain();
+    await server.core.inner.projector.drain();
     expect(projections().length, "record writes: the projections of running and idle").to.be.within(1, 2);
-    expect((await server.services.sessionStore.byId(sessionId))!.usage!.calls, "the record's total").to.equal(3);
+    expect((await server.core.stores.sessions.byId(sessionId))!.usage!.calls, "the record's total").to.equal(3);
   });
 
   it("a session whose state keeps no total yet (from before it did) adds its record's, read once, then keeps it", async () => {
     const { sessionId } = await createSession(api);
-    const state = server.services.keys.sessionState(sessionId);
-    await server.services.redis.hdel(state, "usage");
-    const sessions = server.services.mongo.db.collection("sessions");
+    const state = server.core.connections.keys.sessionState(sessionId);
+    await server.core.connections.redis.hdel(state, "usage");
+    const sessions = server.core.connections.mongo.db.collection("sessions");
     await sessions.updateOne({ _id: sessionId as never }, { $set: { tally: { seq: 5, turn: "turn_old", usage: usage(100) } }, $unset: { usageProjected: "" } });
     expect((await api.get(`/v1/sessions/${sessionId}`)).body.usage, "the record's total, until a turn ends").to.include({ input: 100, calls: 1 });
 
@@ -88,8 +88,8 @@ describe("turns and session records", () => {
     expect(shown.input).to.be.greaterThan(100);
     const listed = (await api.get(`/v1/sessions?limit=100`)).body.data.find((s: { id: string }) => s.id === sessionId);
     expect(listed.usage).to.deep.equal(shown);
-    await server.services.projector.drain();
-    expect((await server.services.sessionStore.byId(sessionId))!.usage).to.deep.equal(shown);
+    await server.core.inner.projector.drain();
+    expect((await server.core.stores.sessions.byId(sessionId))!.usage).to.deep.equal(shown);
   });
 
   it("a caller's title given after a first turn that made none is kept: the next turn generates none", async () => {

@@ -88,22 +88,22 @@ describe("vaults", () => {
 
     const agent = await createAgent(api);
     const org = (await orgOf(agent.id))!;
-    const attached = await server.services.agentVaultStore.attached(org, agent.id);
-    expect(await server.services.agentVaultStore.replace(org, agent.id, attached!, attached!.updatedAt, [vault.id])).to.not.equal("stale");
+    const attached = await server.core.stores.agentVaults.attached(org, agent.id);
+    expect(await server.core.stores.agentVaults.replace(org, agent.id, attached!, attached!.updatedAt, [vault.id])).to.not.equal("stale");
 
     expect((await api.delete(`/v1/vaults/${vault.id}/credentials/${credential.id}`)).status).to.equal(200);
     const deleted = await api.delete(`/v1/vaults/${vault.id}`);
     expect(deleted.status).to.equal(200);
     expect(deleted.body).to.deep.equal({ object: "vault.deleted", id: vault.id, deleted: true });
     expect((await api.get(`/v1/vaults/${vault.id}`)).status).to.equal(404);
-    const after = await server.services.agentVaultStore.attached(org, agent.id);
+    const after = await server.core.stores.agentVaults.attached(org, agent.id);
     expect(after!.vaultIds).to.deep.equal([]);
     expect(after!.updatedAt.getTime()).to.be.greaterThan(attached!.updatedAt.getTime());
   });
 
   /** The organization of an agent, read from its record (tests hold keys, not organization ids). */
   async function orgOf(agentId: string): Promise<string | null> {
-    const doc = await server.services.mongo.db.collection<{ _id: string; orgId: string }>("agents").findOne({ _id: agentId });
+    const doc = await server.core.connections.mongo.db.collection<{ _id: string; orgId: string }>("agents").findOne({ _id: agentId });
     return doc?.orgId ?? null;
   }
 });

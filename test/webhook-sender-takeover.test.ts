@@ -22,12 +22,12 @@ describe("webhooks: a sender that dies mid-attempt", () => {
 
   it("leaves the delivery it claimed to another sender once its claim lapses: delivered once, signed, logged as one attempt", async () => {
     const org = `org-webhooks-takeover-${process.pid}-${Date.now()}`;
-    const orgId = await server.services.organizations.ensureOrganization(org);
+    const orgId = await server.core.stores.organizations.ensureOrganization(org);
     const own = client(server.url, await server.newKey(org));
     const created = await own.post("/v1/webhooks", { url: receiver.url("/takeover") });
     const signing = secret(created.body.secret);
     receiver.state.failFirst = 0;
-    const { notices, deliveries, endpoints } = server.services.webhookParts;
+    const { notices, deliveries, endpoints } = server.core.inner.webhooks;
     await notices.notify(orgId, "deployment.status_changed", "dep_t:ready:1", { deployment_id: "dep_t", status: "ready" }, new Date());
 
     const target: DeliveryTarget = (d) => endpoints.withSecrets(d.endpointId!);

@@ -124,8 +124,8 @@ describe("webhooks: endpoints' API", () => {
     expect(again.headers.get("idempotent-replayed")).to.equal("true");
     const { secret: _, ...shown } = first.body;
     expect(again.body).to.deep.equal(shown);
-    const kept = await server.services.redis.keys(`${server.services.keys.prefix}:idem:*`);
-    const values = await Promise.all(kept.map((k) => server.services.redis.hgetall(k)));
+    const kept = await server.core.connections.redis.keys(`${server.core.connections.keys.prefix}:idem:*`);
+    const values = await Promise.all(kept.map((k) => server.core.connections.redis.hgetall(k)));
     expect(values.some((v) => JSON.stringify(v).includes(first.body.secret))).to.equal(false);
     await api.delete(`/v1/webhooks/${first.body.id}`);
   });

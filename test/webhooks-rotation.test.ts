@@ -20,7 +20,7 @@ describe("webhooks: a rotated signing secret", () => {
 
   it("signs with both secrets for a day after a rotation, so a receiver still holding the old one keeps verifying", async () => {
     const org = `org-webhooks-rotate-${process.pid}-${Date.now()}`;
-    const orgId = await server.services.organizations.ensureOrganization(org);
+    const orgId = await server.core.stores.organizations.ensureOrganization(org);
     const own = client(server.url, await server.newKey(org));
     const created = await own.post("/v1/webhooks", { url: receiver.url("/rotated") });
     const old = secret(created.body.secret);
@@ -29,7 +29,7 @@ describe("webhooks: a rotated signing secret", () => {
     const current = secret(rotated.body.secret);
     expect(current).to.not.equal(old);
     receiver.state.failFirst = 0;
-    await server.services.webhookParts.notices.notify(
+    await server.core.inner.webhooks.notices.notify(
       orgId,
       "deployment.status_changed",
       "dep_r:ready:1",
@@ -43,7 +43,7 @@ describe("webhooks: a rotated signing secret", () => {
       "the delivery",
     );
     expect(receiver.verified("/rotated", current).map((m) => m.id)).to.deep.equal(byOld.map((m) => m.id));
-    const endpoints = server.services.webhookParts.endpoints;
+    const endpoints = server.core.inner.webhooks.endpoints;
     expect((await endpoints.withSecrets(created.body.id))!.secrets).to.deep.equal([current, old]);
     // Past the overlap the old one signs no more; the stored records never show either.
     expect((await endpoints.withSecrets(created.body.id, new Date(Date.now() + 25 * 3_600_000)))!.secrets).to.deep.equal([current]);

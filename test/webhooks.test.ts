@@ -153,7 +153,7 @@ describe("webhooks: signed deliveries of session changes, retried, logged", () =
       error: null,
     });
     // Each record's outbox mark is cleared once its notice is queued.
-    const db = server.services.mongo.db;
+    const db = server.core.connections.mongo.db;
     await until(
       () => db.collection("deployments").findOne({ _id: d.deployment_id }),
       (doc) => doc !== null && doc.notice === undefined,
@@ -186,7 +186,7 @@ describe("webhooks: signed deliveries of session changes, retried, logged", () =
     const { signing } = await create("/repaired", { eventTypes: ["session.status_changed"] });
     // A commit that marks its record's write (its outbox entry), by a writer that then died: no projection ran.
     const plan = { drafts: [], state: { status: "archived" as const }, statuses: [], wake: false };
-    const applied = await server.services.appender.apply(sessionId, plan, { reads: [], fence: "", projection: `${sessionId} dead-writer` });
+    const applied = await server.core.redis.appender.apply(sessionId, plan, { reads: [], fence: "", projection: `${sessionId} dead-writer` });
     expect(applied.ok).to.equal(true);
     const notified = await until(
       async () => receiver.verified("/repaired", signing),
@@ -200,11 +200,11 @@ describe("webhooks: signed deliveries of session changes, retried, logged", () =
 
   it("queues a notice queued again for the same change (its writer retried) once: one message, one id", async () => {
     const org = `org-webhooks-repeat-${process.pid}-${Date.now()}`;
-    const orgId = await server.services.organizations.ensureOrganization(org);
+    const orgId = await server.core.stores.organizations.ensureOrganization(org);
     const own = client(server.url, await server.newKey(org));
     const created = await own.post("/v1/webhooks", { url: receiver.url("/repeat") });
     secret(created.body.secret);
-    const { notices } = server.services.webhookParts;
+    const { notices } = server.core.inner.webhooks;
     const at = new Date();
     expect(await notices.notify(orgId, "deployment.status_changed", "dep_x:ready:1", { deployment_id: "dep_x", status: "ready" }, at)).to.equal(1);
     expect(await notices.notify(orgId, "deployment.status_changed", "dep_x:ready:1", { deployment_id: "dep_x", status: "ready" }, new Date())).to.equal(1);
@@ -223,12 +223,12 @@ describe("webhooks: signed deliveries of session changes, retried, logged", () =
   });
   it("a change to an organization's endpoints reaches every process's next notice; unchanged endpoints are read once per change", async () => {
     const other = await startServer({ ROLE: "api" });
-    const parts = server.services.webhookParts;
+    const parts = server.core.inner.webhooks;
     const store = parts.endpoints;
     const enabled = store.enabled.bind(store);
     try {
       const org = `org-webhooks-targets-${process.pid}-${Date.now()}`;
-      const orgId = await server.services.organizations.ensureOrganization(org);
+      const orgId = await server.core.stores.organizations.ensureOrganization(org);
       const there = client(other.url, await other.newKey(org));
       // This process's reads of the organization's endpoints (MongoDB), counted on the real store.
       let reads = 0;
@@ -259,7 +259,7 @@ describe("webhooks: signed deliveries of session changes, retried, logged", () =
 
       // Kept targets are read again after a minute even with no change (a writer may have died before its bump).
       let now = 0;
-      const { redis, keys } = server.services;
+      const { redis, keys } = server.core.connections;
       const notices = new WebhookNotices(store, parts.deliveries, new OrgEpochs(redis, (o) => keys.webhookEpoch(o)), () => now);
       const counted = reads;
       await notices.notify(orgId, "deployment.status_changed", "aged-1", {}, new Date());

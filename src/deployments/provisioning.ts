@@ -15,7 +15,7 @@ import type { DeploymentDoc, DeploymentStore } from "./store/deployments.js";
 import { HeldLease } from "./lease.js";
 import type { EventService } from "../sessions/events.js";
 import type { McpAccess } from "../vaults/mcp-access.js";
-import type { RecordNotices } from "../webhooks/record-notices.js";
+import type { DeploymentNotices } from "./deployment-notices.js";
 import type { SessionService } from "../sessions/sessions.js";
 
 /** The deployment's workspace: made at provisioning; at teardown removed, or kept as a snapshot. */
@@ -39,7 +39,7 @@ export interface ProvisioningDeps {
   workspaces: DeploymentWorkspaces;
   leftovers: AgentLeftovers;
   /** The organization's webhook notice of the deletion, queued before the record goes. */
-  notices: Pick<RecordNotices, "deploymentDeleted">;
+  notices: Pick<DeploymentNotices, "deploymentDeleted">;
   logger: Logger;
   leaseMs: number;
 }

@@ -1,9 +1,8 @@
-/** The parts every role of a process stands on: the stores, Redis, and the services the HTTP interfaces call. */
+/** The parts every role of a process stands on (`parts.ts`): built once, grouped by what they are. */
 import { hkdfSync } from "node:crypto";
 import type { Clock } from "../clock.js";
-import { buildAccount, detectSandboxEngine } from "./deployments.js";
+import { deploymentsForCore } from "./deployments.js";
 import type { Config } from "../config.js";
-import type { Services } from "../http/context.js";
 import { encodeSseFrame } from "../streaming/http/sse-frame.js";
 import { Validator } from "../http/validate.js";
 import type { Logger } from "../log.js";
@@ -59,14 +58,16 @@ import { SessionFactsCache } from "../sessions/session-facts.js";
 import { McpConnections } from "../vaults/mcp/mcp-connections.js";
 import { guardedFetch, OutboundPolicy } from "../outbound/outbound.js";
 import { buildProjection } from "./webhooks.js";
+import type { Core } from "./parts.js";
+import { CreditService } from "../accounts/credits.js";
+import { CreditStore } from "../accounts/store/credits.js";
+import { SecretService } from "../vaults/secrets.js";
+import { SecretStore } from "../vaults/store/secrets.js";
 
 /** The installation store's hashing key, derived from the vault key (a key of its own: the vault key is never used for two jobs). */
 const hkdfPepper = (vaultKey: Buffer) => Buffer.from(hkdfSync("sha256", vaultKey, Buffer.alloc(0), "mcp-installation-requests", 32));
 
-/** Everything one process is built from: the HTTP layer's services, and the parts beneath them (for operator commands and tests). */
-export type Core = Awaited<ReturnType<typeof buildCore>>;
-
-export async function buildCore(config: Config, log: Logger, mongoOptions: MongoOptions, clock: Clock) {
+export async function buildCore(config: Config, log: Logger, mongoOptions: MongoOptions, clock: Clock): Promise<Core> {
   const validator = new Validator();
   const mongo = await connectMongo(config.mongoUrl, mongoOptions);
   await ensureIndexes(mongo.db);
@@ -74,136 +75,110 @@ export async function buildCore(config: Config, log: Logger, mongoOptions: Mongo
   const { redis, keys, readers } = connectRedis(config);
   await redis.ping();
 
-  const organizations = new OrganizationStore(mongo.db);
-  const agentStore = new AgentStore(mongo.db);
-  const sessionStore = new SessionStore(mongo.db);
-  const sessionFacts = new SessionFactsCache(sessionStore);
-  const eventLog = new EventLog(redis, keys);
+  const stores = {
+    organizations: new OrganizationStore(mongo.db),
+    agents: new AgentStore(mongo.db),
+    sessions: new SessionStore(mongo.db),
+    automations: new AutomationStore(mongo.db),
+  };
   const echo = new LiveEcho(keys, log);
-  const appender = new EventAppender(redis, keys, echo);
-  const live = new LiveStream(redis, keys, echo);
-  const intents = new Intents(redis, keys);
-  const endings = new SessionEndings(redis, keys);
-  const wakeups = new Wakeups(redis, keys);
+  const redisParts = {
+    eventLog: new EventLog(redis, keys),
+    appender: new EventAppender(redis, keys, echo),
+    live: new LiveStream(redis, keys, echo),
+    intents: new Intents(redis, keys),
+    wakeups: new Wakeups(redis, keys),
+    endings: new SessionEndings(redis, keys),
+    preparations: new Preparations(redis, keys),
+    locks: new Locks(redis, keys),
+    automationQueue: new AutomationQueue(redis, keys),
+  };
+  const { eventLog, intents, locks } = redisParts;
   const allowances = new Allowances(redis, keys);
   const limitsCache = new AgentLimitsCache(redis, keys);
-  const budgets = new Budgets(sessionStore, agentStore, limitsCache, new SubjectSpend(redis, keys));
+  const budgets = new Budgets(stores.sessions, stores.agents, limitsCache, new SubjectSpend(redis, keys));
   const vaultEpochs = new OrgEpochs(redis, (orgId) => keys.vaultEpoch(orgId));
-  const vaultStore = new VaultStore(mongo.db, vaultEpochs);
   const box = config.vaultKeys && new SecretBox(config.vaultKeys.current, config.vaultKeys.older);
-  const credentialStore = new CredentialStore(mongo.db, box, vaultEpochs);
-  const locks = new Locks(redis, keys);
+  const vaultStores = {
+    vaults: new VaultStore(mongo.db, vaultEpochs),
+    credentials: new CredentialStore(mongo.db, box, vaultEpochs),
+    agentVaults: new AgentVaultStore(mongo.db, vaultEpochs),
+  };
   const { projector, records, webhooks } = buildProjection({
     db: mongo.db,
     box,
     locks,
-    sessionStore,
+    sessionStore: stores.sessions,
     eventLog,
     intents,
     log,
     webhookEpochs: new OrgEpochs(redis, (orgId) => keys.webhookEpoch(orgId)),
   });
-  const transitions = new SessionTransitions(eventLog, appender, intents, projector, records);
-  const { credits, secrets, secretRefs, gate } = buildAccount(mongo.db, box, locks);
-  const docker = await detectSandboxEngine(config, log);
-  const agentVaultStore = new AgentVaultStore(mongo.db, vaultEpochs);
-  // Every request to a URL a caller configured (MCP servers, token endpoints) goes through the outbound guard.
+  const transitions = new SessionTransitions(eventLog, redisParts.appender, intents, projector, records);
+  // What the core asks of deployments (who names a secret, what a deployment's features allow), supplied by them.
+  const fromDeployments = deploymentsForCore(mongo.db, locks);
   const outboundPolicy = new OutboundPolicy(config.outboundAllowedNetworks);
   const outbound = guardedFetch(outboundPolicy);
   const mcpPool = new McpConnections({ timeoutMs: config.mcpTimeoutMs, fetch: outbound });
-  const preparations = new Preparations(redis, keys);
-  const agentVaults = new AgentVaultService(agentStore, agentVaultStore, vaultStore, credentialStore);
-  const mcp = new McpAccess({
-    epochs: vaultEpochs,
-    attachments: agentVaultStore,
-    vaults: vaultStore,
-    credentials: credentialStore,
-    locks,
-    pool: mcpPool,
-    fetch: outbound,
-    logger: log,
-  });
-  const sessions = new SessionService(
-    sessionStore,
-    agentStore,
-    eventLog,
-    transitions,
-    intents,
-    allowances,
-    new PreparationService(agentStore, agentVaults, preparations, log),
-    endings,
-  );
+  const { vaults, credentials, agentVaults: agentVaultStore } = vaultStores;
+  const agentVaults = new AgentVaultService(stores.agents, agentVaultStore, vaults, credentials);
+  const mcp = new McpAccess({ epochs: vaultEpochs, attachments: agentVaultStore, vaults, credentials, locks, pool: mcpPool, fetch: outbound, logger: log });
+  const prewarm = new PreparationService(stores.agents, agentVaults, redisParts.preparations, log);
+  const sessions = new SessionService(stores.sessions, stores.agents, eventLog, transitions, intents, allowances, prewarm, redisParts.endings);
+  const sessionFacts = new SessionFactsCache(stores.sessions);
   const events = new EventService(sessionFacts, eventLog, transitions, budgets);
-  const automationStore = new AutomationStore(mongo.db);
   const automationRuns = new AutomationRunStore(mongo.db);
-  const automationQueue = new AutomationQueue(redis, keys);
-  const occurrences = new AutomationOccurrences(automationStore, automationRuns, new AutomationRunner(agentStore, sessions, events, eventLog, gate), clock);
+  const runner = new AutomationRunner(stores.agents, sessions, events, eventLog, fromDeployments.automationGate);
+  const occurrences = new AutomationOccurrences(stores.automations, automationRuns, runner, clock);
   let reader: StreamReader | undefined;
   const streamReader = () => (reader ??= echo.attach(new StreamReader(readers("agent-sessions-sse"), redis, log)));
+  const installations = new McpInstallationStore(mongo.db, config.vaultKeys && hkdfPepper(config.vaultKeys.current));
 
   return {
-    config,
-    log,
-    docker,
-    validator,
-    mongo,
-    redis,
-    keys,
-    readers,
-    organizations,
-    agentStore,
-    sessionStore,
-    sessionFacts,
-    eventLog,
-    appender,
-    live,
-    intents,
-    wakeups,
-    endings,
-    transitions,
-    projector,
-    vaultStore,
-    credentialStore,
-    agentVaultStore,
-    locks,
-    outboundPolicy,
-    outbound,
-    mcpPool,
-    mcp,
-    preparations,
-    secrets,
-    secretRefs,
-    access: new AccessService(organizations, allowances),
-    health: new HealthService(mongo, redis),
-    agents: new AgentService(agentStore, sessionStore, limitsCache, budgets),
-    sessions,
-    events,
-    budgets,
-    clock,
-    automationStore,
-    automationQueue,
-    occurrences,
-    automationGate: gate,
-    automations: new AutomationService(automationStore, automationRuns, automationQueue, occurrences, agentStore, sessions, clock, gate),
-    vaults: new VaultService(vaultStore, credentialStore, agentVaultStore),
-    credentials: new CredentialService(vaultStore, credentialStore),
-    credits,
-    idempotency: new IdempotencyKeys(redis, keys),
-    webhooks: webhooks.service,
-    webhookParts: webhooks,
-    agentVaults,
-    mcpServerTests: new McpServerTests(agentStore, mcp),
-    mcpInstallations: new McpInstallationService(
-      agentStore,
-      agentVaultStore,
-      vaultStore,
-      credentialStore,
-      new McpInstallationStore(mongo.db, config.vaultKeys && hkdfPepper(config.vaultKeys.current)),
-    ),
-    streams: new EventStreams(eventLog, live, streamReader, encodeSseFrame, log),
-    openStreams: new OpenStreams(redis, keys, config.sseStreamsPerOrganization, log),
-    /** The process's shared SSE reader, started on first use. */
-    streamReader,
-    stopReader: async () => reader?.stop(),
-  } satisfies Services & Record<string, unknown>;
+    process: { config, log, clock, validator, outboundPolicy, outbound, mcpPool, streamReader, stopReader: async () => reader?.stop() },
+    connections: { mongo, redis, keys, readers },
+    stores: { ...stores, ...vaultStores },
+    redis: redisParts,
+    inner: {
+      transitions,
+      projector,
+      sessionFacts,
+      budgets,
+      mcp,
+      occurrences,
+      automationGate: fromDeployments.automationGate,
+      credits: new CreditService(new CreditStore(mongo.db)),
+      secrets: new SecretService(new SecretStore(mongo.db, box), fromDeployments.secretUsers),
+      webhooks,
+    },
+    services: {
+      config,
+      log,
+      validator,
+      access: new AccessService(stores.organizations, allowances),
+      health: new HealthService(mongo, redis),
+      agents: new AgentService(stores.agents, stores.sessions, limitsCache, budgets),
+      sessions,
+      events,
+      automations: new AutomationService(
+        stores.automations,
+        automationRuns,
+        redisParts.automationQueue,
+        occurrences,
+        stores.agents,
+        sessions,
+        clock,
+        fromDeployments.automationGate,
+      ),
+      vaults: new VaultService(vaults, credentials, agentVaultStore),
+      agentVaults,
+      credentials: new CredentialService(vaults, credentials),
+      mcpServerTests: new McpServerTests(stores.agents, mcp),
+      mcpInstallations: new McpInstallationService(stores.agents, agentVaultStore, vaults, credentials, installations),
+      webhooks: webhooks.service,
+      idempotency: new IdempotencyKeys(redis, keys),
+      streams: new EventStreams(eventLog, redisParts.live, streamReader, encodeSseFrame, log),
+      openStreams: new OpenStreams(redis, keys, config.sseStreamsPerOrganization, log),
+    },
+  };
 }

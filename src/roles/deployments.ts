@@ -5,24 +5,12 @@
 import type { Db } from "mongodb";
 import type { Config } from "../config.js";
 import type { Logger } from "../log.js";
-import type { Validator } from "../http/validate.js";
-import type { RedisClient } from "../redis/client.js";
-import type { Keys } from "../redis/keys.js";
 import type { Locks } from "../redis/locks.js";
-import type { OpenStreams } from "../streaming/redis/open-streams.js";
-import type { AutomationQueue } from "../automations/redis/automation-queue.js";
-import type { IdempotencyKeys } from "../idempotency/index.js";
-import type { AccessService } from "../accounts/access.js";
-import type { AutomationService } from "../automations/automations.js";
-import type { EventStreams } from "../streaming/event-stream.js";
-import type { EventService } from "../sessions/events.js";
-import type { McpAccess } from "../vaults/mcp-access.js";
-import type { SessionService } from "../sessions/sessions.js";
-import type { AgentStore } from "../agents/store/agents.js";
-import type { SessionStore } from "../sessions/store/sessions.js";
-import type { AutomationStore } from "../automations/store/automations.js";
-import type { Fetch } from "../outbound/outbound.js";
+import type { Services } from "../http/context.js";
 import type { DeploymentServices } from "../deployments/http/context.js";
+import type { AutomationGate } from "../automations/automation-runs.js";
+import type { SecretUsers } from "../vaults/secrets.js";
+import type { ThreadPlaces } from "../agent-tools/sandbox/thread-places.js";
 import { SkillEpochs } from "../agent-tools/redis/skill-epochs.js";
 import { DeploymentLeftovers } from "../deployments/agent-leftovers.js";
 import { DeploymentDreams } from "../deployments/dreams.js";
@@ -31,6 +19,8 @@ import { SkillSources } from "../deployments/skills.js";
 import { DeploymentThreads } from "../deployments/threads.js";
 import { LocalWorkspaces } from "../deployments/workspaces.js";
 import { DeploymentService } from "../deployments/deployments.js";
+import { DeploymentNotices } from "../deployments/deployment-notices.js";
+import { DeploymentPlaces } from "../deployments/thread-places.js";
 import { AutomationRunStore } from "../automations/store/automation-runs.js";
 import { DeploymentStore } from "../deployments/store/deployments.js";
 import { MemoryStore } from "../agent-tools/store/memories.js";
@@ -43,83 +33,80 @@ import { DockerEngine } from "../agent-tools/sandbox/docker.js";
 import { sandboxUser } from "../agent-tools/sandbox/sandbox.js";
 import { FilesystemWebhooks, MAX_SCANNED_FILES } from "../deployments/filesystem-webhooks.js";
 import { WebhookSender } from "../webhooks/webhook-sender.js";
-import { RecordNotices } from "../webhooks/record-notices.js";
+import { automationRunOutbox, RecordNotices } from "../webhooks/record-notices.js";
 import { DeploymentWebhookStore } from "../deployments/store/webhooks.js";
 import { SecretBox } from "../vaults/store/secret-box.js";
-import { CreditService } from "../accounts/credits.js";
 import { DeploymentFeatureGate } from "../deployments/feature-gate.js";
-import { SecretService } from "../vaults/secrets.js";
-import { CreditStore } from "../accounts/store/credits.js";
 import { DeploymentSecretRefs } from "../deployments/store/secret-refs.js";
-import { SecretStore } from "../vaults/store/secrets.js";
-import { deliveryTarget, type WebhookParts } from "./webhooks.js";
+import { deliveryTarget } from "./webhooks.js";
+import type { Core, InnerServices, ProcessParts, RedisParts, Stores } from "./parts.js";
 
-export type DeploymentParts = ReturnType<typeof buildDeployments>;
-
-/** The core components the deployments interface is built over. */
-export interface CoreParts {
-  config: Config;
-  log: Logger;
-  /** The engine of the `docker` sandbox backend, when one answered at start. */
-  docker: DockerEngine | null;
-  mongo: { db: Db };
-  redis: RedisClient;
-  keys: Keys;
-  locks: Locks;
-  validator: Validator;
-  idempotency: IdempotencyKeys;
-  access: AccessService;
-  agentStore: AgentStore;
-  automationStore: AutomationStore;
-  automationQueue: AutomationQueue;
-  automations: AutomationService;
-  sessions: SessionService;
-  sessionStore: SessionStore;
-  events: EventService;
-  mcp: McpAccess;
-  outbound: Fetch;
-  streams: EventStreams<Buffer>;
-  openStreams: OpenStreams;
-  /** Organizations' webhooks, whose delivery queue and sender the filesystem webhooks share. */
-  webhookParts: WebhookParts;
+/** The core parts the deployments interface is built over. */
+export interface DeploymentCoreParts {
+  process: Pick<ProcessParts, "config" | "log" | "validator" | "outbound">;
+  connections: Pick<Core["connections"], "mongo" | "redis" | "keys">;
+  stores: Pick<Stores, "agents" | "sessions" | "automations">;
+  redis: Pick<RedisParts, "locks" | "automationQueue">;
+  /** The credits and secrets deployments are charged and given; organizations' webhooks, whose delivery queue and sender the filesystem webhooks share. */
+  inner: Pick<InnerServices, "mcp" | "credits" | "secrets" | "webhooks">;
+  services: Pick<Services, "idempotency" | "access" | "automations" | "sessions" | "events" | "streams" | "openStreams">;
 }
 
-export function buildDeployments(c: CoreParts, account: { credits: CreditService; secrets: SecretService }) {
-  const { config, log, mongo } = c;
-  const store = deploymentStore(mongo.db, c.locks);
-  const workspaces = new LocalWorkspaces(config.workspaceRoot, c.docker, new SnapshotStore(mongo.db), config.snapshotRetentionMs, log);
+/** The deployments interface's services, its stores and sweeps' parts, and where its threads' tools run (for the worker). */
+export interface DeploymentParts {
+  services: DeploymentServices;
+  store: DeploymentStore;
+  provisioning: DeploymentProvisioning;
+  workspaces: LocalWorkspaces;
+  dreams: DeploymentDreams;
+  webhooks: FilesystemWebhooks;
+  sender: WebhookSender;
+  notices: RecordNotices;
+  threads: ThreadPlaces;
+}
+
+/** `docker`: the engine of the `docker` sandbox backend, when one answered at start (`detectSandboxEngine`). */
+export function buildDeployments(c: DeploymentCoreParts, docker: DockerEngine | null): DeploymentParts {
+  const { config, log } = c.process;
+  const { mongo, redis, keys } = c.connections;
+  const { locks } = c.redis;
+  const { credits, secrets } = c.inner;
+  const store = deploymentStore(mongo.db, locks);
+  const workspaces = new LocalWorkspaces(config.workspaceRoot, docker, new SnapshotStore(mongo.db), config.snapshotRetentionMs, log);
   const hooks = new DeploymentWebhookStore(mongo.db, config.vaultKeys && new SecretBox(config.vaultKeys.current, config.vaultKeys.older), (id, write) =>
-    c.locks.withRecord("workspace_manifests", id, write),
+    locks.withRecord("workspace_manifests", id, write),
   );
-  const { deliveries } = c.webhookParts;
+  const { deliveries, endpoints } = c.inner.webhooks;
+  const runs = new AutomationRunStore(mongo.db);
   const leftovers = new DeploymentLeftovers({
     memories: new MemoryStore(mongo.db),
-    skills: new SubjectSkillStore(mongo.db, new SkillEpochs(c.redis, c.keys)),
+    skills: new SubjectSkillStore(mongo.db, new SkillEpochs(redis, keys)),
     grants: new ToolGrantStore(mongo.db),
-    automations: c.automationStore,
-    runs: new AutomationRunStore(mongo.db),
-    queue: c.automationQueue,
+    automations: c.stores.automations,
+    runs,
+    queue: c.redis.automationQueue,
     hooks,
     deliveries,
   });
-  const notices = new RecordNotices({ runs: new AutomationRunStore(mongo.db), deployments: store, notices: c.webhookParts.notices });
+  const deploymentNotices = new DeploymentNotices(store, c.inner.webhooks.notices);
+  const { sessions, events } = c.services;
   const provisioning = new DeploymentProvisioning({
     store,
-    agents: c.agentStore,
-    sessions: c.sessions,
-    events: c.events,
-    mcp: c.mcp,
+    agents: c.stores.agents,
+    sessions,
+    events,
+    mcp: c.inner.mcp,
     workspaces,
     leftovers,
-    notices,
+    notices: deploymentNotices,
     logger: log,
     leaseMs: config.deploymentLeaseMs,
   });
   const deployments = new DeploymentService({
     store,
-    skills: new SkillSources(c.outbound, workspaceFiles(config.workspaceRoot, sandboxUser)),
-    secrets: account.secrets,
-    credits: account.credits,
+    skills: new SkillSources(c.process.outbound, workspaceFiles(config.workspaceRoot, sandboxUser)),
+    secrets,
+    credits,
     provisioning,
     defaultModel: config.deploymentsDefaultModel,
   });
@@ -130,7 +117,7 @@ export function buildDeployments(c: CoreParts, account: { credits: CreditService
     scan: (id) => scanWorkspace(deploymentWorkspaceOf(config.workspaceRoot, id)!, MAX_SCANNED_FILES),
     logger: log,
   });
-  const sender = new WebhookSender(deliveries, deliveryTarget(hooks, c.webhookParts.endpoints), c.outbound, log, {
+  const sender = new WebhookSender(deliveries, deliveryTarget(hooks, endpoints), c.process.outbound, log, {
     maxAttempts: config.webhookMaxAttempts,
     firstRetryMs: config.webhookRetryFirstMs,
     maxRetryMs: config.webhookRetryMaxMs,
@@ -139,22 +126,24 @@ export function buildDeployments(c: CoreParts, account: { credits: CreditService
   const services: DeploymentServices = {
     config,
     log,
-    validator: c.validator,
-    idempotency: c.idempotency,
-    access: c.access,
+    validator: c.process.validator,
+    idempotency: c.services.idempotency,
+    access: c.services.access,
     deployments,
-    automations: c.automations,
-    threads: new DeploymentThreads(deployments, c.sessions, c.sessionStore, c.events, account.credits, config.workspaceRoot),
-    streams: c.streams,
-    openStreams: c.openStreams,
+    automations: c.services.automations,
+    threads: new DeploymentThreads(deployments, sessions, c.stores.sessions, events, credits, config.workspaceRoot),
+    streams: c.services.streams,
+    openStreams: c.services.openStreams,
     webhooks,
     deliveries,
-    secrets: account.secrets,
-    credits: account.credits,
-    workspacePathOf: (d) => deploymentWorkspacePath(config.workspaceRoot, d, c.docker),
+    secrets,
+    credits,
+    workspacePathOf: (d) => deploymentWorkspacePath(config.workspaceRoot, d, docker),
   };
-  const dreams = new DeploymentDreams({ store, sessionStore: c.sessionStore, sessions: c.sessions, events: c.events, logger: log, idleMs: config.dreamIdleMs });
-  return { services, store, provisioning, workspaces, dreams, webhooks, sender, notices };
+  const dreams = new DeploymentDreams({ store, sessionStore: c.stores.sessions, sessions, events, logger: log, idleMs: config.dreamIdleMs });
+  const notices = new RecordNotices(c.inner.webhooks.notices, [automationRunOutbox(runs), deploymentNotices]);
+  const threads = new DeploymentPlaces({ workspaceRoot: config.workspaceRoot, docker, deployments: new DeploymentSecretRefs(mongo.db), secrets, logger: log });
+  return { services, store, provisioning, workspaces, dreams, webhooks, sender, notices, threads };
 }
 
 /** The Docker engine of the `docker` sandbox backend, when one answers (`DEPLOYMENT_DOCKER=auto`); says which backend deployments get. */
@@ -175,23 +164,20 @@ export function deploymentStore(db: Db, locks: Locks): DeploymentStore {
   return new DeploymentStore(db, (id, write) => locks.withRecord("deployments", id, write));
 }
 
-/** What an account (organization) holds beside its agents: credits, secrets, and the deployment features the core obeys. */
-export function buildAccount(db: Db, box: SecretBox | undefined, locks: Locks) {
-  const secretRefs = new DeploymentSecretRefs(db);
-  return {
-    credits: new CreditService(new CreditStore(db)),
-    secrets: new SecretService(new SecretStore(db, box), secretRefs),
-    secretRefs,
-    gate: new DeploymentFeatureGate(deploymentStore(db, locks)),
-  };
+/** What the core asks of deployments at composition: who names a secret, and what a deployment's features allow its automations. */
+export function deploymentsForCore(db: Db, locks: Locks): { secretUsers: SecretUsers; automationGate: AutomationGate } {
+  return { secretUsers: new DeploymentSecretRefs(db), automationGate: new DeploymentFeatureGate(deploymentStore(db, locks)) };
 }
+
+/** What the deployments' sweeps run over. */
+export type DeploymentSweeps = Pick<DeploymentParts, "provisioning" | "workspaces" | "dreams" | "webhooks" | "notices" | "sender">;
 
 /**
  * Recovers provisioning and teardown left by dead processes, removes expired snapshots, starts dreams and
  * scans workspaces every `sweepMs`; queues the webhook notices of runs and deployments, and sends the due
  * deliveries, every `sendMs`.
  */
-export function startDeploymentSweeps(parts: DeploymentParts, every: { sweepMs: number; sendMs: number }, onError: (err: unknown) => void): () => void {
+export function startDeploymentSweeps(parts: DeploymentSweeps, every: { sweepMs: number; sendMs: number }, onError: (err: unknown) => void): () => void {
   const timers = [
     repeat(every.sweepMs, onError, () => {
       const now = new Date();

@@ -3,8 +3,9 @@ import { systemClock, type Clock } from "../clock.js";
 import type { Config } from "../config.js";
 import type { Logger } from "../log.js";
 import type { MongoOptions } from "../mongo/mongo.js";
-import { buildCore, type Core } from "./core.js";
-import { buildDeployments, type DeploymentParts } from "./deployments.js";
+import { buildCore } from "./core.js";
+import { buildDeployments, detectSandboxEngine, type DeploymentParts } from "./deployments.js";
+import type { Core } from "./parts.js";
 import { startSchedulerRole, type SchedulerRole } from "./scheduler.js";
 import { startWorkerRole, type WorkerRole } from "./worker.js";
 
@@ -25,7 +26,7 @@ export interface Runtime {
  */
 export async function createRuntime(config: Config, log: Logger, opts: { mongo?: MongoOptions; clock?: Clock } = {}): Promise<Runtime> {
   const core = await buildCore(config, log, opts.mongo ?? {}, opts.clock ?? systemClock);
-  const deployments = buildDeployments(core, { credits: core.credits, secrets: core.secrets });
+  const deployments = buildDeployments(core, await detectSandboxEngine(config, log));
   const shutdown = new AbortController();
   let worker: WorkerRole | undefined;
   let scheduler: SchedulerRole | undefined;
@@ -33,7 +34,7 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
     core,
     deployments,
     async startWorker(consume: boolean) {
-      worker = await startWorkerRole(core, consume, shutdown.signal);
+      worker = await startWorkerRole(core, deployments.threads, consume, shutdown.signal);
     },
     async startScheduler() {
       scheduler = startSchedulerRole(core, deployments);
@@ -41,12 +42,12 @@ export async function createRuntime(config: Config, log: Logger, opts: { mongo?:
     async close() {
       shutdown.abort();
       await scheduler?.stop();
-      await Promise.allSettled([worker?.stop(), core.stopReader(), core.openStreams.close()]);
-      await core.mcpPool.close();
-      await core.outbound.close();
+      await Promise.allSettled([worker?.stop(), core.process.stopReader(), core.services.openStreams.close()]);
+      await core.process.mcpPool.close();
+      await core.process.outbound.close();
       // Records of the last commits are written before the connections go (else the sweep repairs them).
-      await core.projector.drain();
-      await Promise.allSettled([core.redis.quit(), core.mongo.client.close()]);
+      await core.inner.projector.drain();
+      await Promise.allSettled([core.connections.redis.quit(), core.connections.mongo.client.close()]);
     },
   };
 }

@@ -1,17 +1,25 @@
 /** The scheduler role: automations fired on time, and the deployments' recovery and webhook sweeps. */
 import { Scheduler } from "../automations/scheduler.js";
-import { startDeploymentSweeps, type DeploymentParts } from "./deployments.js";
-import type { Core } from "./core.js";
+import { startDeploymentSweeps, type DeploymentSweeps } from "./deployments.js";
+import type { InnerServices, ProcessParts, RedisParts, Stores } from "./parts.js";
+
+/** The core parts the scheduler stands on. */
+export interface SchedulerParts {
+  process: Pick<ProcessParts, "config" | "log" | "clock">;
+  stores: Pick<Stores, "automations">;
+  redis: Pick<RedisParts, "automationQueue">;
+  inner: Pick<InnerServices, "occurrences">;
+}
 
 export interface SchedulerRole {
   stop(): Promise<void>;
 }
 
-/** The scheduler role over `core`: firing automations, and the deployments' sweeps. */
-export function startSchedulerRole(core: Core, deployments: DeploymentParts): SchedulerRole {
-  const { config, log, automationQueue: queue, occurrences, automationStore: store, clock } = core;
+/** The scheduler role over the core: firing automations, and the deployments' sweeps. */
+export function startSchedulerRole(core: SchedulerParts, deployments: DeploymentSweeps): SchedulerRole {
+  const { config, log, clock } = core.process;
   const scheduler = new Scheduler(
-    { queue, occurrences, store, clock, logger: log },
+    { queue: core.redis.automationQueue, occurrences: core.inner.occurrences, store: core.stores.automations, clock, logger: log },
     { concurrency: config.schedulerConcurrency, repairEveryMs: config.automationRepairMs, leaseMs: config.automationLeaseMs },
   );
   scheduler.start();

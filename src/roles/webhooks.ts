@@ -20,9 +20,15 @@ import type { SessionStore } from "../sessions/store/sessions.js";
 import { WebhookDeliveryStore } from "../webhooks/store/webhook-deliveries.js";
 import { WebhookEndpointStore } from "../webhooks/store/webhook-endpoints.js";
 
-export type WebhookParts = ReturnType<typeof buildWebhooks>;
+/** Organizations' webhooks: their endpoints' store and service, the delivery queue (shared with deployments' filesystem webhooks), the notices. */
+export interface WebhookParts {
+  endpoints: WebhookEndpointStore;
+  deliveries: WebhookDeliveryStore;
+  notices: WebhookNotices;
+  service: WebhookEndpoints;
+}
 
-function buildWebhooks(db: Db, box: SecretBox | undefined, locks: Locks, epochs: OrgEpochs) {
+function buildWebhooks(db: Db, box: SecretBox | undefined, locks: Locks, epochs: OrgEpochs): WebhookParts {
   const endpoints = new WebhookEndpointStore(db, box, epochs);
   // One claim at a time across processes: FerretDB's filtered update is not atomic, and a claim is quick.
   const deliveries = new WebhookDeliveryStore(db, (claim) => locks.withRecord("webhook_deliveries", "claims", claim));
@@ -44,7 +50,7 @@ export interface ProjectionParts {
 }
 
 /** The webhooks, and the session status projection (its writer and its records) that queues the session notices. */
-export function buildProjection(p: ProjectionParts) {
+export function buildProjection(p: ProjectionParts): { webhooks: WebhookParts; records: NotifyingProjection; projector: StatusProjector } {
   const webhooks = buildWebhooks(p.db, p.box, p.locks, p.webhookEpochs);
   const records = new NotifyingProjection(p.sessionStore, p.eventLog, webhooks.notices);
   return { webhooks, records, projector: new StatusProjector(records, p.intents, p.log) };

@@ -32,7 +32,20 @@ import { VisionTool } from "../agent-tools/vision.js";
 import { TerminalTools } from "../agent-tools/terminal.js";
 import { startToolIsolation } from "../agent-tools/sandbox/tool-isolation.js";
 import { WebTools } from "../agent-tools/web.js";
-import type { Core } from "./core.js";
+import type { ThreadPlaces } from "../agent-tools/sandbox/thread-places.js";
+import type { Services } from "../http/context.js";
+import type { Connections, InnerServices, ProcessParts, RedisParts, Stores } from "./parts.js";
+
+/** The core parts the worker stands on. */
+export interface WorkerParts {
+  process: Pick<ProcessParts, "config" | "log" | "outbound" | "outboundPolicy">;
+  connections: Connections;
+  stores: Pick<Stores, "sessions" | "agents">;
+  redis: Pick<RedisParts, "eventLog" | "live" | "intents" | "wakeups" | "endings" | "locks" | "preparations">;
+  inner: Pick<InnerServices, "transitions" | "mcp" | "budgets" | "credits" | "sessionFacts">;
+  /** The MCP installations, whose old requests expire from here (the worker and scheduler roles). */
+  services: Pick<Services, "mcpInstallations">;
+}
 
 export interface WorkerRole {
   /** Stops taking wake-ups, waits for the turns, then ends the tools' processes and their sandbox. */
@@ -40,21 +53,25 @@ export interface WorkerRole {
 }
 
 /**
- * The worker role over `core`: the turn engine (providers, tools and their sandbox, the session actor)
- * consuming wake-ups; with `consume` false (the scheduler role) only its recovery sweep runs. `shutdown`
- * aborts what is running when the process stops.
+ * The worker role over the core: the turn engine (providers, tools and their sandbox, the session actor)
+ * consuming wake-ups; with `consume` false (the scheduler role) only its recovery sweep runs. `threads`:
+ * where deployment threads' tools run (the deployments module's). `shutdown` aborts what is running when
+ * the process stops.
  */
-export async function startWorkerRole(core: Core, consume: boolean, shutdown: AbortSignal): Promise<WorkerRole> {
-  const { config, log, mongo, redis, eventLog, live, transitions, sessionStore, agentStore, intents, wakeups, locks, mcp, outbound, preparations } = core;
+export async function startWorkerRole(core: WorkerParts, threads: ThreadPlaces, consume: boolean, shutdown: AbortSignal): Promise<WorkerRole> {
+  const { config, log, outbound } = core.process;
+  const { mongo, redis, keys } = core.connections;
+  const { eventLog, live, intents, wakeups, locks, preparations } = core.redis;
+  const { transitions, mcp, budgets, credits, sessionFacts } = core.inner;
+  const { sessions: sessionStore, agents: agentStore } = core.stores;
   let hints: ReturnType<typeof createRedis> | undefined;
   const grants = new ToolGrantStore(mongo.db);
-  const { sessionFacts } = core;
   const versions = new AgentVersions(agentStore);
   const providers = new ProviderRegistry(config);
   const transcripts = new Transcripts(eventLog, new TranscriptCache({ sessions: config.transcriptCacheSessions, bytes: config.transcriptCacheMb * 2 ** 20 }));
   const limits = { memoryBytes: config.sandboxMemoryMb * 2 ** 20, fileBytes: config.sandboxFileSizeMb * 2 ** 20 };
   const terminal = new TerminalTools(limits, config.sandboxBackgroundTimeoutMs);
-  const skillEpochs = new SkillEpochs(redis, core.keys);
+  const skillEpochs = new SkillEpochs(redis, keys);
   const skillStore = new SubjectSkillStore(mongo.db, skillEpochs);
   const subjectSkills = new SubjectSkillCache(skillStore, skillEpochs);
   const tools = new BuiltinTools(
@@ -65,25 +82,18 @@ export async function startWorkerRole(core: Core, consume: boolean, shutdown: Ab
     new VisionTool(outbound, providers),
     terminal,
   );
-  const kickoff = new KickoffTimer(new Kickoffs(redis, core.keys), transitions, config.customToolKickoffMs, log);
-  const isolation = await startToolIsolation(core.outboundPolicy, config.sandboxUnisolatedAllowed, log);
-  const placements = new Placements({
-    workspaceRoot: config.workspaceRoot,
-    docker: core.docker,
-    isolation,
-    deployments: core.secretRefs,
-    secrets: core.secrets,
-    logger: log,
-  });
-  const reaper = new SessionReaper({ endings: core.endings, terminal, placements, logger: log });
+  const kickoff = new KickoffTimer(new Kickoffs(redis, keys), transitions, config.customToolKickoffMs, log);
+  const isolation = await startToolIsolation(core.process.outboundPolicy, config.sandboxUnisolatedAllowed, log);
+  const placements = new Placements({ workspaceRoot: config.workspaceRoot, isolation, threads });
+  const reaper = new SessionReaper({ endings: core.redis.endings, terminal, placements, logger: log });
   reaper.start();
   const stopTools = async () => {
     await reaper.stop();
     await terminal.close();
     await isolation.close();
   };
-  const debits = new TurnDebits(core.credits, new OwedDebits(redis, core.keys), eventLog, log);
-  const ending = new TurnEnding({ log: eventLog, transitions, sessions: sessionStore, sessionFacts, versions, debits, budgets: core.budgets });
+  const debits = new TurnDebits(credits, new OwedDebits(redis, keys), eventLog, log);
+  const ending = new TurnEnding({ log: eventLog, transitions, sessions: sessionStore, sessionFacts, versions, debits, budgets: budgets });
   const settler = new ToolSettler({
     transitions,
     tools,
@@ -112,8 +122,8 @@ export async function startWorkerRole(core: Core, consume: boolean, shutdown: Ab
     mcp,
     kickoff,
     subjectSkills,
-    credits: core.credits,
-    budgets: core.budgets,
+    credits: credits,
+    budgets: budgets,
     missingTools: new Set(tools.web.canSearch ? [] : ["web_search"]),
     logger: log,
   });
@@ -130,7 +140,7 @@ export async function startWorkerRole(core: Core, consume: boolean, shutdown: Ab
     lockTtlMs: config.lockTtlMs,
     shutdown,
   });
-  const worker = new WakeupConsumer(core.readers("agent-sessions-worker"), wakeups, intents, locks, transitions, actor, kickoff, log, {
+  const worker = new WakeupConsumer(core.connections.readers("agent-sessions-worker"), wakeups, intents, locks, transitions, actor, kickoff, log, {
     consumer: `${hostname()}-${process.pid}-${newId("wrk")}`,
     concurrency: config.workerConcurrency,
     claimIdleMs: config.claimIdleMs,
@@ -145,7 +155,7 @@ export async function startWorkerRole(core: Core, consume: boolean, shutdown: Ab
     hints = createRedis(config, "agent-sessions-prepare");
     await preparations.listen(hints, (hint) => preparer.accept(hint));
   }
-  const stopExpiry = core.mcpInstallations.expireEvery(3_600_000, (err) => log.warn("idempotency record expiry failed", { err }));
+  const stopExpiry = core.services.mcpInstallations.expireEvery(3_600_000, (err) => log.warn("idempotency record expiry failed", { err }));
   debits.repairEvery(config.sweepIntervalMs, shutdown, (err) => log.warn("owed credit debits could not be repaired", { err }));
   return {
     async stop() {

@@ -9,7 +9,6 @@ import type { secretCreateSchema } from "../../schemas/secret-create.js";
 import type { secretUpdateSchema } from "../../schemas/secret-update.js";
 import type { FromSchemas } from "../../schemas/index.js";
 import { AppError, conflict, notFound, validationError } from "../errors.js";
-import type { DeploymentSecretRefs } from "../deployments/store/secret-refs.js";
 import type { SecretDoc, SecretStore } from "./store/secrets.js";
 import { createKept, keptId, type Kept, type Once } from "../idempotency/index.js";
 
@@ -22,6 +21,12 @@ export const SECRET_VALUE_BYTES = 64 * 1024;
 const NAMED_USERS = 10;
 
 const SECRET_ID = /^sec_[0-9a-z]{1,64}$/;
+
+/** Who names an account's secrets (deployments' secrets maps), so a secret in use is not deleted; supplied at composition. */
+export interface SecretUsers {
+  /** Ids of what names `secretId` in the organization, sorted, at most `limit`. */
+  referencing(orgId: string, secretId: string, limit: number): Promise<string[]>;
+}
 
 function checkValue(value: string | undefined): void {
   if (value !== undefined && Buffer.byteLength(value, "utf8") > SECRET_VALUE_BYTES)
@@ -48,7 +53,7 @@ function decodeCursor(cursor: string): string {
 export class SecretService {
   constructor(
     private readonly store: SecretStore,
-    private readonly deployments: DeploymentSecretRefs,
+    private readonly users: SecretUsers,
   ) {}
 
   /** Refused with `503` (naming VAULT_ENCRYPTION_KEY) when no vault key is configured. */
@@ -90,7 +95,7 @@ export class SecretService {
   /** Refused (`409 conflict`, naming them) while a deployment's settings name the secret: its tools would lose the variable. */
   async delete(orgId: string, id: string): Promise<void> {
     const secret = await this.get(orgId, id);
-    const users = await this.deployments.referencing(orgId, id, NAMED_USERS + 1);
+    const users = await this.users.referencing(orgId, id, NAMED_USERS + 1);
     if (users.length > 0) {
       const named = users.slice(0, NAMED_USERS).join(", ") + (users.length > NAMED_USERS ? ", …" : "");
       throw conflict(

@@ -43,9 +43,9 @@ export async function automationDeployment(name: string, clock: ManualClock, ser
 
 /** A scheduler of the server's process (its Redis connection and stores), not started: the test calls `runDue`. */
 export function schedulerOf(server: TestServer, clock: Clock, concurrency = 8): Scheduler {
-  const s = server.services;
+  const s = server.core;
   return new Scheduler(
-    { queue: s.automationQueue, occurrences: s.occurrences, store: s.automationStore, clock, logger: s.log },
+    { queue: s.redis.automationQueue, occurrences: s.inner.occurrences, store: s.stores.automations, clock, logger: s.process.log },
     { concurrency, repairEveryMs: MINUTE, leaseMs: LEASE_MS },
   );
 }

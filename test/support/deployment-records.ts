@@ -56,7 +56,7 @@ export async function insertDeployment(
   await store.insert(doc);
   const tools = [{ type: "agent_toolset", defaultConfig: { enabled: true, permissionPolicy: { type: "always_allow" } } }];
   const config = configFromCreateBody(agentBody({ tools }) as Parameters<typeof configFromCreateBody>[0]);
-  await server.services.agentStore.create(orgId, config, rateLimitsFrom(undefined), { id: doc.agentId, deploymentId: id, revision: 1 });
-  const remove = async () => void (await server.services.mongo.db.collection<DeploymentDoc>("deployments").deleteOne({ _id: id }));
+  await server.core.stores.agents.create(orgId, config, rateLimitsFrom(undefined), { id: doc.agentId, deploymentId: id, revision: 1 });
+  const remove = async () => void (await server.core.connections.mongo.db.collection<DeploymentDoc>("deployments").deleteOne({ _id: id }));
   return { doc, store, remove };
 }

@@ -21,8 +21,8 @@ export async function deploymentsClient(
   credits = TEST_CREDITS,
 ): Promise<{ api: Client; key: string; orgId: string }> {
   const name = org ?? `org-dep-${process.pid}-${Date.now()}-${++orgs}`;
-  const orgId = await server.services.organizations.ensureOrganization(name);
-  if (credits > 0) await server.services.credits.grant(orgId, credits, `test-grant-${name}`);
+  const orgId = await server.core.stores.organizations.ensureOrganization(name);
+  if (credits > 0) await server.core.inner.credits.grant(orgId, credits, `test-grant-${name}`);
   const key = await server.newKey(name, scopes);
   return { api: client(server.deploymentsUrl, key, "bearer"), key, orgId };
 }

@@ -11,7 +11,7 @@ import type { LogLevel } from "../../src/config.js";
 import { createLogger, printedAt, type LogSink } from "../../src/log.js";
 import type { DeploymentParts } from "../../src/roles/deployments.js";
 import { serveMetrics } from "../../src/roles/metrics.js";
-import type { Core } from "../../src/roles/core.js";
+import type { Core } from "../../src/roles/parts.js";
 import { createRuntime } from "../../src/roles/runtime.js";
 import type { MongoOptions } from "../../src/mongo/mongo.js";
 import { checkResponse, forgetContract } from "./contract.js";
@@ -24,8 +24,8 @@ export interface TestServer {
   deploymentsUrl: string;
   /** `GET /metrics` of the same process (served on its own port, as METRICS_PORT does). */
   metricsUrl: string;
-  /** Every component of the server process (services, stores, Redis parts). */
-  services: Core;
+  /** Every part of the server process, grouped as the roles get them (process, connections, stores, redis, inner, services). */
+  core: Core;
   /** The deployments interface's parts (its store, provisioning and sweeps), for tests that run a sweep by hand. */
   deployments: DeploymentParts;
   /** Creates a fresh organization (or uses `org`) and an API key for it, with `scopes` (default: the core interface's). */
@@ -74,27 +74,27 @@ export async function startServer(extraEnv: Record<string, string> = {}, mongo: 
     ...extraEnv,
   });
   const runtime = await createRuntime(config, createLogger("debug", {}, scannedLog(config.logLevel)), { mongo, ...(clock ? { clock } : {}) });
-  const services = runtime.core;
+  const core = runtime.core;
   if (config.role !== "api") await runtime.startWorker(config.role !== "scheduler");
   if (!clock && (config.role === "scheduler" || config.role === "all")) await runtime.startScheduler();
-  const server: Server = createHttpServer(createApp(services)).listen(0, "127.0.0.1");
+  const server: Server = createHttpServer(createApp(core.services)).listen(0, "127.0.0.1");
   await new Promise<void>((resolve) => server.once("listening", resolve));
   const { port } = server.address() as AddressInfo;
   const deployments: Server = createHttpServer(createDeploymentsApp(runtime.deployments.services)).listen(0, "127.0.0.1");
   await new Promise<void>((resolve) => deployments.once("listening", resolve));
-  const metrics = await serveMetrics(services.wakeups, 0, "127.0.0.1");
+  const metrics = await serveMetrics(core.redis.wakeups, 0, "127.0.0.1");
   const url = `http://127.0.0.1:${port}`;
   const deploymentsUrl = `http://127.0.0.1:${(deployments.address() as AddressInfo).port}`;
   return {
     url,
     deploymentsUrl,
     metricsUrl: `http://127.0.0.1:${(metrics.address() as AddressInfo).port}/metrics`,
-    services,
+    core,
     deployments: runtime.deployments,
     async newKey(org?: string, scopes?: KeyScope[]) {
       const name = org ?? `org-${process.pid}-${Date.now()}-${++orgCounter}`;
-      const orgId = await services.organizations.ensureOrganization(name);
-      return (await services.organizations.createKey(orgId, undefined, scopes)).key;
+      const orgId = await core.stores.organizations.ensureOrganization(name);
+      return (await core.stores.organizations.createKey(orgId, undefined, scopes)).key;
     },
     dropConnections() {
       server.closeAllConnections();
