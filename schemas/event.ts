@@ -1,5 +1,5 @@
 /**
- * Event: an envelope of the session log. `sequence` is null only on live-only SSE frames (message
+ * Event: an envelope of the session log, its `payload` typed by its `type` (`event-payload`). `sequence` is null only on live-only SSE frames (message
  * deltas, provisional tool calls, `session.tool_updated`), which never appear in history.
  */
 export const eventSchema = {
@@ -16,14 +16,7 @@ export const eventSchema = {
     turnId: { type: ["string", "null"] },
     status: { enum: ["received", "queued", "processed", "complete", "running", "streaming", null] },
     usage: { $ref: "usage" },
-    payload: {
-      type: "object",
-      required: ["type"],
-      properties: {
-        type: { type: "string" },
-        stop_reason: { $ref: "stop-reason", description: "On `session.status_idle`: why the turn ended." },
-      },
-    },
+    payload: { $ref: "event-payload" },
     processedAt: { anyOf: [{ $ref: "timestamp" }, { type: "null" }] },
     createdAt: { $ref: "timestamp" },
   },

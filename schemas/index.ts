@@ -85,6 +85,8 @@ import { vaultPathSchema } from "./vault-path.js";
 import { pageQuerySchema } from "./page-query.js";
 import { errorSchema } from "./error.js";
 import { eventSchema } from "./event.js";
+import { eventPayloadSchema } from "./event-payload.js";
+import { OUTBOUND_EVENT_SCHEMAS } from "./outbound-events.js";
 import { eventListSchema } from "./event-list.js";
 import { eventsAcceptedSchema } from "./events-accepted.js";
 import { eventsListQuerySchema } from "./events-list-query.js";
@@ -248,6 +250,8 @@ export const RESPONSE_SCHEMAS = [
   secretListSchema,
   errorSchema,
   eventSchema,
+  eventPayloadSchema,
+  ...OUTBOUND_EVENT_SCHEMAS,
   eventListSchema,
   eventsAcceptedSchema,
   healthSchema,

@@ -3,7 +3,7 @@
  * One is narrowed: the document types an event's payload by its `type` alone (each event type has its
  * own fields), and the console reads those fields by name, checking each where it reads it.
  */
-import type { components, Event } from "@agent-sessions/client";
+import type { components } from "@agent-sessions/client";
 
 type Schemas = components["schemas"];
 
@@ -18,6 +18,6 @@ export type EventsPost = Schemas["events-post"];
 export type InboundEvent = Schemas["inbound-event"];
 export type ApprovalScope = NonNullable<Schemas["user-approval-response"]["scope"]>;
 
-/** An event's payload, its fields read by name. */
-export type Payload = Event["payload"] & Record<string, unknown>;
-export type EventEnvelope = Event & { payload: Payload };
+/** An event's payload, its fields read by name (the client's `Event` union narrows by type instead). */
+export type Payload = Schemas["event"]["payload"] & Record<string, unknown> & { stop_reason?: Schemas["stop-reason"] };
+export type EventEnvelope = Schemas["event"] & { payload: Payload };

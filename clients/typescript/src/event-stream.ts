@@ -11,9 +11,7 @@
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { backoffDelay, sleep, type BackoffOptions } from "./delay.js";
 import { ApiError, apiErrorOf, UNEXPECTED_RESPONSE } from "./errors.js";
-import type { components } from "./generated/openapi.js";
-
-export type Event = components["schemas"]["event"];
+import type { Event } from "./events.js";
 
 /** Where a stream is: enough to resume it, here or in another process. */
 export interface StreamPosition {

@@ -19,10 +19,21 @@ export type TextBlock = FromSchemas<typeof textBlockSchema>;
 export type Attachment = FromSchemas<typeof attachmentSchema>;
 export type InboundEvent = FromSchemas<typeof inboundEventSchema>;
 
+/**
+ * A payload as the domain handles it: its `type`, and fields read by name. Each type's shape is its
+ * schema's (`schemas/outbound-events.ts`, the inbound events'), checked against what the service
+ * writes by the tests; their union (`event-payload`) is the client's, too costly for the type checker here.
+ */
+interface DomainPayloadSchema {
+  readonly $id: "event-payload";
+  readonly type: "object";
+  readonly required: readonly ["type"];
+  readonly properties: { readonly type: { readonly type: "string" }; readonly stop_reason: { readonly $ref: "stop-reason" } };
+}
 /** An envelope as the live stream carries it: a durable event, or a live-only frame (`sequence: null`). */
-export type LiveEnvelope = FromSchemas<typeof eventSchema, [typeof usageSchema, typeof timestampSchema, typeof stopReasonSchema]>;
-export type EventStatus = NonNullable<LiveEnvelope["status"]>;
+export type LiveEnvelope = FromSchemas<typeof eventSchema, [typeof usageSchema, typeof timestampSchema, typeof stopReasonSchema, DomainPayloadSchema]>;
 export type Payload = LiveEnvelope["payload"];
+export type EventStatus = NonNullable<LiveEnvelope["status"]>;
 
 /** An envelope of the log. Narrower than the schema, which also describes live-only frames: the log's are numbered. */
 export interface Envelope extends LiveEnvelope {

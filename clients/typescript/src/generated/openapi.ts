@@ -744,6 +744,31 @@ export interface components {
             version: components["schemas"]["agent-version"];
             tools: components["schemas"]["tools"];
         };
+        /** AgentApprovalRequest */
+        "agent-approval-request": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "agent.approval_request";
+            tool_use_id: string;
+            tool: string;
+            /** @enum {unknown} */
+            tool_type: "builtin" | "mcp" | "custom" | "clarify";
+            /** @description The call's arguments, as the model wrote them. */
+            input: unknown;
+        };
+        /** AgentClarifyRequest */
+        "agent-clarify-request": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "agent.clarify_request";
+            request_id: string;
+            question: string;
+            choices: string[] | null;
+        };
         /**
          * AgentCreate
          * @description Create body, also the full-replace body of POST /v1/agents/{agentId}.
@@ -759,12 +784,77 @@ export interface components {
             rateLimits?: components["schemas"]["rate-limits"];
             metadata?: components["schemas"]["metadata"];
         };
+        /** AgentCustomToolUse */
+        "agent-custom-tool-use": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "agent.custom_tool_use";
+            id: string;
+            tool: string;
+            /** @description The call's arguments, as the model wrote them. */
+            input: unknown;
+            /**
+             * @description `streaming` on the live-only frame of a call the model is still writing (its id and input not final).
+             * @constant
+             */
+            status?: "streaming";
+        };
         /** AgentList */
         "agent-list": {
             /** @constant */
             object: "list";
             data: components["schemas"]["agent"][];
             pagination: components["schemas"]["offset-pagination"];
+        };
+        /** AgentMcpToolResult */
+        "agent-mcp-tool-result": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "agent.mcp_tool_result";
+            tool_use_id: string;
+            tool: string;
+            /** @enum {unknown} */
+            status: "completed" | "failed";
+            content: components["schemas"]["text-content"];
+            is_error: boolean;
+            /** @description On a call denied before it ran (it had no tool-use event): its arguments. */
+            input?: unknown;
+            /** @description On a call denied before it ran: the model answer it belongs to. */
+            model_call_id?: string;
+        };
+        /** AgentMcpToolUse */
+        "agent-mcp-tool-use": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "agent.mcp_tool_use";
+            id: string;
+            tool: string;
+            /** @description The call's arguments, as the model wrote them. */
+            input: unknown;
+            /**
+             * @description `streaming` on the live-only frame of a call the model is still writing (its id and input not final).
+             * @enum {unknown}
+             */
+            status: "running" | "streaming";
+            preview?: string;
+            requires_action?: boolean;
+        };
+        /** AgentMessage */
+        "agent-message": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "agent.message";
+            content: components["schemas"]["text-content"];
+            /** @description `true`: a live-only chunk of the text; `false`: the complete, durable event. */
+            delta: boolean;
         };
         /**
          * AgentPatch
@@ -796,6 +886,55 @@ export interface components {
          */
         "agent-subject-budget-put": {
             limitUsd: number | null;
+        };
+        /** AgentThinking */
+        "agent-thinking": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "agent.thinking";
+            content: components["schemas"]["text-content"];
+            /** @description `true`: a live-only chunk of the text; `false`: the complete, durable event. */
+            delta: boolean;
+            signature?: string;
+        };
+        /** AgentToolResult */
+        "agent-tool-result": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "agent.tool_result";
+            tool_use_id: string;
+            tool: string;
+            /** @enum {unknown} */
+            status: "completed" | "failed";
+            content: components["schemas"]["text-content"];
+            is_error: boolean;
+            /** @description On a call denied before it ran (it had no tool-use event): its arguments. */
+            input?: unknown;
+            /** @description On a call denied before it ran: the model answer it belongs to. */
+            model_call_id?: string;
+        };
+        /** AgentToolUse */
+        "agent-tool-use": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "agent.tool_use";
+            id: string;
+            tool: string;
+            /** @description The call's arguments, as the model wrote them. */
+            input: unknown;
+            /**
+             * @description `streaming` on the live-only frame of a call the model is still writing (its id and input not final).
+             * @enum {unknown}
+             */
+            status: "running" | "streaming";
+            preview?: string;
+            requires_action?: boolean;
         };
         /** AgentVaults */
         "agent-vaults": {
@@ -1110,11 +1249,7 @@ export interface components {
             /** @enum {unknown} */
             status: "received" | "queued" | "processed" | "complete" | "running" | "streaming" | null;
             usage?: components["schemas"]["usage"];
-            payload: {
-                type: string;
-                /** @description On `session.status_idle`: why the turn ended. */
-                stop_reason?: components["schemas"]["stop-reason"];
-            };
+            payload: components["schemas"]["event-payload"];
             processedAt: components["schemas"]["timestamp"] | null;
             createdAt: components["schemas"]["timestamp"];
         };
@@ -1130,6 +1265,10 @@ export interface components {
                 limit: number;
             };
         };
+        /** EventPayload */
+        "event-payload": {
+            type: string;
+        } & (components["schemas"]["user-message"] | components["schemas"]["user-steer"] | components["schemas"]["user-interrupt"] | components["schemas"]["user-approval-response"] | components["schemas"]["user-custom-tool-result"] | components["schemas"]["user-clarify-result"] | components["schemas"]["session-status-running"] | components["schemas"]["session-status-idle"] | components["schemas"]["session-title-updated"] | components["schemas"]["session-compacted"] | components["schemas"]["session-tool-updated"] | components["schemas"]["agent-message"] | components["schemas"]["agent-thinking"] | components["schemas"]["agent-approval-request"] | components["schemas"]["agent-tool-use"] | components["schemas"]["agent-mcp-tool-use"] | components["schemas"]["agent-tool-result"] | components["schemas"]["agent-mcp-tool-result"] | components["schemas"]["agent-custom-tool-use"] | components["schemas"]["agent-clarify-request"]);
         /** EventsAccepted */
         "events-accepted": {
             /** @constant */
@@ -1363,6 +1502,22 @@ export interface components {
                 spentUsd: number;
             };
         };
+        /** SessionCompacted */
+        "session-compacted": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "session.compacted";
+            /** @enum {unknown} */
+            trigger: "auto" | "manual";
+            summary: string;
+            /** @description The turn whose messages were kept as they are, or null: all were summarized. */
+            kept_turn: string | null;
+            messages_summarized: number;
+            context_before: number;
+            context_max: number;
+        };
         /** SessionCompaction */
         "session-compaction": {
             /** @constant */
@@ -1394,6 +1549,45 @@ export interface components {
         /** SessionPath */
         "session-path": {
             sessionId: string;
+        };
+        /** SessionStatusIdle */
+        "session-status-idle": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "session.status_idle";
+            stop_reason: components["schemas"]["stop-reason"];
+        };
+        /** SessionStatusRunning */
+        "session-status-running": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "session.status_running";
+        };
+        /** SessionTitleUpdated */
+        "session-title-updated": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "session.title_updated";
+            title: string;
+        };
+        /** SessionToolUpdated */
+        "session-tool-updated": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "session.tool_updated";
+            tool_use_id: string;
+            /** @description The event to patch: its payload becomes `payload`. */
+            event_id: string;
+            /** @description null when too large for the live stream: read the event again. */
+            payload: components["schemas"]["user-custom-tool-result"] | null;
         };
         /**
          * SessionUpdate
