@@ -1,4 +1,4 @@
-import { createAgentSessionsClient, isApiError, ok, type AgentSessionsClient, type ApiError, type RetryInfo } from "@agent-sessions/client";
+import { ApiError, AuthenticationError, createAgentSessionsClient, isApiError, ok, type AgentSessionsClient, type RetryInfo } from "@agent-sessions/client";
 import { expect } from "chai";
 import { loadConfig } from "../src/config.js";
 import { coreOpenApi } from "../src/http/app.js";
@@ -63,7 +63,11 @@ describe("the TypeScript client", () => {
     expect(invalid.message).to.match(/^subjectId: /);
     const stranger = createAgentSessionsClient({ baseUrl: server.url, apiKey: "ask_not_a_key" });
     const refused = await stranger.api.GET("/v1/agents").catch((e: unknown) => e);
-    expect(refused).to.include({ status: 401, code: "unauthorized", name: "ApiError" });
+    expect(refused)
+      .to.be.instanceOf(AuthenticationError)
+      .and.instanceOf(ApiError)
+      .and.include({ status: 401, code: "unauthorized", name: "AuthenticationError" });
+    expect((refused as ApiError).requestId).to.match(/\S/);
   });
 
   it("after a 429, waits the Retry-After and sends again; gives up when told to (attempts, longest wait)", async function () {
@@ -74,7 +78,7 @@ describe("the TypeScript client", () => {
     const body = { agentId: agent.id, subjectId, title: "limited" };
     await ok(sessions.api.POST("/v1/sessions", { body }));
 
-    const once = createAgentSessionsClient({ baseUrl: server.url, apiKey: key, retry: { maxAttempts: 1 } });
+    const once = createAgentSessionsClient({ baseUrl: server.url, apiKey: key, maxRetries: 0 });
     const limited = (await once.api.POST("/v1/sessions", { body }).catch((e: unknown) => e)) as ApiError;
     expect(limited).to.include({ status: 429, code: "rate_limited" });
     expect(limited.rateLimit).to.include({ resource: "conversations", limit: 1, remaining: 0 });

@@ -1,12 +1,18 @@
 /**
- * The client: every operation of the API through `openapi-fetch`, typed by the generated document
- * (paths, parameters, bodies, responses); refusals thrown as `ApiError`; `429`s and `503`s that say when
- * to come back retried (`retry.ts`); and a session's events as a resuming stream (`event-stream.ts`).
+ * The client: resource methods (`client.agents`, `sessions`, `events`, `vaults`, `automations`), typed
+ * by the generated document; every operation also through `client.api` (`openapi-fetch`); refusals
+ * thrown as the `ApiError` of their status; connection failures, `429`s and `5xx`s retried with one
+ * `Idempotency-Key` (`retry.ts`); and a session's events as a resuming stream (`event-stream.ts`).
  */
-import createFetchClient, { type Client, type Middleware } from "openapi-fetch";
-import { ApiError, apiErrorOf, UNEXPECTED_RESPONSE } from "./errors.js";
-import { EventStream, type EventStreamOptions } from "./event-stream.js";
+import createFetchClient, { type Middleware } from "openapi-fetch";
+import type { Api } from "./api.js";
+import { apiErrorOf } from "./errors.js";
 import type { paths } from "./generated/openapi.js";
+import { agentsResource } from "./resources/agents.js";
+import { automationsResource } from "./resources/automations.js";
+import { eventsResource } from "./resources/events.js";
+import { sessionsResource } from "./resources/sessions.js";
+import { vaultsResource } from "./resources/vaults.js";
 import { retryingFetch, type RetryOptions } from "./retry.js";
 
 export interface ClientOptions {
@@ -14,21 +20,16 @@ export interface ClientOptions {
   baseUrl: string;
   /** Sent in `x-api-key`, the header the API reads; never put in a URL. */
   apiKey: string;
+  /** Retries after the first attempt (default 2); the same as `retry.maxRetries`. */
+  maxRetries?: number;
+  /** An attempt with no answer's headers after this long is abandoned as timed out and retried (default 120 s). */
+  timeoutMs?: number;
   retry?: RetryOptions;
   /** Another `fetch` (a proxy's, a test's); default the global one. */
   fetch?: (request: Request) => Promise<Response>;
 }
 
-export type Api = Client<paths>;
-
-export interface AgentSessionsClient {
-  /** Every operation of the API, e.g. `api.POST("/v1/sessions", { body })`; a refusal throws `ApiError`. */
-  readonly api: Api;
-  /** The session's events from `options.from` on (default its first), resuming after any disconnect. */
-  events(sessionId: string, options?: EventStreamOptions): EventStream;
-}
-
-/** Every response but a success becomes an `ApiError` with the spec's code. */
+/** Every response but a success becomes the `ApiError` of its status, with the spec's code and the request id. */
 const refusalsThrow: Middleware = {
   async onResponse({ response }) {
     if (!response.ok) throw await apiErrorOf(response);
@@ -36,23 +37,27 @@ const refusalsThrow: Middleware = {
   },
 };
 
-export function createAgentSessionsClient(options: ClientOptions): AgentSessionsClient {
+export function createAgentSessionsClient(options: ClientOptions) {
   const fetchImpl = options.fetch ?? ((request: Request) => globalThis.fetch(request));
   const baseUrl = options.baseUrl.replace(/\/+$/, "");
-  const api = createFetchClient<paths>({ baseUrl, headers: { "x-api-key": options.apiKey }, fetch: retryingFetch(fetchImpl, options.retry) });
+  const retry: RetryOptions = {
+    ...options.retry,
+    ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
+    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+  };
+  const api: Api = createFetchClient<paths>({ baseUrl, headers: { "x-api-key": options.apiKey }, fetch: retryingFetch(fetchImpl, retry) });
   api.use(refusalsThrow);
+  const events = eventsResource(api, { baseUrl, apiKey: options.apiKey, fetch: fetchImpl });
   return {
+    /** Every operation of the API, e.g. `api.POST("/v1/sessions", { body })`; a refusal throws `ApiError`. */
     api,
-    events: (sessionId, streamOptions) => new EventStream({ baseUrl, apiKey: options.apiKey, sessionId, fetch: fetchImpl }, streamOptions),
+    agents: agentsResource(api),
+    sessions: sessionsResource(api, events),
+    /** `client.events(sessionId, options)` is `client.events.stream(sessionId, options)`. */
+    events,
+    vaults: vaultsResource(api),
+    automations: automationsResource(api),
   };
 }
 
-/**
- * The data of a call, typed without its error branch: `const s = await ok(api.GET(...))`. A refusal has
- * thrown already; a success without a body (none in this API) throws too.
- */
-export async function ok<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
-  const { data, response } = await call;
-  if (data === undefined) throw new ApiError(response.status, UNEXPECTED_RESPONSE, `HTTP ${response.status} without a body`);
-  return data;
-}
+export type AgentSessionsClient = ReturnType<typeof createAgentSessionsClient>;

@@ -10,7 +10,7 @@
  */
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { backoffDelay, sleep, type BackoffOptions } from "./delay.js";
-import { ApiError, apiErrorOf, UNEXPECTED_RESPONSE } from "./errors.js";
+import { APIConnectionError, ApiError, apiErrorOf, UNEXPECTED_RESPONSE } from "./errors.js";
 import type { Event } from "./events.js";
 
 /** Where a stream is: enough to resume it, here or in another process. */
@@ -134,7 +134,8 @@ export class EventStream implements AsyncIterable<Event> {
         this.request = null;
       }
       failures++;
-      if (failures > (reconnect.maxAttempts ?? Infinity)) throw cause;
+      if (failures > (reconnect.maxAttempts ?? Infinity))
+        throw cause instanceof ApiError ? cause : new APIConnectionError(`the event stream failed ${failures} times in a row`, { cause });
       const delayMs = retryAfterMs ?? backoffDelay(failures, reconnect);
       tell({ state: "reconnecting", attempt: failures, delayMs, cause });
       try {

@@ -1,7 +1,32 @@
 /** The typed TypeScript client of the Agent Sessions API. */
-export { createAgentSessionsClient, ok, type AgentSessionsClient, type Api, type ClientOptions } from "./client.js";
+export type { Api } from "./api.js";
+export { createAgentSessionsClient, type AgentSessionsClient, type ClientOptions } from "./client.js";
 export { backoffDelay, type BackoffOptions } from "./delay.js";
-export { ApiError, apiErrorOf, isApiError, retryAfterSeconds, UNEXPECTED_RESPONSE, type ErrorBody, type ErrorCode, type RateLimit } from "./errors.js";
+export {
+  AgentSessionsError,
+  ApiError,
+  apiErrorOf,
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  AuthenticationError,
+  BadRequestError,
+  ConflictError,
+  InternalServerError,
+  isApiError,
+  makeApiError,
+  NotFoundError,
+  PaymentRequiredError,
+  PermissionDeniedError,
+  RateLimitError,
+  REQUEST_ID_HEADER,
+  retryAfterSeconds,
+  UnprocessableEntityError,
+  UNEXPECTED_RESPONSE,
+  type ApiErrorDetails,
+  type ErrorBody,
+  type ErrorCode,
+  type RateLimit,
+} from "./errors.js";
 export { EventStream, type EventStreamOptions, type ReconnectInfo, type StreamPosition, type StreamState } from "./event-stream.js";
 export {
   asEvents,
@@ -16,4 +41,12 @@ export {
   type Usage,
 } from "./events.js";
 export type { components, operations, paths } from "./generated/openapi.js";
-export { retryDelay, retryingFetch, type RetryInfo, type RetryOptions } from "./retry.js";
+export { PagePromise, type OffsetPage, type SequencePage } from "./pagination.js";
+export { ok, type Body, type Query, type RequestOptions, type Result } from "./request.js";
+export type { AgentsResource } from "./resources/agents.js";
+export type { AutomationRef, AutomationsResource } from "./resources/automations.js";
+export type { EventsResource, Prompt, TurnOptions } from "./resources/events.js";
+export type { SessionsResource } from "./resources/sessions.js";
+export type { VaultsResource } from "./resources/vaults.js";
+export { retriableStatus, retryDelay, retryingFetch, type RetryInfo, type RetryOptions } from "./retry.js";
+export { TurnStream, type TurnResult } from "./turn.js";
