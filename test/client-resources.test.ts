@@ -7,7 +7,9 @@
 import {
   APIConnectionError,
   createAgentSessionsClient,
+  createDeploymentsClient,
   NotFoundError,
+  PermissionDeniedError,
   type AgentSessionsClient,
   type Event,
   type RetryInfo,
@@ -15,6 +17,7 @@ import {
 } from "@agent-sessions/client";
 import { expect } from "chai";
 import { newSubject } from "./support/api.js";
+import { deploymentsClient } from "./support/deployments.js";
 import { startServer, type TestServer } from "./support/server.js";
 import { until } from "./support/sessions.js";
 import { startTcpCut, type TcpCut } from "./support/tcp-cut.js";
@@ -84,6 +87,35 @@ describe("the TypeScript client's resources and turns", function () {
     expect((await c.automations.list(agent.id, { subjectId })).data.map((a) => a.id)).to.deep.equal([automation.id]);
     await c.automations.delete(ref);
     expect(await c.automations.get(ref).catch((e: unknown) => e)).to.be.instanceOf(NotFoundError);
+  });
+
+  it("the deployments client: deployments, threads, secrets and credits; a key without the scope is PermissionDeniedError", async () => {
+    const { key: depKey } = await deploymentsClient(server);
+    const d = createDeploymentsClient({ baseUrl: server.deploymentsUrl, apiKey: depKey });
+    const created = await d.deployments.create({ customer_id: "cus_client", name: "Typed deployment", model: "mock/echo", system_prompt: "You help." });
+    expect((await d.deployments.get(created.deployment_id)).name).to.equal("Typed deployment");
+    expect((await d.deployments.update(created.deployment_id, { name: "Renamed" })).name).to.equal("Renamed");
+    const ids: string[] = [];
+    for await (const summary of d.deployments.list({ limit: 1 })) ids.push(summary.deployment_id);
+    expect(ids).to.include(created.deployment_id);
+    await until(
+      () => d.deployments.get(created.deployment_id),
+      (x) => x.status !== "provisioning",
+      15_000,
+      "the deployment to be ready",
+    );
+    const thread = await d.threads.create(created.deployment_id, { title: "typed" });
+    expect((await d.threads.list(created.deployment_id)).data.map((t) => t.thread_id)).to.include(thread.thread_id);
+    const secret = await d.secrets.create({ name: "TOKEN", value: "s3cret-value" });
+    expect(JSON.stringify(await d.secrets.list()))
+      .to.include(secret.secret_id)
+      .and.not.include("s3cret-value");
+    await d.secrets.delete(secret.secret_id);
+    expect((await d.credits.get()).balance_usd).to.be.a("string");
+    const { key: readOnly } = await deploymentsClient(server, ["deployments:read"]);
+    const reader = createDeploymentsClient({ baseUrl: server.deploymentsUrl, apiKey: readOnly });
+    const refused = await reader.deployments.create({ customer_id: "cus_x", name: "No", system_prompt: "x" }).catch((e: unknown) => e);
+    expect(refused).to.be.instanceOf(PermissionDeniedError).and.include({ status: 403, code: "forbidden" });
   });
 
   it("sendAndWait: resolves when the turn stops, with its stop reason, usage and final text; on('text') streams the same text", async () => {

@@ -1,6 +1,7 @@
 import { ApiError, AuthenticationError, createAgentSessionsClient, isApiError, ok, type AgentSessionsClient, type RetryInfo } from "@agent-sessions/client";
 import { expect } from "chai";
 import { loadConfig } from "../src/config.js";
+import { deploymentsOpenApi } from "../src/deployments/http/app.js";
 import { coreOpenApi } from "../src/http/app.js";
 import type { Services } from "../src/http/context.js";
 import { Validator } from "../src/http/validate.js";
@@ -99,8 +100,9 @@ describe("the TypeScript client", () => {
       .and.include(created.id);
   });
 
-  it("was generated from the document the service serves", async () => {
+  it("was generated from the documents the service serves (both interfaces)", async () => {
     const declaring = { config: loadConfig({}), log: createLogger("error", {}, () => undefined), validator: new Validator() } as unknown as Services;
     expect(coreOpenApi(declaring)).to.deep.equal((await client(server.url).get("/v1/openapi.json")).body);
+    expect(deploymentsOpenApi(declaring as never)).to.deep.equal((await client(server.deploymentsUrl).get("/v1/openapi.json")).body);
   });
 });

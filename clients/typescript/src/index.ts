@@ -1,5 +1,5 @@
 /** The typed TypeScript client of the Agent Sessions API. */
-export type { Api } from "./api.js";
+export type { Api, ConnectionOptions } from "./api.js";
 export { createAgentSessionsClient, type AgentSessionsClient, type ClientOptions } from "./client.js";
 export { backoffDelay, type BackoffOptions } from "./delay.js";
 export {
@@ -41,7 +41,7 @@ export {
   type Usage,
 } from "./events.js";
 export type { components, operations, paths } from "./generated/openapi.js";
-export { PagePromise, type OffsetPage, type SequencePage } from "./pagination.js";
+export { cursorPages, PagePromise, type CursorPage, type OffsetPage, type SequencePage } from "./pagination.js";
 export { ok, type Body, type Query, type RequestOptions, type Result } from "./request.js";
 export type { AgentsResource } from "./resources/agents.js";
 export type { AutomationRef, AutomationsResource } from "./resources/automations.js";
@@ -50,3 +50,5 @@ export type { SessionsResource } from "./resources/sessions.js";
 export type { VaultsResource } from "./resources/vaults.js";
 export { retriableStatus, retryDelay, retryingFetch, type RetryInfo, type RetryOptions } from "./retry.js";
 export { TurnStream, type TurnResult } from "./turn.js";
+export { createDeploymentsClient, type DeploymentsBody, type DeploymentsClient, type DeploymentsQuery } from "./deployments.js";
+export type { components as DeploymentsComponents, operations as DeploymentsOperations, paths as DeploymentsPaths } from "./generated/deployments.js";

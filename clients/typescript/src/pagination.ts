@@ -1,7 +1,8 @@
 /**
  * A list call's answer: awaited, its first page; iterated with `for await`, every item of every page,
  * each page fetched when the one before is used up. Offset lists (agents, sessions, vaults, …) continue
- * at `offset + data.length` while `hasMore`; event history continues `after` the page's last sequence.
+ * at `offset + data.length` while `hasMore`; event history continues `after` the page's last sequence;
+ * the deployments interface's lists continue at their `next_cursor`.
  */
 export interface OffsetPage<T> {
   data: T[];
@@ -12,13 +13,13 @@ export interface SequencePage<T> {
   pagination: { after: number; limit: number; hasMore: boolean };
 }
 
-export class PagePromise<P extends { data: unknown[] }> implements PromiseLike<P>, AsyncIterable<P["data"][number]> {
+export class PagePromise<P extends { data: unknown[] }, C = number> implements PromiseLike<P>, AsyncIterable<P["data"][number]> {
   private first: Promise<P> | undefined;
 
   constructor(
-    private readonly fetchPage: (cursor: number | undefined) => Promise<P>,
+    private readonly fetchPage: (cursor: C | undefined) => Promise<P>,
     /** The cursor of the page after `page`, or undefined when it was the last. */
-    private readonly next: (page: P) => number | undefined,
+    private readonly next: (page: P) => C | undefined,
   ) {}
 
   private firstPage(): Promise<P> {
@@ -64,3 +65,11 @@ export const offsetPages = <T, P extends OffsetPage<T>>(fetchPage: (offset: numb
 
 export const sequencePages = <T, P extends SequencePage<T>>(fetchPage: (after: number | undefined) => Promise<P>) =>
   new PagePromise<P>(fetchPage, (page) => (page.pagination.hasMore ? page.pagination.after : undefined));
+
+export interface CursorPage<T> {
+  data: T[];
+  next_cursor: string | null;
+}
+
+export const cursorPages = <T, P extends CursorPage<T>>(fetchPage: (cursor: string | undefined) => Promise<P>) =>
+  new PagePromise<P, string>(fetchPage, (page) => page.next_cursor ?? undefined);

@@ -40,9 +40,8 @@ function bearer(services: DeploymentServices): Middleware<AppState> {
 const EVENT_PATHS = /^\/v1\/deployments\/[^/]+\/threads\/[^/]+\/events$/;
 const RAW_PATHS = /^\/v1\/deployments\/[^/]+\/files\//;
 
-export function createDeploymentsApp(services: DeploymentServices): Koa<AppState> {
-  const app = new Koa<AppState>({ proxy: false });
-  app.silent = true;
+/** The interface's routes, declared once: `createDeploymentsApp` serves them, and the document they serve describes them. */
+function declaredRoutes(services: DeploymentServices): { open: Routes; api: Routes } {
   const open = new Routes(new Router(), services.validator);
   // Bodies are read by each route after its scope check: without the scope, any body is 403.
   const api = new Routes(new Router(), services.validator, [requireJson(RAW_PATHS), bodyParser(EVENT_PATHS, RAW_PATHS)], () => services.idempotency);
@@ -76,7 +75,22 @@ export function createDeploymentsApp(services: DeploymentServices): Koa<AppState
   deploymentAutomationRoutes(api, services);
   deploymentWebhookRoutes(api, services);
   accountRoutes(api, services);
+  return { open, api };
+}
 
+/**
+ * The document the interface's `GET /v1/openapi.json` serves, without serving it: declaring the routes
+ * runs no handler (the TypeScript client's deployments types are generated from it).
+ */
+export function deploymentsOpenApi(services: DeploymentServices): Record<string, unknown> {
+  const { open, api } = declaredRoutes(services);
+  return buildOpenApi([...open.specs, ...api.specs], DOCUMENT);
+}
+
+export function createDeploymentsApp(services: DeploymentServices): Koa<AppState> {
+  const app = new Koa<AppState>({ proxy: false });
+  app.silent = true;
+  const { open, api } = declaredRoutes(services);
   app.use(settleBodies());
   app.use(errors(services.log));
   app.use(open.router.routes());
