@@ -131,13 +131,37 @@ describe("the TypeScript client's resources and turns", function () {
     const pieces: string[] = [];
     turn.on("text", (delta) => pieces.push(delta));
     expect(await turn.finalText()).to.equal("echo: Streaming now");
-    expect(pieces.join("")).to.equal("echo: Streaming now");
+    // The stream connects after the send's answer: the first pieces may already be written; never a wrong or repeated one.
+    expect("echo: Streaming now".endsWith(pieces.join(""))).to.equal(true);
     expect((await turn.finalMessage())!.payload.delta).to.equal(false);
 
     const paused = await c.events.sendAndWait(session.id, "/error on purpose");
     expect(paused.stopReason).to.deep.equal({ type: "error", message: "on purpose" });
     // Narrowing on `type` gives each payload its own fields (compiled, not run).
     void ((e: Event) => (e.type === "agent.message" ? e.payload.delta : e.type === "session.status_idle" ? e.payload.stop_reason.type : e.payload.type));
+  });
+
+  it("sendAndWait follows a prompt queued behind a running turn to its own turn, and an approval to the end of the turn it resumes", async () => {
+    const agent = await newAgent();
+    const session = await c.sessions.create({ agentId: agent.id, subjectId: newSubject() });
+    const first = await c.sessions.sendAndStream(session.id, "/slow 300 first");
+    const queued = c.sessions.sendAndWait(session.id, {
+      events: [{ type: "user.message", content: [{ type: "text", text: "second" }] }],
+      delivery: "when_idle",
+    });
+    expect(await first.finalText()).to.equal("echo: first");
+    const second = await queued;
+    expect(second.text).to.equal("echo: second");
+    expect(second.turnId).to.not.equal((await first.done()).turnId);
+
+    const tools = await c.agents.create({ name: "Asks", modelName: "mock/echo", systemPrompt: "You help.", skills: [], tools: [{ type: "agent_toolset" }] });
+    const asking = await c.sessions.create({ agentId: tools.id, subjectId: newSubject() });
+    const paused = await c.sessions.sendAndWait(asking.id, "/tool todo {}");
+    expect(paused.stopReason.type).to.equal("requires_action");
+    const approvalId = paused.stopReason.type === "requires_action" ? paused.stopReason.event_ids[0]! : "";
+    const resumed = await c.sessions.sendAndWait(asking.id, { type: "user.approval_response", approval_id: approvalId, result: "allow" });
+    expect(resumed.stopReason).to.deep.equal({ type: "end_turn" });
+    expect(resumed.text).to.equal("tool todo result: The todo list is empty.");
   });
 
   it("sendAndWait through a connection dropped mid-turn: reconnects, and rebuilds the text from the durable message", async () => {

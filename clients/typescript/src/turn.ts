@@ -120,7 +120,11 @@ export class TurnStream {
     this.emit("text", text, this.snapshot);
   }
 
-  /** A complete message: what its deltas did not bring (all of it, when none came) is told as text too. */
+  /**
+   * A complete message: what its deltas did not bring at its end (all of it, when none came) is told as
+   * text too. Deltas missed before others arrived (the stream connected while the model was writing)
+   * cannot be told in order any more: the complete message, `on("message")`, carries the whole text.
+   */
   private complete(message: EventOf<"agent.message">): void {
     const text = textOf(message.payload.content);
     if (text.startsWith(this.snapshot) && text.length > this.snapshot.length) this.delta(text.slice(this.snapshot.length));
