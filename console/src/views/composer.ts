@@ -66,6 +66,7 @@ export function composer(post: Post): Composer {
     send.className = busy ? "" : "primary";
     interrupt.disabled = !busy;
     text.disabled = next === "archived";
+    text.placeholder = busy ? "Write a message to queue, or to steer the turn (Ctrl+Enter queues)" : "Write a message (Ctrl+Enter sends)";
     hint.textContent =
       next === "archived"
         ? "This session is archived: it takes no more messages."
