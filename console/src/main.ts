@@ -10,13 +10,14 @@ import { href, parseRoute, type Route } from "./router.js";
 import { agentView } from "./views/agent.js";
 import { agentsView } from "./views/agents.js";
 import { sessionView } from "./views/session.js";
-import { sessionsView } from "./views/sessions.js";
+import { sessionsView, watchWaiting } from "./views/sessions.js";
 import { signInView } from "./views/signin.js";
 
 const main = document.querySelector("main")!;
 const nav = document.querySelector("nav")!;
 let dispose: (() => void) | null = null;
 let onRoute: (() => void) | null = null;
+let stopWatching: (() => void) | null = null;
 
 function show(el: HTMLElement, onDispose: (() => void) | null = null): void {
   dispose?.();
@@ -28,6 +29,8 @@ function show(el: HTMLElement, onDispose: (() => void) | null = null): void {
 function signOut(notice = ""): void {
   forgetKey();
   onRoute = null;
+  stopWatching?.();
+  stopWatching = null;
   fill(nav);
   show(signInView(signedIn, notice));
 }
@@ -51,6 +54,7 @@ function signedIn(key: string): void {
   const api: Api = apiClient(key, () => signOut("Your key was refused; sign in again."));
   const names = new AgentNames(api);
   const links = LINKS.map((l) => ({ ...l, el: h("a", { attrs: { href: href(l.route) } }, l.label) }));
+  stopWatching = watchWaiting(api, links.find((l) => l.label === "Needs action")!.el);
   fill(
     nav,
     ...links.map((l) => l.el),

@@ -94,3 +94,24 @@ export function sessionsView(api: Api, names: AgentNames, filter: SessionFilter)
   );
   return { el, dispose: table.dispose };
 }
+
+/**
+ * How many sessions wait on a human, as a badge on `link`, read with the lists' period while the tab
+ * is visible; "100+" past one page. Returns the stop.
+ */
+export function watchWaiting(api: Api, link: HTMLElement): () => void {
+  const badge = h("span", { class: "badge waiting_on_human count", attrs: { "data-role": "waiting-count" } });
+  badge.hidden = true;
+  link.append(" ", badge);
+  const read = async () => {
+    const page = await api.get<SessionList>(`/v1/sessions${listQuery({ status: "waiting_on_human" }, 100, 0)}`).catch(() => null);
+    if (!page) return;
+    badge.hidden = page.data.length === 0;
+    badge.textContent = page.pagination.hasMore ? "100+" : String(page.data.length);
+  };
+  void read();
+  const timer = setInterval(() => {
+    if (document.visibilityState === "visible") void read();
+  }, REFRESH_MS);
+  return () => clearInterval(timer);
+}
