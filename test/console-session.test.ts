@@ -36,7 +36,9 @@ describe("the web console in a browser: a session", function () {
 
     const usage = (await t.api().get(`/v1/sessions/${session.id}`)).body.usage;
     const turn = await t.event("session.status_idle").locator("[data-role=turn-usage]").innerText();
-    expect(turn).to.match(new RegExp(`^${usage.total} tokens \\(${usage.input} in, ${usage.output} out\\) · cost (unknown|included)|\\$`));
+    expect(turn).to.match(
+      new RegExp(`^${usage.total} tokens \\(${usage.input} in, ${usage.output} out\\) · (cost (unknown|included)|\\$[0-9.]+( \\(est\\.\\))?) · `),
+    );
     expect(turn).to.include(`${usage.calls} model call`);
     expect(turn).to.match(/ (ms|s) · /);
     await page()
