@@ -1,7 +1,7 @@
 /**
  * The API's shapes the console reads: the client package's types, generated from the OpenAPI document.
- * One is narrowed: the document types an event's payload by its `type` alone (each event type has its
- * own fields), and the console reads those fields by name, checking each where it reads it.
+ * One is loosened: the console reads an event's payload fields by name, checking each where it reads
+ * it, rather than narrowing the client's `Event` union by type.
  */
 import type { components } from "@agent-sessions/client";
 
@@ -19,5 +19,6 @@ export type InboundEvent = Schemas["inbound-event"];
 export type ApprovalScope = NonNullable<Schemas["user-approval-response"]["scope"]>;
 
 /** An event's payload, its fields read by name (the client's `Event` union narrows by type instead). */
-export type Payload = Schemas["event"]["payload"] & Record<string, unknown> & { stop_reason?: Schemas["stop-reason"] };
-export type EventEnvelope = Schemas["event"] & { payload: Payload };
+export type Payload = { type: string; stop_reason?: Schemas["stop-reason"] } & Record<string, unknown>;
+export type EventEnvelope = Omit<Schemas["event"], "payload"> & { payload: Payload };
+export type Usage = Schemas["usage"];

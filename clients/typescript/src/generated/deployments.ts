@@ -1137,6 +1137,8 @@ export interface components {
             result: "allow" | "deny";
             /** @enum {unknown} */
             scope?: "once" | "session" | "always";
+            /** @description With deny: why, given to the model in the denial (the tool result it reads); an allow leaves it unread. */
+            reason?: string;
         };
         /** UserClarifyResult */
         "user-clarify-result": {
