@@ -214,6 +214,11 @@ describe("the TypeScript client's resources and turns", function () {
         [1, undefined],
         [2, undefined],
       ]);
+      const stream = through.events.stream("ses_any", { reconnect: { ...QUICK, maxAttempts: 1 } });
+      const ended = await (async () => {
+        for await (const event of stream) void event;
+      })().catch((e: unknown) => e);
+      expect(ended).to.be.instanceOf(APIConnectionError);
     } finally {
       await proxy.restore();
     }
