@@ -45,12 +45,13 @@ export class TurnStream {
   constructor(
     private readonly sessionId: string,
     stream: EventStream,
-    /** The prompt's turn, when the send's answer named it. */
-    turnId: string | null,
+    /** The prompt's turn once the send is answered (null when it is found later: a queued prompt); a failed send ends the following. */
+    prompt: Promise<string | null>,
     turnOf: TurnOf,
     private readonly abort: AbortController,
   ) {
-    this.result = this.follow(stream, turnId, turnOf);
+    prompt.catch((err: unknown) => abort.abort(err));
+    this.result = this.follow(stream, prompt, turnOf);
     this.result.catch(() => undefined); // the caller's await sees it
   }
 
@@ -81,11 +82,13 @@ export class TurnStream {
     for (const listener of this.listeners[name]) (listener as (...a: Parameters<Listeners[K]>) => void)(...args);
   }
 
-  private async follow(stream: EventStream, known: string | null, turnOf: TurnOf): Promise<TurnResult> {
-    let turnId = known;
+  private async follow(stream: EventStream, prompt: Promise<string | null>, turnOf: TurnOf): Promise<TurnResult> {
+    // Undefined until the send is answered: the stream may be read from before the prompt was sent.
+    let turnId: string | null | undefined;
     const events: Event[] = [];
     try {
       for await (const event of stream) {
+        if (turnId === undefined) turnId = await prompt;
         if (turnId === null && event.type === "session.status_running") turnId = (await turnOf()) ?? null;
         if (turnId === null || event.turnId !== turnId) continue;
         this.emit("event", event);

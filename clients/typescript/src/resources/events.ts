@@ -3,7 +3,7 @@
  * `client.events(sessionId, options)`, the stream, as before the resource methods existed.
  */
 import type { Api } from "../api.js";
-import { EventStream, type EventStreamOptions, type StreamTarget } from "../event-stream.js";
+import { EventStream, type EventStreamOptions, type StreamPosition, type StreamTarget } from "../event-stream.js";
 import { asEvents, type Event, type InboundEvent } from "../events.js";
 import { sequencePages } from "../pagination.js";
 import { init, ok, type Body, type Query, type RequestOptions } from "../request.js";
@@ -16,6 +16,9 @@ export interface TurnOptions extends RequestOptions {
   /** Passed to the stream that follows the turn (its reconnect waits, `onState`). */
   stream?: Omit<EventStreamOptions, "from" | "signal">;
 }
+
+/** Sessions whose last followed position is kept. */
+const REMEMBERED_SESSIONS = 1000;
 
 const bodyOf = (prompt: Prompt): Body<"sendEvents"> =>
   typeof prompt === "string"
@@ -40,17 +43,69 @@ export function eventsResource(api: Api, target: Omit<StreamTarget, "sessionId">
       return { ...page, data: asEvents(page.data) };
     });
 
+  // Where each session's last followed turn left its stream (a few sessions): the next turn's stream
+  // opens there before its prompt is sent, so none of the turn's live deltas is missed.
+  const positions = new Map<string, StreamPosition>();
+  const remember = (sessionId: string, position: StreamPosition) => {
+    positions.delete(sessionId);
+    positions.set(sessionId, position);
+    if (positions.size > REMEMBERED_SESSIONS) positions.delete(positions.keys().next().value!);
+  };
+
   /** Sends a prompt and follows the turn it starts (or, sent `when_idle` to a busy session, the turn it starts later). */
   const sendAndStream = async (sessionId: string, prompt: Prompt, options: TurnOptions = {}): Promise<TurnStream> => {
-    const accepted = await send(sessionId, bodyOf(prompt), options);
-    const first = accepted[0]!;
-    const prompted = accepted.findLast((e) => e.type === "user.message") ?? first;
     const abort = new AbortController();
     options.signal?.addEventListener("abort", () => abort.abort(options.signal!.reason), { once: true });
-    const events = stream(sessionId, { ...options.stream, from: { sequence: first.sequence! - 1 }, signal: abort.signal });
+    let answered!: (events: Event[]) => void;
+    let refused!: (err: unknown) => void;
+    const answer = new Promise<Event[]>((resolve, reject) => ((answered = resolve), (refused = reject)));
+    const promptOf = (accepted: Event[]) => accepted.findLast((e) => e.type === "user.message") ?? accepted[0]!;
+    let connected!: () => void;
+    const live = new Promise<void>((resolve) => (connected = resolve));
+    const follow = (from: EventStreamOptions["from"]) =>
+      stream(sessionId, {
+        ...options.stream,
+        from,
+        signal: abort.signal,
+        onState: (state) => {
+          if (state.state === "live" || state.state === "closed") connected();
+          options.stream?.onState?.(state);
+        },
+      });
     // A queued prompt is given its turn when the turn starts: read it again then.
-    const turnOf = async () => (await list(sessionId, { after: prompted.sequence! - 1, limit: 1 })).data[0]?.turnId ?? null;
-    return new TurnStream(sessionId, events, prompted.status === "queued" ? null : prompted.turnId, turnOf, abort);
+    const turnOf = async () => {
+      const sequence = promptOf(await answer).sequence!;
+      return (await list(sessionId, { after: sequence - 1, limit: 1 })).data[0]?.turnId ?? null;
+    };
+    const turnIdOf = answer.then((accepted) => {
+      const prompted = promptOf(accepted);
+      return prompted.status === "queued" ? null : prompted.turnId;
+    });
+    const saved = positions.get(sessionId);
+    let events: EventStream;
+    let turn: TurnStream;
+    if (saved) {
+      events = follow(saved);
+      turn = new TurnStream(sessionId, events, turnIdOf, turnOf, abort);
+      await live;
+      try {
+        if (abort.signal.aborted) throw abort.signal.reason;
+        answered(await send(sessionId, bodyOf(prompt), options));
+      } catch (err) {
+        refused(err);
+        throw err;
+      }
+    } else {
+      const accepted = await send(sessionId, bodyOf(prompt), options);
+      answered(accepted);
+      events = follow({ sequence: accepted[0]!.sequence! - 1 });
+      turn = new TurnStream(sessionId, events, turnIdOf, turnOf, abort);
+    }
+    turn.done().then(
+      () => remember(sessionId, events.position),
+      () => undefined,
+    );
+    return turn;
   };
 
   return Object.assign(stream, {
