@@ -10,6 +10,7 @@ import { env } from "./support/hooks.js";
 import { testKeys } from "./support/redis.js";
 import { client, otherDeployment, startServer, type Client, type TestServer } from "./support/server.js";
 import { createSession, history, sendText, settle, until } from "./support/sessions.js";
+import { allow, lookup, sessionSteps } from "./tools-cases.js";
 
 /** The columns of a tail line: sequence, time, type, status (the summary follows). */
 const columns = (line: string) => line.split(/\s+/).slice(0, 4);
@@ -111,6 +112,22 @@ describe("ops CLI: sessions", () => {
     const after = await until(inspected, (i) => i.turnLock === null && i.pending.wakeups.length === 0, 15_000, "the lock and the wake-up to be let go");
     expect(after.runtime.state).to.include({ status: "idle", turn: null });
     expect((await cli(["sessions", "inspect", sessionId])).stdout).to.include("  holder         free\n");
+  });
+
+  it("inspect shows a custom tool call's kickoff while it waits, and none once the call is answered", async () => {
+    const { post, paused } = sessionSteps(() => api);
+    const { sessionId } = await createSession(api, { agent: { tools: [lookup({ permissionPolicy: allow })] } });
+    await sendText(api, sessionId, "/tool lookup {}");
+    const use = (await paused(sessionId)).events.find((e) => e.type === "agent.custom_tool_use");
+    const inspected = async () => JSON.parse((await cli(["sessions", "inspect", sessionId, "--json"])).stdout);
+    const waiting = (await inspected()).pending.kickoffs;
+    expect(waiting.map((k: { callId: string }) => k.callId)).to.deep.equal([use.id]);
+    expect((await cli(["sessions", "inspect", sessionId])).stdout).to.include(`  kickoffs       ${use.id} due by ${waiting[0].deadline}\n`);
+
+    await post(sessionId, { type: "user.custom_tool_result", tool_use_id: use.id, content: [{ type: "text", text: "found" }] });
+    await settle(api, sessionId, 2);
+    expect((await inspected()).pending.kickoffs).to.deep.equal([]);
+    expect((await cli(["sessions", "inspect", sessionId])).stdout).to.include("  kickoffs       -\n");
   });
 
   it("inspect shows the pending mark and a wake-up no worker has read, on a deployment without workers", async () => {
