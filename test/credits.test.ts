@@ -72,7 +72,7 @@ describe("credits", () => {
     expect(await stored(orgId)).to.equal(0);
 
     // Credits granted by another process (the command line): the very next turn runs.
-    expect((await cli(["credits", "grant", "--org", name, "--usd", "0.5"])).code).to.equal(0);
+    expect((await cli(["ops", "credits", "grant", "--org", name, "--usd", "0.5"])).code).to.equal(0);
     svc.fake.push({ text: "Now I can answer." });
     await sendText(api, sessionId, "again");
     const after = await settle(api, sessionId, 2);
@@ -206,19 +206,24 @@ describe("credits", () => {
   describe("the commands credits grant and credits show", () => {
     it("grant adds credits and prints the balance; with --id a re-run applies it once; show prints the balance", async () => {
       const { name, orgId } = await newOrg();
-      expect(await cli(["credits", "show", "--org", name])).to.include({ code: 0, stdout: "not metered: no credit account (credits grant makes one)\n" });
-      const first = await cli(["credits", "grant", "--org", name, "--usd", "12.5", "--id", "invoice-7"]);
+      expect(await cli(["ops", "credits", "show", "--org", name])).to.include({
+        code: 0,
+        stdout: "not metered: no credit account (ops credits grant makes one)\n",
+      });
+      const first = await cli(["ops", "credits", "grant", "--org", name, "--usd", "12.5", "--id", "invoice-7"]);
       expect(first, first.stderr).to.include({ code: 0, stdout: "balance: 12.500000 USD\n" });
-      const again = await cli(["credits", "grant", "--org", name, "--usd", "12.5", "--id", "invoice-7"]);
+      const again = await cli(["ops", "credits", "grant", "--org", name, "--usd", "12.5", "--id", "invoice-7"]);
       expect(again).to.include({ code: 0, stdout: "balance: 12.500000 USD (grant invoice-7 was already applied)\n" });
-      expect(await cli(["credits", "grant", "--org", name, "--usd", "0.000001"])).to.include({ code: 0, stdout: "balance: 12.500001 USD\n" });
+      expect(await cli(["ops", "credits", "grant", "--org", name, "--usd", "0.000001"])).to.include({ code: 0, stdout: "balance: 12.500001 USD\n" });
+      expect(await cli(["ops", "credits", "show", "--org", name])).to.include({ code: 0, stdout: "balance: 12.500001 USD\n" });
+      // The top-level `credits`, from before the ops group, is the same command.
       expect(await cli(["credits", "show", "--org", name])).to.include({ code: 0, stdout: "balance: 12.500001 USD\n" });
       expect(await stored(orgId)).to.equal(12_500_001);
     });
 
     it("refuses negative and malformed amounts, unknown organizations and missing options, changing nothing", async () => {
       const { name, orgId } = await newOrg();
-      const negative = await cli(["credits", "grant", "--org", name, "--usd=-5"]);
+      const negative = await cli(["ops", "credits", "grant", "--org", name, "--usd=-5"]);
       expect(negative).to.include({ code: 2, stdout: "" });
       expect(negative.stderr).to.include("negative amounts are refused");
       for (const args of [
@@ -228,12 +233,12 @@ describe("credits", () => {
         ["--usd", "1"],
         ["--org", name, "--usd", "1", "--id", "no spaces"],
       ]) {
-        const out = await cli(["credits", "grant", ...args]);
+        const out = await cli(["ops", "credits", "grant", ...args]);
         expect(out.code, args.join(" ")).to.equal(2);
         expect(out.stdout).to.equal("");
-        expect(out.stderr).to.include("Usage: agent-sessions credits grant");
+        expect(out.stderr).to.include("Usage: agent-sessions ops credits grant");
       }
-      const unknown = await cli(["credits", "grant", "--org", `${name}-nobody`, "--usd", "1"]);
+      const unknown = await cli(["ops", "credits", "grant", "--org", `${name}-nobody`, "--usd", "1"]);
       expect(unknown).to.include({ code: 1, stdout: "" });
       expect(unknown.stderr).to.include("no organization is named");
       expect(await store().head(orgId)).to.equal(null);

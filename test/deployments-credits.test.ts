@@ -34,7 +34,7 @@ describe("deployments: credits", () => {
     const org = `org-dep-grant-${process.pid}-${Date.now()}`;
     const { api } = await deploymentsClient(svc.server, undefined, org, 0);
     expectError(await api.post("/v1/deployments", deploymentBody()), 402, "insufficient_credits");
-    const grant = await cli(["credits", "grant", "--org", org, "--usd", "5"]);
+    const grant = await cli(["ops", "credits", "grant", "--org", org, "--usd", "5"]);
     expect(grant, grant.stderr).to.include({ code: 0, stdout: "balance: 5.000000 USD\n" });
     expect((await api.get("/v1/credits")).body).to.deep.equal({ metered: true, balance_usd: "5.000000" });
     expect((await api.post("/v1/deployments", deploymentBody())).status).to.equal(201);
