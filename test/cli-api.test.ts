@@ -8,11 +8,12 @@ import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises"
 import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { stripVTControlCharacters } from "node:util";
 import { hashKey } from "../src/accounts/store/organizations.js";
 import { cli, cliRunning } from "./support/cli.js";
 import { secret } from "./support/secrets.js";
 import { client, startServer, type Client, type TestServer } from "./support/server.js";
-import { createSession, history, sendText, settle } from "./support/sessions.js";
+import { createSession, history, sendText, settle, until } from "./support/sessions.js";
 import { ask, lookup, sessionSteps } from "./tools-cases.js";
 
 /** A port nothing listens on: one the system just gave and took back. */
@@ -97,6 +98,10 @@ describe("CLI: API commands", () => {
     expect(rows[0]).to.match(/^ID\s+STATUS\s+AGENT\s+SUBJECT\s+TITLE\s+UPDATED$/);
     expect(rows[1]).to.match(new RegExp(`^${sessionId}\\s+idle\\s+${agentId}\\s+${subjectId}\\s+hello\\s+\\S+Z$`));
     expect((await run(["sessions", "list", "--agent", agentId, "--status", "archived"])).stdout).to.equal("no sessions\n");
+    // Coloured where colour is asked for (a terminal, or FORCE_COLOR), the columns still aligned.
+    const coloured = (await run(["sessions", "list", "--agent", agentId], { FORCE_COLOR: "1" })).stdout;
+    expect(coloured).to.include("\x1b[");
+    expect(stripVTControlCharacters(coloured)).to.equal(rows.join("\n") + "\n");
 
     // Without a profile: the key and URL from the environment; another organization's key sees none of it.
     const bare = { XDG_CONFIG_HOME: join(home, "nowhere"), AGENT_SESSIONS_URL: server.url };
@@ -142,6 +147,25 @@ describe("CLI: API commands", () => {
     }
   });
 
+  it("sessions send --when-idle queues a message while a turn runs; it runs as a turn of its own", async () => {
+    const { sessionId } = await createSession(api);
+    await sendText(api, sessionId, "/slow 600000 slow one");
+    await until(
+      () => history(api, sessionId),
+      (es) => es.some((e) => e.type === "session.status_running"),
+      15_000,
+      "the slow turn to run",
+    );
+    const queued = await run(["sessions", "send", sessionId, "--when-idle", "--json", "-"], {}, "after the slow one");
+    expect(queued.code, queued.stderr).to.equal(0);
+    const [event] = JSON.parse(queued.stdout);
+    expect(event).to.deep.include({ type: "user.message", status: "queued" });
+    expect(event.payload.content).to.deep.equal([{ type: "text", text: "after the slow one" }]);
+    await api.post(`/v1/sessions/${sessionId}/events`, { events: [{ type: "user.interrupt" }] });
+    const texts = (await settle(api, sessionId, 2)).filter((e) => e.type === "agent.message").map((e) => e.payload.content[0].text);
+    expect(texts).to.deep.equal(["echo: after the slow one"]);
+  });
+
   it("sessions approve and deny answer a pending approval request; --json prints the accepted event", async () => {
     const { paused } = sessionSteps(() => api);
     const { sessionId } = await createSession(api, { agent: { tools: [lookup({ permissionPolicy: ask })] } });
@@ -170,6 +194,10 @@ describe("CLI: API commands", () => {
     const unknown = await run(["sessions", "send", "ses_unknown", "hi"]);
     expect(unknown).to.include({ code: 1, stdout: "" });
     expect(unknown.stderr).to.match(/^agent-sessions: .+ \(not_found, HTTP 404\)\n$/);
+
+    const tail = await run(["sessions", "tail", "ses_unknown"]);
+    expect(tail).to.include({ code: 1, stdout: "" });
+    expect(tail.stderr).to.match(/^agent-sessions: .+ \(not_found, HTTP 404\)\n$/);
 
     const empty = join(home, "empty");
     const noKey = await run(["agents", "list"], { XDG_CONFIG_HOME: empty });

@@ -21,12 +21,12 @@ const eventIdArgument = (description: string) =>
     checked((raw) => (/^[A-Za-z0-9_-]{1,100}$/.test(raw) ? raw : { problem: "an event id is 1..100 of A-Z a-z 0-9 _ -" })),
   );
 
-async function post(command: Command, sessionId: string, event: Inbound, json: boolean): Promise<void> {
+async function post(command: Command, sessionId: string, event: Inbound, json: boolean, delivery?: "when_idle"): Promise<void> {
   const { client } = await apiTarget(command);
   const accepted = await ok(
     client.api.POST("/v1/sessions/{sessionId}/events", {
       params: { path: { sessionId }, header: { "Idempotency-Key": randomUUID() } },
-      body: { events: [event] },
+      body: { events: [event], ...(delivery ? { delivery } : {}) },
     }),
   );
   if (json) return void printJson(accepted.data);
@@ -47,10 +47,12 @@ export function sessionActionCommands(sessions: Command): void {
     .description("send a user message (several words are joined by spaces; - reads the text from stdin)")
     .addArgument(sessionIdArgument())
     .argument("<text...>", "the message")
+    .option("--when-idle", "while a turn runs, queue it to run as a turn of its own once the session is idle")
     .option("--json", "print the accepted event as JSON")
-    .action(async (sessionId: string, words: string[], opts: { json?: boolean }, command: Command) => {
+    .action(async (sessionId: string, words: string[], opts: { whenIdle?: boolean; json?: boolean }, command: Command) => {
       const text = await textOf(words);
-      await post(command, sessionId, { type: "user.message", content: [{ type: "text", text }] }, opts.json ?? false);
+      const message: Inbound = { type: "user.message", content: [{ type: "text", text }] };
+      await post(command, sessionId, message, opts.json ?? false, opts.whenIdle ? "when_idle" : undefined);
     });
 
   sessions
