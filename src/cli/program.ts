@@ -7,6 +7,7 @@
 import { isApiError } from "@agent-sessions/client";
 import { Command, CommanderError, InvalidArgumentError } from "commander";
 import { ConfigError } from "../config.js";
+import { Unreachable } from "./api/connection.js";
 
 /** The root command; subcommands made with `.command()` inherit its settings. */
 export function rootCommand(name: string, description: string): Command {
@@ -27,8 +28,16 @@ export function checked<T>(parse: (raw: string) => T | { problem: string }): (ra
   };
 }
 
+/** The first error of `err`'s cause chain that is an `Unreachable` (a client may wrap it after its retries). */
+function unreachable(err: unknown): Unreachable | undefined {
+  for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) if (e instanceof Unreachable) return e;
+  return undefined;
+}
+
 /** One line for a failure: the API's refusal says its code and status (and, refusing the key, what to do). */
 function failureLine(err: unknown): string {
+  const down = unreachable(err);
+  if (down) return down.message;
   if (isApiError(err)) {
     const hint = err.status === 401 ? "; the key was refused: agent-sessions login saves another" : "";
     return `${err.message} (${err.code}, HTTP ${err.status})${hint}`;

@@ -35,7 +35,7 @@ export function baseUrl(raw: string, where: string): string {
 }
 
 /** A service that does not answer, said in one line with where it was looked for. */
-class Unreachable extends Error {
+export class Unreachable extends Error {
   constructor(url: string, err: unknown) {
     const cause = (err as { cause?: { code?: string; message?: string } }).cause;
     super(`cannot reach the API at ${url}: ${cause?.code ?? cause?.message ?? (err as Error).message}`);

@@ -12,9 +12,9 @@ type Streamed = "agent.message" | "agent.thinking";
 const STREAMED = new Set<string>(["agent.message", "agent.thinking"]);
 
 /** The colour of a line, by what the event is about. */
-function styleOf(e: Event): Parameters<typeof paint>[0] {
-  const stop = e.payload.stop_reason?.type;
-  if (e.type === "session.error" || stop === "error" || stop === "budget_exceeded") return "red";
+function styleOf(e: Event, payload: Record<string, unknown>): Parameters<typeof paint>[0] {
+  const stop = (payload.stop_reason as { type?: string } | undefined)?.type;
+  if (stop === "error" || stop === "budget_exceeded") return "red";
   if (e.type === "agent.approval_request" || e.type === "agent.custom_tool_use" || stop === "requires_action") return "yellow";
   if (e.type.startsWith("user.")) return "blue";
   if (e.type.startsWith("agent.")) return "green";
@@ -72,7 +72,7 @@ export class TailView {
   private line(e: Event, payload: Record<string, unknown>): void {
     this.spinner.stop();
     this.closeOpen();
-    process.stdout.write(`${paint(styleOf(e), eventLine({ ...e, payload }))}\n`);
+    process.stdout.write(`${paint(styleOf(e, payload), eventLine({ ...e, payload }))}\n`);
   }
 
   private closeOpen(): void {
