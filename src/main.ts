@@ -3,6 +3,7 @@ import type { Server } from "node:http";
 import { ConfigError, loadConfig, type Config } from "./config.js";
 import { withLocalState, type LocalNote } from "./local-state.js";
 import { createApp } from "./http/app.js";
+import { consoleUrl } from "./http/console.js";
 import { createDeploymentsApp } from "./deployments/http/app.js";
 import { createHttpServer } from "./http/server.js";
 import { createLogger } from "./log.js";
@@ -48,7 +49,8 @@ async function main(): Promise<void> {
   }
   if (config.role === "api" || config.role === "all") {
     server = await listen(createHttpServer(createApp(runtime.core.services)), config.port, config.host);
-    log.info("listening", { port: portOf(server, config.port) });
+    const port = portOf(server, config.port);
+    log.info("listening", { port, console: consoleUrl(config.host, port) });
     if (config.deploymentsPort !== undefined) {
       deploymentsServer = await listen(createHttpServer(createDeploymentsApp(runtime.deployments.services)), config.deploymentsPort, config.host);
       log.info("deployments interface listening", { port: portOf(deploymentsServer, config.deploymentsPort) });

@@ -87,6 +87,15 @@ describe("the web console's files", () => {
     expect(seen).to.include("/console/assets/client/event-stream.js");
   });
 
+  it("redirects the root to the console, for GET and HEAD only", async () => {
+    for (const method of ["GET", "HEAD"]) {
+      const res = await fetch(`${server.url}/`, { method, redirect: "manual" });
+      expect(res.status, method).to.equal(302);
+      expect(res.headers.get("location"), method).to.equal("/console/");
+    }
+    expect((await open.post("/", {})).status).to.equal(401);
+  });
+
   it("answers 304 to a request that holds the current version, for HEAD too", async () => {
     const first = await open.get("/console/assets/main.js");
     const etag = first.headers.get("etag")!;

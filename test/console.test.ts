@@ -1,98 +1,62 @@
 import { expect } from "chai";
-import type { Browser, Page } from "playwright-core";
-import { findChromium, launch, openTab, screenshotOnFailure, type Tab } from "./support/browser.js";
+import { consoleTest } from "./support/console-page.js";
 import { createAgent, createSession } from "./support/api.js";
-import { allow, toolset } from "./tools-cases.js";
-import { client, startServer, type Client, type TestServer } from "./support/server.js";
-import { sendText, settle } from "./support/sessions.js";
+import { sendText, until } from "./support/sessions.js";
+import { ask, toolset } from "./tools-cases.js";
 
-/** The web console end to end, in headless Chromium against a real server. */
-describe("the web console in a browser", function () {
-  let server: TestServer;
-  let browser: Browser;
-  let tab: Tab | undefined;
-  let key: string;
-  let api: Client;
+/**
+ * The web console's shell, lists and forms end to end, in headless Chromium against a real server.
+ * Screenshots of each view are kept in test-artifacts/console/ (git-ignored).
+ */
+describe("the web console in a browser: views, lists and forms", function () {
+  const t = consoleTest();
+  const page = () => t.page();
+  const hash = () => new URL(page().url()).hash;
+  const rows = () => page().locator("table[aria-label=Sessions] tbody tr");
 
-  before(async function () {
-    // Installing Debian's package on a machine without it takes minutes.
-    this.timeout(900_000);
-    const chromium = findChromium();
-    if (!chromium) {
-      process.stderr.write("tests: no Chromium here and none could be installed (scripts/chromium.sh): the console's browser tests are skipped\n");
-      this.skip();
-    }
-    server = await startServer();
-    browser = await launch(chromium);
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-  });
-  beforeEach(async () => {
-    key = await server.newKey();
-    api = client(server.url, key);
-    tab = await openTab(browser, server.url);
-    tab.page.setDefaultTimeout(15_000);
-  });
-  afterEach(async function () {
-    await screenshotOnFailure(this.currentTest, tab);
-    const seen = tab!;
-    await seen.context.close();
-    // The key travels in a header, never in an address; and every API answer kept to the document.
-    for (const r of seen.requests) expect(r.url, "a requested URL").not.to.include(key);
-    expect(seen.problems).to.deep.equal([]);
-  });
-
-  const page = (): Page => tab!.page;
-  const event = (type: string, text?: string | RegExp) => {
-    const line = page().locator(`li.event[data-type="${type}"]:not(.draft)`);
-    return text === undefined ? line : line.filter({ hasText: text });
-  };
-
-  async function signIn(): Promise<void> {
-    await page().goto("/console");
-    await page().locator("[data-role=ready]").waitFor({ state: "attached" });
-    await page().locator("input[name=api-key]").fill(key);
-    await page().locator("form.signin button[type=submit]").click();
-    await page().locator("table[aria-label=Agents]").waitFor();
-  }
-
-  async function openSession(title: string): Promise<void> {
-    await page().getByRole("button", { name: "Sessions", exact: true }).click();
-    await page().getByRole("button", { name: title, exact: true }).click();
-    await page().locator("[data-role=stream-state]", { hasText: "live" }).waitFor();
-  }
-
-  it("signs in with a key held in sessionStorage, lists agents and sessions, filters by agent, and signs out", async () => {
+  it("lands on the console from /, keeps the key in sessionStorage only, and gives each view a URL that survives a reload, with back and forward", async () => {
     const hostile = `<img src=x onerror="window.__xss=1">Bot`;
-    const agent = await createAgent(api, { name: hostile });
-    const other = await createAgent(api, { name: "Other agent" });
-    await createSession(api, agent.id, { title: "First chat" });
-    await createSession(api, other.id, { title: "Other chat" });
+    const agent = await createAgent(t.api(), { name: hostile });
+    const session = await createSession(t.api(), agent.id, { title: "First chat" });
 
-    await page().goto("/console");
+    await page().goto("/");
+    expect(new URL(page().url()).pathname).to.equal("/console/");
     await page().locator("input[name=api-key]").fill("not-a-key");
     await page().locator("form.signin button[type=submit]").click();
     await page().locator("form.signin .problem", { hasText: "refused" }).waitFor();
+    await t.signIn();
+    await page().locator("h2", { hasText: "Sessions" }).waitFor();
+    expect(await page().evaluate("Object.values(sessionStorage)")).to.deep.equal([t.key()]);
+    expect((await t.tab().context.cookies()).length).to.equal(0);
 
-    await signIn();
+    await page().getByRole("link", { name: "Agents", exact: true }).click();
+    expect(hash()).to.equal("#/agents");
     // Shown as text, never parsed: no element was made from the name, and its script never ran.
-    await page().locator("table[aria-label=Agents] button", { hasText: hostile }).waitFor();
+    await page().locator("table[aria-label=Agents] a", { hasText: hostile }).click();
+    expect(hash()).to.equal(`#/agents/${agent.id}`);
+    await page().locator("h2", { hasText: hostile }).waitFor();
+    await page().locator("table[aria-label='Sessions of this agent'] a", { hasText: "First chat" }).waitFor();
     expect(await page().locator("main img").count()).to.equal(0);
     expect(await page().evaluate(() => (globalThis as { __xss?: number }).__xss)).to.equal(undefined);
-    expect(await page().evaluate("Object.values(sessionStorage)")).to.deep.equal([key]);
-    expect((await tab!.context.cookies()).length).to.equal(0);
+    await t.snap("agent");
 
     await page().reload();
-    await page().locator("table[aria-label=Agents]").waitFor();
+    await page().locator("h2", { hasText: hostile }).waitFor();
+    await page().locator("table[aria-label='Sessions of this agent'] a", { hasText: "First chat" }).click();
+    expect(hash()).to.equal(`#/sessions/${session.id}`);
+    await page().locator("[data-role=stream-state]", { hasText: "live" }).waitFor();
+    await page().reload();
+    await page().locator("h2", { hasText: "First chat" }).waitFor();
+    await page().locator("[data-role=stream-state]", { hasText: "live" }).waitFor();
+    // The session names its agent, linked.
+    await page().locator(`main a[href="#/agents/${agent.id}"]`, { hasText: hostile }).waitFor();
 
-    await page().getByRole("button", { name: "Sessions", exact: true }).click();
-    await page().getByRole("button", { name: "Other chat", exact: true }).waitFor();
-    await page().locator(`select[name=agent] option[value="${agent.id}"]`).waitFor({ state: "attached" });
-    await page().locator("select[name=agent]").selectOption(agent.id);
-    await page().getByRole("button", { name: "First chat", exact: true }).waitFor();
-    expect(await page().getByRole("button", { name: "Other chat", exact: true }).count()).to.equal(0);
+    await page().goBack();
+    await page().locator("h2", { hasText: hostile }).waitFor();
+    await page().goBack();
+    await page().locator("table[aria-label=Agents]").waitFor();
+    await page().goForward();
+    await page().locator("h2", { hasText: hostile }).waitFor();
 
     await page().locator("[data-role=sign-out]").click();
     await page().locator("input[name=api-key]").waitFor();
@@ -101,98 +65,98 @@ describe("the web console in a browser", function () {
     await page().locator("input[name=api-key]").waitFor();
   });
 
-  it("sends a message and shows the answer as it streams, with the key in a header only", async () => {
-    const agent = await createAgent(api);
-    const session = await createSession(api, agent.id);
-    await signIn();
-    await openSession("(untitled)");
-    const text = `Hello <b>there</b> <script>window.__xss=1</script>`;
-    await page().locator("textarea[name=message]").fill(text);
-    await page().getByRole("button", { name: "Send", exact: true }).click();
-    // Only the stream brings the agent's answer and the generated title.
-    await event("agent.message", `echo: ${text}`).waitFor();
-    await page().locator("[data-role=session-status]", { hasText: "idle" }).waitFor();
-    await page().locator("h2", { hasText: "Hello" }).waitFor();
-    expect(await page().locator("main b, main script").count()).to.equal(0);
-    expect(await page().evaluate(() => (globalThis as { __xss?: number }).__xss)).to.equal(undefined);
-    const stream = tab!.requests.find((r) => r.url.includes(`/v1/sessions/${session.id}/events/stream`));
-    expect(stream?.headers["x-api-key"]).to.equal(key);
-    // Read by the client package's stream, loaded as the page's import map says.
-    const loaded = tab!.requests.map((r) => new URL(r.url).pathname);
-    expect(loaded).to.include.members(["/console/assets/client/event-stream.js", "/console/assets/vendor/eventsource-parser.js"]);
+  it("filters sessions by status, agent and subject, shows those that need action and agents by name, and follows the list live", async () => {
+    const alpha = await createAgent(t.api(), { name: "Alpha", tools: [toolset(ask)] });
+    const beta = await createAgent(t.api(), { name: "Beta" });
+    await createSession(t.api(), alpha.id, { title: "Alpha alice", subjectId: "alice" });
+    await createSession(t.api(), beta.id, { title: "Beta bob", subjectId: "bob" });
+    const waiting = await createSession(t.api(), alpha.id, { title: "Waiting one", subjectId: "carol" });
+    await sendText(t.api(), waiting.id, "/tool todo {}");
+    await until(
+      () => t.api().get(`/v1/sessions/${waiting.id}`),
+      (r) => r.body.status === "waiting_on_human",
+      15_000,
+      "the session to wait",
+    );
+
+    await t.signIn("#/sessions");
+    await rows().filter({ hasText: "Beta bob" }).filter({ hasText: "Beta" }).waitFor();
+    expect(await rows().count()).to.equal(3);
+    // Agents by name, never by id.
+    expect(await page().locator("table[aria-label=Sessions]").innerText()).not.to.include(alpha.id);
+    await t.snap("sessions");
+
+    // Every view's navigation counts the sessions waiting on a human.
+    await page().locator("nav [data-role=waiting-count]", { hasText: /^1$/ }).waitFor();
+    await page()
+      .getByRole("link", { name: /^Needs action/ })
+      .click();
+    await page().locator("h2", { hasText: "Needs action" }).waitFor();
+    expect(hash()).to.equal("#/sessions?status=waiting_on_human");
+    await until(
+      () => rows().allInnerTexts(),
+      (texts) => texts.length === 1 && texts[0]!.includes("Waiting one") && texts[0]!.includes("waiting_on_human"),
+      15_000,
+      "only the waiting session",
+    );
+    await t.snap("needs-action");
+
+    await page().locator("select[name=status]").selectOption("");
+    await page().locator(`select[name=agent] option[value="${beta.id}"]`).waitFor({ state: "attached" });
+    await page().locator("select[name=agent]").selectOption(beta.id);
+    await until(
+      () => rows().allInnerTexts(),
+      (texts) => texts.length === 1 && texts[0]!.includes("Beta bob"),
+      15_000,
+      "Beta's session",
+    );
+    await page().locator("select[name=agent]").selectOption("");
+    await page().locator("input[name=subject]").fill("alice");
+    await page().locator("input[name=subject]").press("Enter");
+    expect(hash()).to.equal("#/sessions?subject=alice");
+    await until(
+      () => rows().allInnerTexts(),
+      (texts) => texts.length === 1 && texts[0]!.includes("Alpha alice"),
+      15_000,
+      "alice's session",
+    );
+    await page().reload();
+    expect(await page().locator("input[name=subject]").inputValue()).to.equal("alice");
+
+    // Made elsewhere while the list is shown: it appears without a reload.
+    await createSession(t.api(), beta.id, { title: "Arrived later", subjectId: "alice" });
+    await rows().filter({ hasText: "Arrived later" }).waitFor();
+    expect(await rows().count()).to.equal(2);
   });
 
-  it("reads a history longer than a page page by page, then goes live after it", async () => {
-    const agent = await createAgent(api);
-    const session = await createSession(api, agent.id, { title: "Long" });
-    // Queued prompts run one turn each: 26 turns leave more than 100 durable events.
-    for (let i = 1; i <= 26; i++) expect((await sendText(api, session.id, `message ${i}`, "when_idle")).status).to.equal(202);
-    const events = await settle(api, session.id, 26, 60_000);
-    expect(events.length).to.be.greaterThan(100);
-    await signIn();
-    await openSession("Long");
-    for (const i of [1, 26]) await event("agent.message", new RegExp(`echo: message ${i}$`)).waitFor();
-    expect(await page().locator("li.event").count()).to.equal(events.length);
-    const pages = tab!.requests.filter((r) => r.url.includes(`/v1/sessions/${session.id}/events?`)).map((r) => new URL(r.url).searchParams.get("after"));
-    expect(pages).to.deep.equal(["0", "100"]);
-    const stream = tab!.requests.find((r) => r.url.includes("/events/stream"));
-    expect(new URL(stream!.url).searchParams.get("after")).to.equal(String(events.at(-1).sequence));
-  });
+  it("creates an agent from JSON and a session with it, saying plainly what is wrong with an input", async () => {
+    await t.signIn("#/agents");
+    await page().locator("details.create summary").click();
+    const body = page().locator("textarea[name=agent-json]");
+    const problem = page().locator("details.create .problem");
+    await body.fill("{ not json");
+    await page().getByRole("button", { name: "Create agent" }).click();
+    await problem.filter({ hasText: /^That is not JSON: / }).waitFor();
+    await body.fill(JSON.stringify({ name: "Made here", systemPrompt: "", skills: [], tools: [] }));
+    await page().getByRole("button", { name: "Create agent" }).click();
+    await problem.filter({ hasText: /^Not accepted: .*modelName/ }).waitFor();
+    expect(await problem.innerText()).not.to.match(/[{}]|409|400/);
+    await t.snap("new-agent-refused");
 
-  it("approves a tool call, returns a custom tool's result and answers a question", async () => {
-    const agent = await createAgent(api, {
-      tools: [
-        toolset(allow),
-        {
-          type: "custom_tool",
-          name: "lookup_order",
-          description: "Finds an order",
-          input_schema: { type: "object", properties: { order: { type: "string" } }, required: ["order"] },
-        },
-      ],
-    });
-    const session = await createSession(api, agent.id, { title: "Orders" });
-    await signIn();
-    await openSession("Orders");
+    await body.fill(JSON.stringify({ name: "Made here", modelName: "mock/echo", systemPrompt: "Be brief.", skills: [], tools: [] }));
+    await page().getByRole("button", { name: "Create agent" }).click();
+    await page().locator("h2", { hasText: "Made here" }).waitFor();
+    const agentId = decodeURIComponent(hash().replace("#/agents/", ""));
+    expect((await t.api().get(`/v1/agents/${agentId}`)).body.version.systemPrompt).to.equal("Be brief.");
 
-    await page().locator("textarea[name=message]").fill(`/tool lookup_order {"order":"A-1001"}`);
-    await page().getByRole("button", { name: "Send", exact: true }).click();
-    await page().locator("[data-role=session-status]", { hasText: "waiting_on_human" }).waitFor();
-    await event("agent.approval_request", "lookup_order").getByRole("button", { name: "Approve" }).click();
-    const use = event("agent.custom_tool_use", "lookup_order");
-    await use.locator("textarea[name=result]").fill("A-1001 shipped on <i>Monday</i>");
-    await use.getByRole("button", { name: "Send result" }).click();
-    await event("agent.message", "tool lookup_order result: A-1001 shipped on <i>Monday</i>").waitFor();
-    await event("agent.approval_request").locator("text=No longer waiting.").waitFor();
-
-    await page().locator("textarea[name=message]").fill("/clarify Which color? | red | blue");
-    await page().getByRole("button", { name: "Send", exact: true }).click();
-    await event("agent.clarify_request", "Which color?").getByRole("button", { name: "blue", exact: true }).click();
-    await event("agent.message", "answer: blue").waitFor();
-    await page().locator("[data-role=session-status]", { hasText: "idle" }).waitFor();
-
-    const events = await settle(api, session.id, 3);
-    expect(events.find((e) => e.type === "user.approval_response")?.payload.result).to.equal("allow");
-    expect(events.find((e) => e.type === "user.clarify_result")?.payload.answer).to.equal("blue");
-  });
-
-  it("after a dropped connection, resumes with Last-Event-ID: nothing missed, nothing twice", async () => {
-    const agent = await createAgent(api);
-    const session = await createSession(api, agent.id, { title: "Resumed" });
-    await sendText(api, session.id, "first");
-    await settle(api, session.id, 1);
-    await signIn();
-    await openSession("Resumed");
-    await sendText(api, session.id, "second");
-    await event("agent.message", "echo: second").waitFor();
-
-    server.dropConnections();
-    await page().locator("[data-role=stream-state]", { hasText: "reconnecting" }).waitFor();
-    await sendText(api, session.id, "third");
-    await event("agent.message", "echo: third").waitFor();
+    await page().getByRole("button", { name: "Start session" }).click();
+    await page().locator(".new-session .problem", { hasText: "Name the subject" }).waitFor();
+    await page().locator("input[name=subject]").fill("user-7");
+    await page().locator("input[name=title]").fill("From the console");
+    await page().getByRole("button", { name: "Start session" }).click();
+    await page().locator("h2", { hasText: "From the console" }).waitFor();
     await page().locator("[data-role=stream-state]", { hasText: "live" }).waitFor();
-    for (const text of ["echo: first", "echo: second", "echo: third"]) expect(await event("agent.message", text).count(), text).to.equal(1);
-    const resumed = tab!.requests.filter((r) => r.url.includes("/events/stream") && r.headers["last-event-id"]);
-    expect(resumed.length).to.be.greaterThan(0);
+    const sessionId = decodeURIComponent(hash().replace("#/sessions/", ""));
+    expect((await t.api().get(`/v1/sessions/${sessionId}`)).body).to.include({ agentId, subjectId: "user-7", title: "From the console" });
   });
 });

@@ -59,6 +59,8 @@ describe("a local start without variables (the state directory)", () => {
       expect(log).to.include(`"file":"${keyFile()}","msg":"vault key made for the local services"`);
       expect(log).to.include(`"msg":"MONGO_URL and REDIS_URL (with their passwords) from the local services' credentials"`);
       expect(log).to.not.include("VAULT_ENCRYPTION_KEY is not set");
+      // The start log says where a browser finds the console.
+      expect(log).to.include(`"console":"${service.url}/console/","msg":"listening"`);
 
       // The CLI finds the same stores with no variables either.
       const apiKey = await keyFor(`local-start-${process.pid}-${Date.now()}`);

@@ -192,6 +192,16 @@ describe("sessions API", () => {
       }
     });
 
+    it("lists the sessions waiting on a human with waitingOnHuman=true, and refuses it with status or as false", async () => {
+      expect(await listIds("?waitingOnHuman=true")).to.deep.equal([]);
+      for (const query of ["?waitingOnHuman=false", "?waitingOnHuman=yes", "?waitingOnHuman=true&status=idle"]) {
+        const res = await api.get(`/v1/sessions${query}`);
+        expect(res.status, query).to.equal(400);
+        expect(res.body.error).to.equal("validation_error");
+        expect(res.body.message, query).to.match(/^waitingOnHuman: must (be true|not be given with status)/);
+      }
+    });
+
     it("pages with limit and offset", async () => {
       const first = await api.get("/v1/sessions?limit=2");
       expect(first.body.data.map((s: { id: string }) => s.id)).to.deep.equal([ids.b1, ids.a2]);

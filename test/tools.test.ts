@@ -29,6 +29,9 @@ describe("tools: permissions, approvals, custom tools and clarify", () => {
       expect(request.payload.tool_use_id).to.be.a("string");
       expect((await api.get(`/v1/sessions/${sessionId}`)).body.status).to.equal("waiting_on_human");
       expect((await api.get(`/v1/sessions?status=running`)).body.data.map((s: { id: string }) => s.id)).to.not.include(sessionId);
+      const waiting = async () =>
+        (await api.get(`/v1/sessions?waitingOnHuman=true&limit=100`)).body.data.map((s: { id: string; status: string }) => [s.id, s.status]);
+      expect(await waiting()).to.deep.include([sessionId, "waiting_on_human"]);
 
       const res = await approve(sessionId, request.id);
       expect(res.status).to.equal(202);
@@ -49,6 +52,7 @@ describe("tools: permissions, approvals, custom tools and clarify", () => {
       expect(agentTexts(done)).to.deep.equal(["tool todo result: The todo list is empty."]);
       expect(done.at(-2).payload.stop_reason).to.deep.equal({ type: "end_turn" });
       expect(done.find((e) => e.type === "user.approval_response").status).to.equal("processed");
+      expect((await waiting()).map(([id]: string[]) => id)).to.not.include(sessionId);
     });
 
     it("a denial reaches the model as a tool result and the turn goes on", async () => {
@@ -61,6 +65,17 @@ describe("tools: permissions, approvals, custom tools and clarify", () => {
       const result = done.find((e) => e.type === "agent.tool_result");
       expect(result.payload).to.deep.include({ tool: "todo", status: "failed", is_error: true });
       expect(agentTexts(done)).to.deep.equal(["tool todo denied: the user denied the tool todo"]);
+    });
+
+    it("a denial's reason reaches the model in the denial", async () => {
+      const { sessionId } = await createSession(api);
+      await sendText(api, sessionId, "/tool todo {}");
+      const { blocking } = await paused(sessionId);
+      const res = await post(sessionId, { type: "user.approval_response", approval_id: blocking[0]!, result: "deny", reason: "not on a Friday" });
+      expect(res.status).to.equal(202);
+      const done = await settle(api, sessionId, 2);
+      expect(done.find((e) => e.type === "user.approval_response").payload.reason).to.equal("not on a Friday");
+      expect(agentTexts(done)).to.deep.equal(["tool todo denied: the user denied the tool todo: not on a Friday"]);
     });
 
     it("an answer nobody waits for is 409 no_active_turn, also for an approval already given", async () => {

@@ -1,6 +1,10 @@
-/** One event of the log as an element. Every text a user, a tool or a model wrote is set as text. */
+/**
+ * One event of the log as an element (a tool call's events make a card of their own: tool-card.ts).
+ * Every text a user, a tool or a model wrote is set as text.
+ */
 import { h, when, type Child } from "./dom.js";
-import { approvalForm, clarifyForm, customToolForm, type Respond } from "./requests.js";
+import { usageLine } from "./format.js";
+import { clarifyForm, type Respond } from "./requests.js";
 import type { EventEnvelope, Payload } from "./types.js";
 
 /** Whether a request still waits for its answer, and how to send one. */
@@ -26,6 +30,7 @@ function stopReason(p: Payload): string {
   const reason = p.stop_reason;
   if (reason?.type === "error") return `ended with an error: ${reason.message}`;
   if (reason?.type === "requires_action") return "waiting for you";
+  if (reason?.type === "budget_exceeded") return `the ${reason.scope} budget of $${reason.limit_usd} is spent`;
   return "turn ended";
 }
 
@@ -47,28 +52,10 @@ function shape(e: EventEnvelope, form: () => HTMLElement | null): Shape {
       return { label: "Agent", kind: "agent", body: [text(textOf(p.content, ""))] };
     case "agent.thinking":
       return { label: "Thinking", kind: "thinking", body: [text(textOf(p.content, ""))] };
-    case "agent.tool_use":
-    case "agent.mcp_tool_use":
-      return { label: `Tool call: ${str(p.tool)}`, kind: "tool", body: [json(p.input)] };
-    case "agent.tool_result":
-    case "agent.mcp_tool_result":
-      return { label: `Tool result: ${str(p.tool)} (${str(p.status)})`, kind: p.is_error ? "tool error" : "tool", body: [text(textOf(p.content, ""))] };
-    case "agent.approval_request":
-      return { label: `Approval requested: ${str(p.tool)} (${str(p.tool_type)})`, kind: "request", body: [json(p.input), form()] };
-    case "agent.custom_tool_use":
-      return { label: `Custom tool: ${str(p.tool)}`, kind: "request", body: [json(p.input), form()] };
     case "agent.clarify_request": {
       const choices = Array.isArray(p.choices) && p.choices.length ? h("p", { class: "note" }, `Choices: ${p.choices.map(str).join(" · ")}`) : null;
       return { label: "Question", kind: "request", body: [text(str(p.question)), choices, form()] };
     }
-    case "user.approval_response":
-      return { label: `You answered: ${str(p.result)}${p.scope ? ` (${str(p.scope)})` : ""}`, kind: "user small", body: [] };
-    case "user.custom_tool_result":
-      return {
-        label: `Tool result sent${p.is_error ? " (failed)" : ""}${p.status ? ` (${str(p.status)})` : ""}`,
-        kind: "user",
-        body: [text(textOf(p.content))],
-      };
     case "user.clarify_result":
       return { label: "Your answer", kind: "user", body: [text(str(p.answer) || "(skipped: the agent decides)")] };
     case "user.steer":
@@ -81,7 +68,7 @@ function shape(e: EventEnvelope, form: () => HTMLElement | null): Shape {
       return {
         label: `Idle: ${stopReason(p)}`,
         kind: p.stop_reason?.type === "error" ? "status error" : "status",
-        body: [],
+        body: [e.usage ? h("p", { class: "note usage", attrs: { "data-role": "turn-usage" } }, usageLine(e.usage, "turn")) : null],
       };
     case "session.title_updated":
       return { label: `Title: ${str(p.title)}`, kind: "status", body: [] };
@@ -100,10 +87,7 @@ function shape(e: EventEnvelope, form: () => HTMLElement | null): Shape {
 }
 
 function requestForm(e: EventEnvelope, state: RequestState): HTMLElement {
-  if (!state.open) return h("p", { class: "note" }, "No longer waiting.");
-  if (e.type === "agent.approval_request") return approvalForm(e, state.respond);
-  if (e.type === "agent.custom_tool_use") return customToolForm(e, state.respond);
-  return clarifyForm(e, state.respond);
+  return state.open ? clarifyForm(e, state.respond) : h("p", { class: "note" }, "No longer waiting.");
 }
 
 export function renderEvent(e: EventEnvelope, request: RequestState | null): HTMLLIElement {

@@ -1,5 +1,6 @@
 /** The answers a waiting turn asks for: approve or deny a tool call, return a custom tool's result, answer a question. */
 import { button, h } from "./dom.js";
+import { describe } from "./problems.js";
 import type { ApprovalScope, EventEnvelope, InboundEvent } from "./types.js";
 
 /** Sends one inbound event; rejects with the API's message. */
@@ -16,7 +17,7 @@ function sender(form: HTMLElement, problem: HTMLElement) {
     try {
       await send();
     } catch (err) {
-      problem.textContent = err instanceof Error ? err.message : String(err);
+      problem.textContent = describe(err);
       controls.forEach((c) => (c.disabled = false));
     }
   };
@@ -31,6 +32,9 @@ export function approvalForm(request: EventEnvelope, respond: Respond): HTMLElem
     { attrs: { name: "scope", "aria-label": "Remember the decision" } },
     ...Object.entries(SCOPES).map(([value, label]) => h("option", { attrs: { value } }, label)),
   );
+  const reason = h("input", {
+    attrs: { type: "text", name: "reason", maxlength: "2000", placeholder: "Why deny? (optional; the agent reads it)", "aria-label": "Reason for denying" },
+  });
   const problem = h("p", { class: "problem", attrs: { role: "alert" } });
   const form = h("div", { class: "answer approval" });
   const run = sender(form, problem);
@@ -41,12 +45,14 @@ export function approvalForm(request: EventEnvelope, respond: Respond): HTMLElem
         approval_id: request.id,
         result,
         ...(isScope(scope.value) && scope.value !== "once" ? { scope: scope.value } : {}),
+        ...(result === "deny" && reason.value.trim() ? { reason: reason.value.trim() } : {}),
       }),
     );
   form.append(
     button("Approve", () => void decide("allow"), { class: "primary" }),
-    button("Deny", () => void decide("deny")),
     scope,
+    reason,
+    button("Deny", () => void decide("deny")),
     problem,
   );
   return form;

@@ -5,6 +5,7 @@
  */
 import { ApiError, type StreamState as ClientStreamState } from "@agent-sessions/client";
 import type { Api } from "./api.js";
+import { describe } from "./problems.js";
 import type { EventEnvelope } from "./types.js";
 
 export type StreamState = ClientStreamState["state"];
@@ -19,7 +20,7 @@ export interface LiveStream {
   close(): void;
 }
 
-const reason = (cause: unknown) => (cause instanceof Error ? cause.message : String(cause));
+const reason = describe;
 
 function detailOf(s: ClientStreamState): string | undefined {
   if (s.state === "reconnecting") return reason(s.cause);

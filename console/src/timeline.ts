@@ -1,13 +1,14 @@
 /**
  * A session's log on screen. Durable events are kept by id, so an event the stream replays after
- * history (or resends with a new status) replaces its line instead of repeating it. Live-only deltas
- * build a provisional line per turn and kind, dropped when the complete event arrives. Requests
- * (approval, custom tool, question) show their answer form until answered, or until a turn ends
- * without them.
+ * history (or resends with a new status) replaces its line instead of repeating it. A tool call's
+ * events make one card (tool-card.ts). Live-only deltas build a provisional line per turn and kind,
+ * dropped when the complete event arrives. Requests (approval, custom tool, question) show their
+ * answer form until answered, or until a turn ends without them.
  */
 import { h } from "./dom.js";
 import { renderEvent, textOf } from "./event-view.js";
 import type { Respond } from "./requests.js";
+import { callIdOf, fileEvent, renderCall, type Call } from "./tool-card.js";
 import type { EventEnvelope } from "./types.js";
 
 /** The key that pairs a request with its answer. */
@@ -34,11 +35,17 @@ export interface TimelineHooks {
 export class Timeline {
   readonly el = h("ol", { class: "timeline", attrs: { "aria-live": "polite" } });
   private readonly events = new Map<string, EventEnvelope>();
+  /** Lines by event id, and tool cards by `call:<id>`. */
   private readonly lines = new Map<string, HTMLLIElement>();
   private readonly drafts = new Map<string, { event: EventEnvelope; text: string; line: HTMLLIElement }>();
   /** Request key → the request's event id, while it waits. */
   private readonly waiting = new Map<string, string>();
   private readonly answered = new Set<string>();
+  private readonly calls = new Map<string, Call>();
+  /** Event id → its call's id. */
+  private readonly callOf = new Map<string, string>();
+  /** Approval request id → its call's id (an approval response names the request). */
+  private readonly approvals = new Map<string, string>();
 
   constructor(private readonly hooks: TimelineHooks) {}
 
@@ -50,31 +57,64 @@ export class Timeline {
     if (e.type === "session.tool_updated") return this.patch(e);
     this.dropDraft(e);
     const answer = answerKey(e);
-    if (answer) this.answer(answer);
     const request = requestKey(e);
     if (request && !this.answered.has(request)) this.waiting.set(request, e.id);
-    const stop = e.type === "session.status_idle" ? e.payload.stop_reason?.type : undefined;
     this.events.set(e.id, e);
-    this.draw(e);
-    // A turn that ended no longer waits for anything.
-    if (stop && stop !== "requires_action") for (const key of [...this.waiting.keys()]) this.answer(key);
+    this.file(e);
+    if (answer) this.answer(answer);
+    this.draw(e.id);
+    const stop = e.type === "session.status_idle" ? e.payload.stop_reason?.type : undefined;
+    // A turn that ended no longer waits for anything, and its calls without a result will have none.
+    if (stop && stop !== "requires_action") {
+      for (const key of [...this.waiting.keys()]) this.answer(key);
+      for (const call of this.calls.values()) if (!call.result && !call.ended) this.endCall(call);
+    }
   }
 
-  private draw(e: EventEnvelope): void {
+  private file(e: EventEnvelope): void {
+    const id = callIdOf(e, this.approvals);
+    if (!id) return;
+    let call = this.calls.get(id);
+    if (!call) this.calls.set(id, (call = { id, ended: false }));
+    if (e.type === "agent.approval_request") this.approvals.set(e.id, id);
+    fileEvent(call, e);
+    this.callOf.set(e.id, id);
+  }
+
+  private endCall(call: Call): void {
+    call.ended = true;
+    this.drawCall(call);
+  }
+
+  private draw(eventId: string): void {
+    const callId = this.callOf.get(eventId);
+    if (callId) return this.drawCall(this.calls.get(callId)!);
+    const e = this.events.get(eventId);
+    if (!e) return;
     const key = requestKey(e);
-    const line = renderEvent(e, key ? { open: this.waiting.has(key), respond: this.hooks.respond } : null);
-    const old = this.lines.get(e.id);
+    this.place(e.id, renderEvent(e, key ? { open: this.waiting.has(key), respond: this.hooks.respond } : null));
+  }
+
+  private drawCall(call: Call): void {
+    const open = {
+      approval: !!call.approval && this.waiting.has(`approval:${call.approval.id}`),
+      custom: call.use?.type === "agent.custom_tool_use" && this.waiting.has(`custom:${call.use.id}`),
+    };
+    this.place(`call:${call.id}`, renderCall(call, open, this.hooks.respond));
+  }
+
+  private place(key: string, line: HTMLLIElement): void {
+    const old = this.lines.get(key);
     if (old) old.replaceWith(line);
     else this.el.append(line);
-    this.lines.set(e.id, line);
+    this.lines.set(key, line);
   }
 
   private answer(key: string): void {
     this.answered.add(key);
     const id = this.waiting.get(key);
     this.waiting.delete(key);
-    const request = id && this.events.get(id);
-    if (request) this.draw(request);
+    if (id) this.draw(id);
   }
 
   private addDelta(e: EventEnvelope): void {
@@ -105,6 +145,7 @@ export class Timeline {
     if (!target || !payload || typeof payload !== "object") return;
     const updated = { ...target, payload: payload as EventEnvelope["payload"] };
     this.events.set(target.id, updated);
-    this.draw(updated);
+    this.file(updated);
+    this.draw(updated.id);
   }
 }

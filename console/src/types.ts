@@ -21,3 +21,4 @@ export type ApprovalScope = NonNullable<Schemas["user-approval-response"]["scope
 /** An event's payload, its fields read by name. */
 export type Payload = Event["payload"] & Record<string, unknown>;
 export type EventEnvelope = Event & { payload: Payload };
+export type Usage = Schemas["usage"];

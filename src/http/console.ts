@@ -4,6 +4,7 @@
  * stands on, `@agent-sessions/client`, and the ESM builds of that package's two dependencies), read once
  * and served from memory. Nothing outside the set is reachable, so no path can escape it. The console
  * calls the API like any client; these files are not API operations and are not in the OpenAPI document.
+ * `GET /` redirects to it.
  */
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
@@ -122,6 +123,12 @@ let loaded: Console | undefined;
 export function consoleFiles(): Middleware<AppState> {
   const { assets, headers } = (loaded ??= load());
   return async (ctx, next) => {
+    // The root has nothing of its own: a browser opening the service's address lands on the console.
+    if (ctx.path === "/" && (ctx.method === "GET" || ctx.method === "HEAD")) {
+      ctx.status = 302;
+      ctx.redirect(`${CONSOLE_PREFIX}/`);
+      return;
+    }
     if (ctx.path !== CONSOLE_PREFIX && !ctx.path.startsWith(`${CONSOLE_PREFIX}/`)) return next();
     const file = assets.get(ctx.path);
     if (!file) throw new AppError("not_found", "no such console file");
@@ -137,4 +144,10 @@ export function consoleFiles(): Middleware<AppState> {
     }
     ctx.body = file.body;
   };
+}
+
+/** Where a browser opens the console of a server listening on `host:port` (any address: this machine's name for it). */
+export function consoleUrl(host: string, port: number): string {
+  const shown = host === "0.0.0.0" || host === "::" || host === "" ? "localhost" : host.includes(":") ? `[${host}]` : host;
+  return `http://${shown}:${port}${CONSOLE_PREFIX}/`;
 }

@@ -1,8 +1,9 @@
 /**
  * Headless Chromium (Debian's package, never a downloaded build) driven by playwright-core, for the
  * console's end-to-end tests. Every request a page makes is recorded (its URL and headers), every API
- * response it receives is checked against the served document like the test client's, and a failed
- * test leaves a screenshot under test-artifacts/.
+ * response it receives is checked against the served document like the test client's, a failed
+ * test leaves a screenshot under test-artifacts/, and `keepScreenshot` keeps what a step showed under
+ * test-artifacts/console/ (git-ignored), for a person to look at after a run.
  */
 import { execFileSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
@@ -95,4 +96,11 @@ export async function screenshotOnFailure(test: Mocha.Test | undefined, tab: Tab
     .replace(/[^A-Za-z0-9]+/g, "-")
     .slice(0, 120);
   await tab.page.screenshot({ path: join(dir, `${name}.png`), fullPage: true }).catch(() => undefined);
+}
+
+/** Keeps what the page shows now as `test-artifacts/console/<name>.png`, whether the test passes or not. */
+export async function keepScreenshot(tab: Tab, name: string): Promise<void> {
+  const dir = join(projectRoot, "test-artifacts", "console");
+  mkdirSync(dir, { recursive: true });
+  await tab.page.screenshot({ path: join(dir, `${name}.png`), fullPage: true });
 }

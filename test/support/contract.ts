@@ -15,7 +15,8 @@ interface Operation {
 }
 
 const DOC_ID = "contract:openapi";
-const CONSOLE_PATH = /^\/console(\/|$)/;
+/** The console's files, and the root, which redirects to them. */
+const CONSOLE_PATH = /^\/(console(\/|$)|$)/;
 
 class Contract {
   private readonly ajv = new Ajv2020({ strict: false, allErrors: true });
@@ -51,7 +52,7 @@ class Contract {
     const m = method.toLowerCase();
     const op = this.operations.find((o) => o.pattern.test(path));
     const at = `${method} ${path} → ${status}`;
-    // The web console's static files (src/http/console.ts) are not API operations: the document must not name them.
+    // The web console's static files and the root's redirect (src/http/console.ts) are not API operations: the document must not name them.
     if (CONSOLE_PATH.test(path)) return op ? `${at}: the console's path is in the document as ${op.template}` : null;
     // Unknown routes and methods answer in the error shape too.
     if (!op || !op.methods[m]) return this.validate("/components/schemas/error", body, `${at} (no such operation)`);

@@ -1,13 +1,19 @@
 /**
  * One session: its history read page by page, then its live stream from the last sequence read, and
  * a composer. The API pages history oldest first, so every page is read before going live (a stream
- * opened earlier would replay the same events unpaged).
+ * opened earlier would replay the same events unpaged). The session's usage is read again after every
+ * turn; the log follows new events while the reader is at its bottom.
  */
 import type { Api } from "../api.js";
-import { button, h } from "../dom.js";
+import { fill, h } from "../dom.js";
+import { follow } from "../follow.js";
+import { usageLine } from "../format.js";
+import { agentLink, type AgentNames } from "../names.js";
+import { describe } from "../problems.js";
 import { openStream, type LiveStream, type StreamState } from "../stream.js";
 import { Timeline } from "../timeline.js";
 import type { EventList, EventsAccepted, EventsPost, InboundEvent, Session } from "../types.js";
+import { composer } from "./composer.js";
 
 export interface SessionView {
   el: HTMLElement;
@@ -16,20 +22,23 @@ export interface SessionView {
 
 const STATES: Record<StreamState, string> = { connecting: "connecting…", live: "live", reconnecting: "reconnecting…", closed: "not live" };
 
-export function sessionView(api: Api, sessionId: string, back: () => void): SessionView {
+export function sessionView(api: Api, names: AgentNames, sessionId: string): SessionView {
   const path = `/v1/sessions/${encodeURIComponent(sessionId)}`;
   const title = h("h2", {}, "Session");
   const status = h("span", { class: "badge", attrs: { "data-role": "session-status" } });
   const live = h("span", { class: "badge stream", attrs: { "data-role": "stream-state", title: "" } }, STATES.connecting);
   const ids = h("p", { class: "note" });
+  const usage = h("p", { class: "note usage", attrs: { "data-role": "session-usage" } });
   const problem = h("p", { class: "problem", attrs: { role: "alert" } });
   let stream: LiveStream | null = null;
   let disposed = false;
 
-  const setStatus = (s: string) => {
+  const setStatus = (s: Session["status"]) => {
     status.textContent = s;
     status.className = `badge ${s}`;
+    box.setStatus(s);
   };
+  const showUsage = (s: Session) => (usage.textContent = s.usage ? `This session: ${usageLine(s.usage, "session")}` : "No turn has ended yet.");
   const post = async (events: InboundEvent[], delivery?: EventsPost["delivery"]) => {
     const body: EventsPost = { events, ...(delivery ? { delivery } : {}) };
     const accepted = await api.post<EventsAccepted>(`${path}/events`, body);
@@ -43,28 +52,36 @@ export function sessionView(api: Api, sessionId: string, back: () => void): Sess
       // History tells what was; the session record read first tells what is (a title set later, an archive).
       if (!stream) return;
       if (e.type === "session.status_running") setStatus("running");
-      if (e.type === "session.status_idle") setStatus(e.payload.stop_reason?.type === "requires_action" ? "waiting_on_human" : "idle");
+      if (e.type === "session.status_idle") {
+        setStatus(e.payload.stop_reason?.type === "requires_action" ? "waiting_on_human" : "idle");
+        // The aggregate includes the turn that just ended.
+        void api.get<Session>(path).then(showUsage, () => undefined);
+      }
       if (e.type === "session.title_updated" && typeof e.payload.title === "string") title.textContent = e.payload.title;
     },
   });
 
-  const composer = messageComposer(post);
+  const box = composer(post);
+  const follower = follow(timeline.el);
   const el = h(
     "section",
     { class: "view session" },
-    h("div", { class: "toolbar" }, button("← Sessions", back, { class: "link" }), status, live),
+    h("div", { class: "toolbar" }, h("a", { attrs: { href: "#/sessions" } }, "← Sessions"), status, live),
     title,
     ids,
+    usage,
     problem,
     timeline.el,
-    composer,
+    follower.jump,
+    box.el,
   );
 
   async function load(): Promise<void> {
     const session = await api.get<Session>(path);
     title.textContent = session.title || "(untitled)";
-    ids.textContent = `${session.id} · agent ${session.agentId} · subject ${session.subjectId}`;
+    fill(ids, agentLink(names, session.agentId), ` · subject ${session.subjectId} · `, h("code", {}, session.id));
     setStatus(session.status);
+    showUsage(session);
     let after = 0;
     for (;;) {
       const page = await api.get<EventList>(`${path}/events?after=${after}&limit=100`);
@@ -82,51 +99,14 @@ export function sessionView(api: Api, sessionId: string, back: () => void): Sess
       },
     });
   }
-  load().catch((err: unknown) => (problem.textContent = err instanceof Error ? err.message : String(err)));
+  load().catch((err: unknown) => (problem.textContent = describe(err)));
 
   return {
     el,
     dispose() {
       disposed = true;
       stream?.close();
+      follower.dispose();
     },
   };
-}
-
-function messageComposer(post: (events: InboundEvent[], delivery?: EventsPost["delivery"]) => Promise<void>): HTMLElement {
-  const text = h("textarea", {
-    attrs: { name: "message", rows: "3", maxlength: "20000", placeholder: "Write a message (Ctrl+Enter sends)", "aria-label": "Message" },
-  });
-  const queue = h("input", { attrs: { type: "checkbox", name: "when_idle" } });
-  const problem = h("p", { class: "problem", attrs: { role: "alert" } });
-  const send = async () => {
-    if (!text.value.trim()) return;
-    problem.textContent = "";
-    try {
-      await post([{ type: "user.message", content: [{ type: "text", text: text.value }] }], queue.checked ? "when_idle" : undefined);
-      text.value = "";
-    } catch (err) {
-      problem.textContent = err instanceof Error ? err.message : String(err);
-    }
-  };
-  const interrupt = async () => {
-    problem.textContent = "";
-    await post([{ type: "user.interrupt" }]).catch((err: unknown) => (problem.textContent = err instanceof Error ? err.message : String(err)));
-  };
-  text.addEventListener("keydown", (e) => {
-    if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) void send();
-  });
-  return h(
-    "div",
-    { class: "composer" },
-    text,
-    h(
-      "div",
-      { class: "row" },
-      button("Send", () => void send(), { class: "primary" }),
-      h("label", {}, queue, " queue it if a turn is running"),
-      button("Interrupt", () => void interrupt()),
-    ),
-    problem,
-  );
 }

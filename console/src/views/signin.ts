@@ -1,6 +1,7 @@
 /** Sign-in: the key is checked with one request, then kept in this tab's sessionStorage. */
 import { apiClient } from "../api.js";
 import { h } from "../dom.js";
+import { describe } from "../problems.js";
 
 export function signInView(onSignedIn: (key: string) => void, notice = ""): HTMLElement {
   const key = h("input", { attrs: { type: "password", name: "api-key", autocomplete: "off", spellcheck: "false", required: "", "aria-label": "API key" } });
@@ -37,7 +38,7 @@ export function signInView(onSignedIn: (key: string) => void, notice = ""): HTML
       key.value = "";
       onSignedIn(value);
     } catch (err) {
-      problem.textContent = refused ? "That key was refused." : err instanceof Error ? err.message : String(err);
+      problem.textContent = refused ? "That key was refused." : describe(err);
     } finally {
       submit.disabled = false;
     }

@@ -88,7 +88,7 @@ export function planInbound(state: RuntimeState, sessionId: string, events: Inbo
         if (!call) return reject("no_active_turn", "the session is not waiting for this approval");
         call.state = event.result === "allow" ? "approved" : "denied";
         call.scope = event.scope ?? "once";
-        if (event.result === "deny") call.reason = `the user denied the tool ${call.name}`;
+        if (event.result === "deny") call.reason = `the user denied the tool ${call.name}${event.reason ? `: ${event.reason}` : ""}`;
         if (event.result === "allow" && call.scope !== "once") grants.add(call.name);
         answered(draft(sessionId, id, event, { turnId: turn!.id, status: "received", now }));
         break;

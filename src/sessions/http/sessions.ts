@@ -61,7 +61,9 @@ export function sessionRoutes(routes: Routes, { sessions }: Services): void {
       const subjectId = aliased(query.subjectId, query.subject, "subjectId", "subject");
       if (agentId) filter.agentId = agentId;
       if (subjectId) filter.subjectId = subjectId;
+      if (query.status && query.waitingOnHuman) throw validationError("waitingOnHuman: must not be given with status");
       if (query.status) filter.status = query.status;
+      if (query.waitingOnHuman) filter.status = "waiting_on_human";
       return { body: presentOffsetPage(await sessions.list(orgId, filter, query), query, presentSession) };
     },
   );

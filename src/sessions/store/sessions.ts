@@ -14,8 +14,8 @@ export type { SessionDoc, StateProjection } from "./session-shape.js";
 export interface SessionFilter {
   agentId?: string;
   subjectId?: string;
-  /** The statuses a list may filter by (`waiting_on_human` is not one). */
-  status?: NonNullable<FromSchemas<typeof sessionsListQuerySchema>["status"]>;
+  /** The statuses a list may filter by: the query's `status`, or `waiting_on_human` from its `waitingOnHuman`. */
+  status?: NonNullable<FromSchemas<typeof sessionsListQuerySchema>["status"]> | "waiting_on_human";
 }
 
 /**

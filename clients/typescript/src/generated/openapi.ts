@@ -1423,6 +1423,11 @@ export interface components {
              * @enum {unknown}
              */
             status?: "idle" | "running" | "archived";
+            /**
+             * @description true: only sessions whose turn waits on a human (status waiting_on_human). Not given with status.
+             * @constant
+             */
+            waitingOnHuman?: true;
             /** @default 50 */
             limit: number;
             /** @default 0 */
@@ -1591,6 +1596,8 @@ export interface components {
             result: "allow" | "deny";
             /** @enum {unknown} */
             scope?: "once" | "session" | "always";
+            /** @description With deny: why, given to the model in the denial (the tool result it reads); an allow leaves it unread. */
+            reason?: string;
         };
         /** UserClarifyResult */
         "user-clarify-result": {
@@ -3891,6 +3898,8 @@ export interface operations {
                 subject?: components["schemas"]["subject-id"];
                 /** @description Only sessions with this status; without it, archived sessions are left out. waiting_on_human is not a filter. */
                 status?: "idle" | "running" | "archived";
+                /** @description true: only sessions whose turn waits on a human (status waiting_on_human). Not given with status. */
+                waitingOnHuman?: true;
                 limit?: number;
                 offset?: number;
             };
