@@ -84,6 +84,13 @@ describe("CLI: API commands", () => {
     const { agentId, sessionId, subjectId } = await createSession(api, { agent: { name: "Listed bot" } });
     await sendText(api, sessionId, "hello");
     await settle(api, sessionId, 1);
+    // The list reads the record, whose status and title follow the log.
+    await until(
+      () => api.get(`/v1/sessions/${sessionId}`),
+      (r) => r.body.status === "idle" && r.body.title === "hello",
+      15_000,
+      "the record to show the idle, titled session",
+    );
 
     const agents = await run(["agents", "list", "--json", "--limit", "100"]);
     expect(agents.code, agents.stderr).to.equal(0);
@@ -166,7 +173,7 @@ describe("CLI: API commands", () => {
     expect(texts).to.deep.equal(["echo: after the slow one"]);
   });
 
-  it("sessions approve and deny answer a pending approval request; --json prints the accepted event", async () => {
+  it("sessions approve and deny (with a reason) answer a pending approval request; list --waiting shows who waits", async () => {
     const { paused } = sessionSteps(() => api);
     const { sessionId } = await createSession(api, { agent: { tools: [lookup({ permissionPolicy: ask })] } });
     await sendText(api, sessionId, "/tool lookup {}");
@@ -184,10 +191,20 @@ describe("CLI: API commands", () => {
     const other = await createSession(api, { agent: { tools: [lookup({ permissionPolicy: ask })] } });
     await sendText(api, other.sessionId, "/tool lookup {}");
     const asked = (await paused(other.sessionId)).events.find((e) => e.type === "agent.approval_request");
-    const denied = await run(["sessions", "deny", other.sessionId, asked.id]);
+    // The list reads the records, whose status follows the log: wait for it through the API, then ask the CLI.
+    const waitingIds = () => api.get("/v1/sessions?waitingOnHuman=true&limit=100").then((r) => (r.body.data as { id: string }[]).map((s) => s.id));
+    await until(waitingIds, (ids) => ids.includes(sessionId) && ids.includes(other.sessionId), 15_000, "both sessions to wait");
+    const waiting = await run(["sessions", "list", "--waiting", "--json", "--limit", "100"]);
+    expect((JSON.parse(waiting.stdout) as { id: string }[]).map((s) => s.id)).to.include.members([sessionId, other.sessionId]);
+    const denied = await run(["sessions", "deny", other.sessionId, asked.id, "--reason", "not on production"]);
     expect(denied.stdout).to.match(/^user\.approval_response evt_\S+ \w+\n$/);
     const events = await settle(api, other.sessionId, 2);
-    expect(events.find((e) => e.type === "agent.tool_result").payload).to.deep.include({ tool_use_id: asked.payload.tool_use_id, is_error: true });
+    const result = events.find((e) => e.type === "agent.tool_result").payload;
+    expect(result).to.deep.include({ tool_use_id: asked.payload.tool_use_id, is_error: true });
+    expect(result.content[0].text).to.include("not on production");
+    await until(waitingIds, (ids) => !ids.includes(other.sessionId), 15_000, "the denied session to stop waiting");
+    const after = await run(["sessions", "list", "--waiting", "--json", "--limit", "100"]);
+    expect((JSON.parse(after.stdout) as { id: string }[]).map((s) => s.id)).to.not.include(other.sessionId);
   });
 
   it("failures are one line with the API's code and status, exit 1; no key or a broken profile file says what to do; usage exits 2", async () => {
@@ -215,6 +232,7 @@ describe("CLI: API commands", () => {
 
     for (const args of [
       ["sessions", "list", "--status", "waiting_on_human"],
+      ["sessions", "list", "--status", "idle", "--waiting"],
       ["sessions", "send", "ses_x"],
       ["sessions", "approve", "ses_x"],
       ["sessions", "tail", "ses_x", "--from", "0"],

@@ -57,15 +57,24 @@ export function sessionsListCommand(sessions: Command): void {
       .addOption(
         new Option("--status <status>", "only sessions with this status (archived ones only with it)").choices(sessionsListQuerySchema.properties.status.enum),
       )
+      .addOption(new Option("--waiting", "only sessions waiting on a human (an approval, a custom tool's result, an answer)").conflicts("status"))
       .option("--agent <agentId>", "only sessions of this agent")
       .option("--subject <subjectId>", "only sessions of this subject"),
   ).action(
     async (
-      opts: { status?: "idle" | "running" | "archived"; agent?: string; subject?: string; limit: number; offset: number; json?: boolean },
+      opts: {
+        status?: "idle" | "running" | "archived";
+        waiting?: true;
+        agent?: string;
+        subject?: string;
+        limit: number;
+        offset: number;
+        json?: boolean;
+      },
       command: Command,
     ) => {
       const { client } = await apiTarget(command);
-      const query = { status: opts.status, agentId: opts.agent, subjectId: opts.subject, limit: opts.limit, offset: opts.offset };
+      const query = { status: opts.status, waitingOnHuman: opts.waiting, agentId: opts.agent, subjectId: opts.subject, limit: opts.limit, offset: opts.offset };
       const page = await ok(client.api.GET("/v1/sessions", { params: { query } }));
       if (opts.json) return void printJson(page.data);
       const rows = page.data.map((s) => [
