@@ -7,7 +7,7 @@
 import { expect } from "chai";
 import { createLogger } from "../src/log.js";
 import { OwedDebits } from "../src/accounts/redis/owed-debits.js";
-import { TurnDebits } from "../src/accounts/credits.js";
+import { BALANCE_CACHE_MS, CreditService, TurnDebits } from "../src/accounts/credits.js";
 import { CreditStore } from "../src/accounts/store/credits.js";
 import { isAppError } from "../src/errors.js";
 import { useAnthropicService } from "./support/anthropic-service.js";
@@ -57,7 +57,7 @@ describe("credits", () => {
   });
 
   it("a metered organization at zero: the turn ends at once with the error, and no model call is made", async () => {
-    const { orgId, api } = await newOrg();
+    const { name, orgId, api } = await newOrg();
     await svc.server.core.inner.credits.grant(orgId, 0, "empty");
     const { sessionId } = await createSession(api, agent);
     expect((await sendText(api, sessionId, "hi")).status).to.equal(202);
@@ -71,8 +71,8 @@ describe("credits", () => {
     expect(svc.fake.requests).to.have.length(0);
     expect(await stored(orgId)).to.equal(0);
 
-    // Credits granted: the next turn runs.
-    await svc.server.core.inner.credits.grant(orgId, 500_000, "topped-up");
+    // Credits granted by another process (the command line): the very next turn runs.
+    expect((await cli(["ops", "credits", "grant", "--org", name, "--usd", "0.5"])).code).to.equal(0);
     svc.fake.push({ text: "Now I can answer." });
     await sendText(api, sessionId, "again");
     const after = await settle(api, sessionId, 2);
@@ -109,6 +109,41 @@ describe("credits", () => {
     const funded = (await newOrg()).orgId;
     await credits.grant(funded, 1, "g");
     expect(await refused(funded)).to.equal(false);
+  });
+
+  it("a grant made by another process is usable at once: a refusal is never made on a cached balance", async () => {
+    const { orgId } = await newOrg();
+    class CountedReads extends CreditStore {
+      reads = 0;
+      override head(id: string) {
+        this.reads++;
+        return super.head(id);
+      }
+    }
+    const counted = new CountedReads(svc.server.core.connections.mongo.db);
+    let now = 0;
+    // This process's clock stands still unless moved, so whatever it cached stays fresh.
+    const here = new CreditService(counted, () => now);
+    const elsewhere = new CreditService(store());
+    const refusal = (check: Promise<void>) =>
+      check.then(
+        () => null,
+        (err: { code?: string }) => err.code,
+      );
+
+    expect(await refusal(here.requirePositive(orgId))).to.equal("insufficient_credits");
+    await elsewhere.grant(orgId, 1_000, "first");
+    expect(await refusal(here.requirePositive(orgId))).to.equal(null);
+    // What lets work through is cached: a debit made elsewhere shows once the entry is older than BALANCE_CACHE_MS.
+    await elsewhere.debit(orgId, "turn:ses_x:turn_1", 2_000);
+    const reads = counted.reads;
+    expect(await refusal(here.requireTurnCredits(orgId))).to.equal(null);
+    expect(counted.reads, "no read while the cached balance admits").to.equal(reads);
+    now += BALANCE_CACHE_MS + 1;
+    expect(await refusal(here.requireTurnCredits(orgId))).to.equal("insufficient_credits");
+    await elsewhere.grant(orgId, 5_000, "second");
+    expect(await refusal(here.requireTurnCredits(orgId))).to.equal(null);
+    expect(await here.balance(orgId)).to.deep.equal({ metered: true, balanceMicros: 4_000 });
   });
 
   describe("the ledger", () => {
@@ -171,19 +206,24 @@ describe("credits", () => {
   describe("the commands credits grant and credits show", () => {
     it("grant adds credits and prints the balance; with --id a re-run applies it once; show prints the balance", async () => {
       const { name, orgId } = await newOrg();
-      expect(await cli(["credits", "show", "--org", name])).to.include({ code: 0, stdout: "not metered: no credit account (credits grant makes one)\n" });
-      const first = await cli(["credits", "grant", "--org", name, "--usd", "12.5", "--id", "invoice-7"]);
+      expect(await cli(["ops", "credits", "show", "--org", name])).to.include({
+        code: 0,
+        stdout: "not metered: no credit account (ops credits grant makes one)\n",
+      });
+      const first = await cli(["ops", "credits", "grant", "--org", name, "--usd", "12.5", "--id", "invoice-7"]);
       expect(first, first.stderr).to.include({ code: 0, stdout: "balance: 12.500000 USD\n" });
-      const again = await cli(["credits", "grant", "--org", name, "--usd", "12.5", "--id", "invoice-7"]);
+      const again = await cli(["ops", "credits", "grant", "--org", name, "--usd", "12.5", "--id", "invoice-7"]);
       expect(again).to.include({ code: 0, stdout: "balance: 12.500000 USD (grant invoice-7 was already applied)\n" });
-      expect(await cli(["credits", "grant", "--org", name, "--usd", "0.000001"])).to.include({ code: 0, stdout: "balance: 12.500001 USD\n" });
+      expect(await cli(["ops", "credits", "grant", "--org", name, "--usd", "0.000001"])).to.include({ code: 0, stdout: "balance: 12.500001 USD\n" });
+      expect(await cli(["ops", "credits", "show", "--org", name])).to.include({ code: 0, stdout: "balance: 12.500001 USD\n" });
+      // The top-level `credits`, from before the ops group, is the same command.
       expect(await cli(["credits", "show", "--org", name])).to.include({ code: 0, stdout: "balance: 12.500001 USD\n" });
       expect(await stored(orgId)).to.equal(12_500_001);
     });
 
     it("refuses negative and malformed amounts, unknown organizations and missing options, changing nothing", async () => {
       const { name, orgId } = await newOrg();
-      const negative = await cli(["credits", "grant", "--org", name, "--usd=-5"]);
+      const negative = await cli(["ops", "credits", "grant", "--org", name, "--usd=-5"]);
       expect(negative).to.include({ code: 2, stdout: "" });
       expect(negative.stderr).to.include("negative amounts are refused");
       for (const args of [
@@ -193,12 +233,12 @@ describe("credits", () => {
         ["--usd", "1"],
         ["--org", name, "--usd", "1", "--id", "no spaces"],
       ]) {
-        const out = await cli(["credits", "grant", ...args]);
+        const out = await cli(["ops", "credits", "grant", ...args]);
         expect(out.code, args.join(" ")).to.equal(2);
         expect(out.stdout).to.equal("");
-        expect(out.stderr).to.include("Usage: agent-sessions credits grant");
+        expect(out.stderr).to.include("Usage: agent-sessions ops credits grant");
       }
-      const unknown = await cli(["credits", "grant", "--org", `${name}-nobody`, "--usd", "1"]);
+      const unknown = await cli(["ops", "credits", "grant", "--org", `${name}-nobody`, "--usd", "1"]);
       expect(unknown).to.include({ code: 1, stdout: "" });
       expect(unknown.stderr).to.include("no organization is named");
       expect(await store().head(orgId)).to.equal(null);

@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import { useAnthropicService } from "./support/anthropic-service.js";
 import { deploymentBody, deploymentsClient, readyDeployment } from "./support/deployments.js";
+import { cli } from "./support/cli.js";
 import { expectError } from "./support/expect.js";
 import { until, userMessage } from "./support/sessions.js";
 
@@ -27,6 +28,16 @@ describe("deployments: credits", () => {
       402,
       "insufficient_credits",
     );
+  });
+
+  it("credits granted by the command line are usable at once, and shown at once", async () => {
+    const org = `org-dep-grant-${process.pid}-${Date.now()}`;
+    const { api } = await deploymentsClient(svc.server, undefined, org, 0);
+    expectError(await api.post("/v1/deployments", deploymentBody()), 402, "insufficient_credits");
+    const grant = await cli(["ops", "credits", "grant", "--org", org, "--usd", "5"]);
+    expect(grant, grant.stderr).to.include({ code: 0, stdout: "balance: 5.000000 USD\n" });
+    expect((await api.get("/v1/credits")).body).to.deep.equal({ metered: true, balance_usd: "5.000000" });
+    expect((await api.post("/v1/deployments", deploymentBody())).status).to.equal(201);
   });
 
   it("debits each turn's cost, and refuses a turn before it starts once the balance is spent", async () => {

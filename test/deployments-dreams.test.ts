@@ -43,10 +43,21 @@ describe("deployments: thread lists and dreaming", () => {
   });
 
   it("dreams once after activity and idleness, in a thread of its own, and not again without new activity", async () => {
-    const d = await readyDeployment(api, { features: { dreaming: true } });
+    const d = await readyDeployment(api);
     const quiet = await readyDeployment(api);
     await api.post(`/v1/deployments/${d.deployment_id}/threads/${d.thread_id}/events`, { events: [userMessage("remember that I like tea")] });
     await api.post(`/v1/deployments/${quiet.deployment_id}/threads/${quiet.thread_id}/events`, { events: [userMessage("hi")] });
+    // Dreaming goes on once the turn's record is written: a sweep reading the record before its projection
+    // landed would see the thread idle since its creation (a loaded machine can take that long).
+    for (const dep of [d, quiet]) {
+      await until(
+        () => threadsOf(dep),
+        (list) => list.some((t) => t.thread_id === dep.thread_id && t.status === "idle" && t.usage?.calls >= 1),
+        15_000,
+        "the turn's record",
+      );
+    }
+    expect((await api.patch(`/v1/deployments/${d.deployment_id}`, { features: { dreaming: true } })).status).to.equal(200);
     const dreams = async () => (await threadsOf(d)).filter((t) => t.title === DREAM_TITLE);
     const [dream] = await until(dreams, (list) => list.length === 1, 15_000, "a dream thread");
     expect(dream.metadata).to.deep.equal({ dreaming: true });

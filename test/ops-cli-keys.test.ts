@@ -1,5 +1,5 @@
 /**
- * The operator command line's keys: `agent-sessions keys create | list | revoke`, run as a child process
+ * The operator command line's keys: `agent-sessions ops keys create | list | revoke`, run as a child process
  * against the run's database, and what the API then does with those keys (accepted within their scopes;
  * refused with 401 once revoked).
  */
@@ -17,7 +17,7 @@ const newOrg = () => `ops-keys-${process.pid}-${Date.now()}-${++orgs}`;
 
 /** `keys create`: the key (a secret of the suite from now on) and the id it reported on stderr. */
 async function created(args: string[]): Promise<{ key: string; id: string }> {
-  const run = await cli(["keys", "create", ...args]);
+  const run = await cli(["ops", "keys", "create", ...args]);
   expect(run.code, run.stderr).to.equal(0);
   const key = secret(run.stdout.trim());
   expect(key).to.match(/^ask_[A-Za-z0-9_-]{43}$/);
@@ -40,22 +40,26 @@ describe("ops CLI: keys", () => {
     expect(id).to.equal(`key_${hashKey(key).slice(0, 32)}`);
     expect((await client(server.url, key).get("/v1/agents")).status).to.equal(200);
 
-    const json = await cli(["keys", "create", "--org", org, "--scopes", "deployments:read,deployments:write", "--json"]);
+    const json = await cli(["ops", "keys", "create", "--org", org, "--scopes", "deployments:read,deployments:write", "--json"]);
     expect(json.code, json.stderr).to.equal(0);
     const made = JSON.parse(json.stdout) as { id: string; key: string; org: string; scopes: string[]; name: string | null };
     secret(made.key);
     expect(made).to.deep.include({ org, scopes: ["deployments:read", "deployments:write"], name: null });
     expect(made.id).to.equal(`key_${hashKey(made.key).slice(0, 32)}`);
     expectError(await client(server.url, made.key).get("/v1/agents"), 403, "forbidden");
+
+    // The top-level `keys`, from before the ops group, is the same command.
+    const listed = await cli(["ops", "keys", "list", "--org", org, "--json"]);
+    expect(await cli(["keys", "list", "--org", org, "--json"])).to.deep.equal(listed);
   });
 
   it("list shows each key's id, name, scopes, creation and revocation, and never a secret or a hash", async () => {
     const org = newOrg();
     const first = await created(["--org", org, "--name", "ci bot"]);
     const second = await created(["--org", org, "--scopes", "api,deployments:read"]);
-    expect((await cli(["keys", "revoke", second.id])).code).to.equal(0);
+    expect((await cli(["ops", "keys", "revoke", second.id])).code).to.equal(0);
 
-    const json = await cli(["keys", "list", "--org", org, "--json"]);
+    const json = await cli(["ops", "keys", "list", "--org", org, "--json"]);
     expect(json.code, json.stderr).to.equal(0);
     const keys = JSON.parse(json.stdout) as Record<string, unknown>[];
     expect(keys.map((k) => [k.id, k.name, k.scopes])).to.deep.equal([
@@ -65,7 +69,7 @@ describe("ops CLI: keys", () => {
     expect(keys[0]!.revokedAt).to.equal(null);
     expect(Date.parse(keys[1]!.revokedAt as string)).to.be.at.least(Date.parse(keys[1]!.createdAt as string));
 
-    const table = await cli(["keys", "list", "--org", org]);
+    const table = await cli(["ops", "keys", "list", "--org", org]);
     expect(table.code).to.equal(0);
     const rows = table.stdout.trimEnd().split("\n");
     expect(rows[0]).to.match(/^ID\s+NAME\s+SCOPES\s+CREATED\s+REVOKED$/);
@@ -84,7 +88,7 @@ describe("ops CLI: keys", () => {
     expect((await usedApi.get("/v1/agents")).status).to.equal(200);
 
     for (const k of [used, unused]) {
-      const run = await cli(["keys", "revoke", k.id]);
+      const run = await cli(["ops", "keys", "revoke", k.id]);
       expect(run, run.stderr).to.include({ code: 0 });
       expect(run.stdout).to.equal(`revoked ${k.id} of ${org}; running API processes refuse it within ${KEY_CACHE_TTL_MS / 1000} s\n`);
     }
@@ -98,38 +102,38 @@ describe("ops CLI: keys", () => {
     );
     expectError(await usedApi.get("/v1/agents"), 401, "unauthorized");
 
-    const again = await cli(["keys", "revoke", used.id]);
+    const again = await cli(["ops", "keys", "revoke", used.id]);
     expect(again.code).to.equal(0);
     expect(again.stdout).to.match(new RegExp(`^${used.id} of ${org} was already revoked \\(\\S+Z\\)\n$`));
   });
 
   it("usage problems exit 2 with the command's usage; an unknown organization or key exits 1 saying so", async () => {
     for (const args of [
-      ["keys", "create"],
-      ["keys", "create", "--org", "x", "--scopes", "api,root"],
-      ["keys", "create", "--org", " "],
-      ["keys", "revoke", "not-a-key-id"],
-      ["keys", "list"],
-      ["keys", "rotate"],
+      ["ops", "keys", "create"],
+      ["ops", "keys", "create", "--org", "x", "--scopes", "api,root"],
+      ["ops", "keys", "create", "--org", " "],
+      ["ops", "keys", "revoke", "not-a-key-id"],
+      ["ops", "keys", "list"],
+      ["ops", "keys", "rotate"],
     ]) {
       const run = await cli(args);
       expect(run.code, args.join(" ")).to.equal(2);
       expect(run.stdout, args.join(" ")).to.equal("");
       expect(run.stderr, args.join(" "))
         .to.match(/^error: /)
-        .and.include("Usage: agent-sessions keys");
+        .and.include("Usage: agent-sessions ops keys");
     }
-    const nobody = await cli(["keys", "list", "--org", `${newOrg()}-nobody`]);
+    const nobody = await cli(["ops", "keys", "list", "--org", `${newOrg()}-nobody`]);
     expect(nobody).to.include({ code: 1, stdout: "" });
-    expect(nobody.stderr).to.match(/^agent-sessions: no organization is named ".+-nobody" \(keys create makes one\)\n$/);
-    const unknown = await cli(["keys", "revoke", "key_0123456789abcdef0123456789abcdef"]);
+    expect(nobody.stderr).to.match(/^agent-sessions: no organization is named ".+-nobody" \(ops keys create makes one\)\n$/);
+    const unknown = await cli(["ops", "keys", "revoke", "key_0123456789abcdef0123456789abcdef"]);
     expect(unknown).to.include({ code: 1, stderr: "agent-sessions: no API key has the id key_0123456789abcdef0123456789abcdef\n" });
   });
 
   it("a bad or unreachable MONGO_URL is a configuration or connection error naming the variable", async () => {
-    const bad = await cli(["keys", "list", "--org", "acme"], { MONGO_URL: "http://127.0.0.1/db" });
+    const bad = await cli(["ops", "keys", "list", "--org", "acme"], { MONGO_URL: "http://127.0.0.1/db" });
     expect(bad).to.include({ code: 1, stderr: "agent-sessions: configuration error: MONGO_URL must use one of the schemes mongodb, mongodb+srv\n" });
-    const closed = await cli(["keys", "list", "--org", "acme"], { MONGO_URL: "mongodb://127.0.0.1:1/db" });
+    const closed = await cli(["ops", "keys", "list", "--org", "acme"], { MONGO_URL: "mongodb://127.0.0.1:1/db" });
     expect(closed.code).to.equal(1);
     expect(closed.stderr).to.match(/^agent-sessions: cannot reach MongoDB \(MONGO_URL=mongodb:\/\/127\.0\.0\.1:1\/db\): /);
   });

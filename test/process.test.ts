@@ -81,7 +81,7 @@ describe("commands and process lifecycle", () => {
       const out = await run("npm", ["run", "-s", "keys:create"], { MONGO_URL: env.mongoUrl });
       expect(out.code).to.not.equal(0);
       expect(out.stdout).to.equal("");
-      expect(out.stderr).to.include("required option '--org <name>' not specified").and.include("Usage: agent-sessions keys create");
+      expect(out.stderr).to.include("required option '--org <name>' not specified").and.include("Usage: agent-sessions ops keys create");
     });
   });
 

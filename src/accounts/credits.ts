@@ -17,11 +17,17 @@ import type { EventLog } from "../sessions/redis/event-log.js";
 import type { OwedDebit, OwedDebits } from "./redis/owed-debits.js";
 import type { CreditStore } from "./store/credits.js";
 
-/** How long a process trusts a balance it read: turn starts cost no database read, and a grant shows within this. */
+/**
+ * How long a process trusts a balance it read to let work through: turn starts cost no database read.
+ * A refusal is never made on a cached figure (it is read again first), so a grant made by any process
+ * is usable at once everywhere; only a balance spent down elsewhere shows within this.
+ */
 export const BALANCE_CACHE_MS = 1_500;
 const CACHED_ORGS = 10_000;
 
 const insufficient = (detail: string) => new AppError("insufficient_credits", `insufficient credits: ${detail}`);
+const funded = (b: CreditBalance) => b.metered && b.balanceMicros > 0;
+const turnsAllowed = (b: CreditBalance) => !b.metered || b.balanceMicros > 0;
 
 export class CreditService {
   private readonly cache = new Lru<string, { balance: CreditBalance; until: number }>(CACHED_ORGS);
@@ -31,10 +37,8 @@ export class CreditService {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** The balance as this process last read or changed it, at most `BALANCE_CACHE_MS` old. */
+  /** The balance as the database holds it now (what a person is shown). */
   async balance(orgId: string): Promise<CreditBalance> {
-    const cached = this.cache.get(orgId);
-    if (cached && cached.until > this.now()) return cached.balance;
     const head = await this.store.head(orgId);
     return this.remember(orgId, { metered: head !== null, balanceMicros: head?.balanceMicros ?? 0 });
   }
@@ -44,7 +48,7 @@ export class CreditService {
    * well as one whose balance is not above zero.
    */
   async requirePositive(orgId: string): Promise<void> {
-    const { metered, balanceMicros } = await this.balance(orgId);
+    const { metered, balanceMicros } = await this.admitting(orgId, funded);
     if (!metered) throw insufficient("the account has no credits (an operator grants them)");
     if (balanceMicros <= 0) throw insufficient(`the account's balance is ${formatUsd(balanceMicros)} USD`);
   }
@@ -53,7 +57,7 @@ export class CreditService {
   async requireTurnCredits(orgId: string): Promise<void> {
     let balance: CreditBalance;
     try {
-      balance = await this.balance(orgId);
+      balance = await this.admitting(orgId, turnsAllowed);
     } catch (err) {
       throw new AppError("unavailable", "the credit balance could not be read", {}, err);
     }
@@ -76,6 +80,16 @@ export class CreditService {
     const done = await this.store.apply(orgId, entryId, "turn", -micros, false);
     if (done) this.remember(orgId, { metered: true, balanceMicros: done.head.balanceMicros });
     return done !== null;
+  }
+
+  /**
+   * The cached balance when it lets the work through (at most `BALANCE_CACHE_MS` old), else the balance
+   * read now: what refuses is always the database's figure, never an older copy.
+   */
+  private async admitting(orgId: string, admits: (b: CreditBalance) => boolean): Promise<CreditBalance> {
+    const cached = this.cache.get(orgId);
+    if (cached && cached.until > this.now() && admits(cached.balance)) return cached.balance;
+    return this.balance(orgId);
   }
 
   private remember(orgId: string, balance: CreditBalance): CreditBalance {

@@ -29,8 +29,9 @@ function withCredits(org: string, work: (orgId: string, credits: CreditService) 
   );
 }
 
-export function creditsCommands(program: Command): void {
-  const credits = program.command("credits").description("an organization's credit balance");
+/** `hidden`: the top-level alias kept from before the `ops` group. */
+export function creditsCommands(program: Command, hidden = false): void {
+  const credits = program.command("credits", { hidden }).description("an organization's credit balance");
 
   credits
     .command("grant")
@@ -59,7 +60,7 @@ export function creditsCommands(program: Command): void {
     .action(async (opts: { org: string }) => {
       await withCredits(opts.org, async (orgId, service) => {
         const { metered, balanceMicros } = await service.balance(orgId);
-        return metered ? `balance: ${formatUsd(balanceMicros)} USD` : "not metered: no credit account (credits grant makes one)";
+        return metered ? `balance: ${formatUsd(balanceMicros)} USD` : "not metered: no credit account (ops credits grant makes one)";
       });
     });
 }

@@ -1,16 +1,15 @@
 /**
- * One line per event of a session's log, for `sessions tail`: its sequence, time, type, status and a
- * short summary of its payload (the text of a message, the tool and what it does, why a turn stopped).
- * The envelope itself is what `--json` prints.
+ * One line per event of a session's log, for both tails (the operator's from Redis, the API's over SSE):
+ * its sequence, time, type, status and a short summary of its payload (the text of a message, the tool
+ * and what it does, why a turn stopped). The envelope itself is what `--json` prints.
  */
-import type { Envelope } from "../sessions/domain/events.js";
 import { toolPreview } from "../agent-tools/domain/tool-preview.js";
 import { shorten } from "./text.js";
 
 const SUMMARY_MAX = 160;
 
-/** The text of content blocks; blocks without text are named by their type. */
-function contentText(content: unknown): string | null {
+/** The text of content blocks (blocks without text named by their type); null when there are none. */
+export function contentText(content: unknown): string | null {
   if (!Array.isArray(content)) return null;
   return content
     .map((b: unknown) => {
@@ -41,8 +40,18 @@ export function summary(payload: Record<string, unknown>): string {
   return shorten(parts.join(" "), SUMMARY_MAX);
 }
 
+/** What a line shows of an event: the log's envelope and the API's event both have it. */
+export interface LineEvent {
+  sequence: number | null;
+  createdAt: string;
+  type: string;
+  status?: string | null;
+  payload: Record<string, unknown>;
+  usage?: { total: number; calls: number } | null;
+}
+
 /** `#<sequence>  <time>  <type>  <status>  <summary>` (and a turn's usage), columns aligned for the usual widths. */
-export function eventLine(e: Envelope): string {
+export function eventLine(e: LineEvent): string {
   const usage = e.usage ? ` (${e.usage.total} tokens, ${e.usage.calls} model call(s))` : "";
   return [`#${e.sequence}`.padEnd(6), e.createdAt, e.type.padEnd(26), (e.status ?? "-").padEnd(9), summary(e.payload) + usage].join("  ").trimEnd();
 }

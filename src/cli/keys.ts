@@ -12,7 +12,7 @@ import { operatorConfig, withMongo } from "./backends.js";
 import { checked } from "./program.js";
 import { table, when } from "./text.js";
 
-export const noOrganization = (name: string) => new AppError("not_found", `no organization is named ${JSON.stringify(name)} (keys create makes one)`);
+export const noOrganization = (name: string) => new AppError("not_found", `no organization is named ${JSON.stringify(name)} (ops keys create makes one)`);
 
 const isScope = (s: string): s is KeyScope => (KEY_SCOPES as readonly string[]).includes(s);
 
@@ -49,8 +49,9 @@ const presented = (k: KeySummary) => ({
   revokedAt: k.revokedAt?.toISOString() ?? null,
 });
 
-export function keysCommands(program: Command): void {
-  const keys = program.command("keys").description("an organization's API keys");
+/** `hidden`: the top-level alias kept from before the `ops` group. */
+export function keysCommands(program: Command, hidden = false): void {
+  const keys = program.command("keys", { hidden }).description("an organization's API keys");
 
   keys
     .command("create")

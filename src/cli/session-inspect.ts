@@ -34,6 +34,9 @@ async function redisSide(redis: RedisClient, keys: Keys, sessionId: string): Pro
     intents.projectionsOf(sessionId),
     new Kickoffs(redis, keys).of(sessionId),
   ]);
+  // A deadline stays in the set after its call is answered, until the sweep finds it due: only the calls
+  // the state still shows waiting for a first result have a kickoff pending.
+  const waiting = new Set((snapshot?.state.turn?.calls ?? []).filter((c) => c.state === "custom").map((c) => c.id));
   return {
     runtime: snapshot && { state: snapshot.state, identity: identityOf(snapshot.fields), ...sizes },
     turnLock,
@@ -42,7 +45,7 @@ async function redisSide(redis: RedisClient, keys: Keys, sessionId: string): Pro
       wakeups: wakeups.wakeups,
       wakeupsComplete: wakeups.complete,
       recordWrites: writes.map((w) => ({ member: w.member, since: iso(w.since) })),
-      kickoffs: kickoffs.map((k) => ({ callId: k.callId, deadline: iso(k.deadlineMs) })),
+      kickoffs: kickoffs.filter((k) => waiting.has(k.callId)).map((k) => ({ callId: k.callId, deadline: iso(k.deadlineMs) })),
     },
   };
 }

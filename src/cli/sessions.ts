@@ -1,5 +1,5 @@
 /**
- * `sessions tail | inspect`: a session as the service's own stores hold it, read directly (no API key):
+ * `ops sessions tail | inspect`: a session as the service's own stores hold it, read directly (no API key):
  * the durable log on its Redis Stream, followed with a blocking XREAD, and the session's record, runtime
  * state, turn lock and pending work.
  */

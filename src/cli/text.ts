@@ -1,9 +1,14 @@
-/** Plain-text output of the operator commands: aligned columns, times, shortened text. */
+/** Plain-text output of the commands: aligned columns, times, shortened text. */
+import { stripVTControlCharacters } from "node:util";
+
+/** What a cell takes on screen: its colours take none. */
+const width = (cell: string) => stripVTControlCharacters(cell).length;
 
 /** Rows under a header, each column as wide as its widest cell, two spaces apart. */
 export function table(header: string[], rows: string[][]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
-  return [header, ...rows].map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join("  ")).join("\n") + "\n";
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => width(r[i] ?? ""))));
+  const pad = (cell: string, i: number) => cell + " ".repeat(widths[i]! - width(cell));
+  return [header, ...rows].map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : pad(cell, i))).join("  ")).join("\n") + "\n";
 }
 
 /** A time as ISO 8601 UTC: unambiguous and sortable. */

@@ -1,4 +1,7 @@
-/** The compiled operator command line (`agent-sessions`), run as a child process against the run's stores. */
+/**
+ * The compiled command line (`agent-sessions`), run as a child process with the run's stores in its
+ * environment (for the operator commands) and whatever `extra` adds (a temporary config home, a key).
+ */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { join } from "node:path";
 import { projectRoot } from "../../src/paths.js";
@@ -25,11 +28,11 @@ export interface CliRun {
   stderr: string;
 }
 
-/** Runs one command to its end. */
-export function cli(args: string[], extra: Record<string, string | undefined> = {}): Promise<CliRun> {
+/** Runs one command to its end; `input` is written to its stdin. */
+export function cli(args: string[], extra: Record<string, string | undefined> = {}, input = ""): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = start(args, extra);
-    child.stdin.end();
+    child.stdin.end(input);
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
