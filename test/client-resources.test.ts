@@ -121,6 +121,21 @@ describe("the TypeScript client's resources and turns", function () {
   it("sendAndWait: resolves when the turn stops, with its stop reason, usage and final text; on('text') streams the same text", async () => {
     const agent = await newAgent();
     const session = await c.sessions.create({ agentId: agent.id, subjectId: newSubject() });
+    // The first turn this client follows on a new session: its stream opens at the log's end before the send, so every piece is told as it streams.
+    const requests: string[] = [];
+    const watched = createAgentSessionsClient({
+      baseUrl: server.url,
+      apiKey: key,
+      fetch: (request) => (requests.push(`${request.method} ${new URL(request.url).pathname}`), globalThis.fetch(request)),
+    });
+    const first = await watched.sessions.sendAndStream(session.id, "Hello there");
+    const firstPieces: string[] = [];
+    first.on("text", (delta) => firstPieces.push(delta));
+    await first.done();
+    const path = `/v1/sessions/${session.id}/events`;
+    expect(requests.slice(0, 3)).to.deep.equal([`GET ${path}`, `GET ${path}/stream`, `POST ${path}`]);
+    expect(firstPieces.join("")).to.equal("echo: Hello there");
+
     const result = await c.sessions.sendAndWait(session.id, "Hello there");
     expect(result.stopReason).to.deep.equal({ type: "end_turn" });
     expect(result.text).to.equal("echo: Hello there");

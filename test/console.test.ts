@@ -80,7 +80,17 @@ describe("the web console in a browser: views, lists and forms", function () {
     );
 
     await t.signIn("#/sessions");
-    await rows().filter({ hasText: "Beta bob" }).filter({ hasText: "Beta" }).waitFor();
+    // Every row's agent named (a name is read after the row is drawn).
+    for (const [title, agentName] of [
+      ["Beta bob", "Beta"],
+      ["Alpha alice", "Alpha"],
+      ["Waiting one", "Alpha"],
+    ] as const) {
+      await rows()
+        .filter({ hasText: title })
+        .locator("a.agent-name", { hasText: new RegExp(`^${agentName}$`) })
+        .waitFor();
+    }
     expect(await rows().count()).to.equal(3);
     // Agents by name, never by id.
     expect(await page().locator("table[aria-label=Sessions]").innerText()).not.to.include(alpha.id);

@@ -42,9 +42,9 @@ export class AgentNames {
   }
 }
 
-/** A link to the agent's view, showing its id until its name is known. */
+/** A link to the agent's view, showing its name once known (its id only when the agent cannot be read). */
 export function agentLink(names: AgentNames, id: string): HTMLAnchorElement {
-  const link = h("a", { class: "agent-name", attrs: { href: href({ view: "agent", id }), title: id } }, id);
+  const link = h("a", { class: "agent-name", attrs: { href: href({ view: "agent", id }), title: id } }, "…");
   void names.name(id).then((name) => (link.textContent = name));
   return link;
 }

@@ -52,6 +52,13 @@ export function eventsResource(api: Api, target: Omit<StreamTarget, "sessionId">
     if (positions.size > REMEMBERED_SESSIONS) positions.delete(positions.keys().next().value!);
   };
 
+  // The first turn followed on a session: a history of one page says where the log ends, so the stream
+  // opens there before the send, as for a later turn (a longer history is followed from the send's answer).
+  const historyEnd = async (sessionId: string, options: RequestOptions): Promise<StreamPosition | undefined> => {
+    const page = await list(sessionId, { limit: 100 }, options);
+    return page.pagination.hasMore ? undefined : { lastEventId: null, sequence: page.data.at(-1)?.sequence ?? 0 };
+  };
+
   /** Sends a prompt and follows the turn it starts (or, sent `when_idle` to a busy session, the turn it starts later). */
   const sendAndStream = async (sessionId: string, prompt: Prompt, options: TurnOptions = {}): Promise<TurnStream> => {
     const abort = new AbortController();
@@ -81,7 +88,7 @@ export function eventsResource(api: Api, target: Omit<StreamTarget, "sessionId">
       const prompted = promptOf(accepted);
       return prompted.status === "queued" ? null : prompted.turnId;
     });
-    const saved = positions.get(sessionId);
+    const saved = positions.get(sessionId) ?? (await historyEnd(sessionId, { ...(options.signal ? { signal: options.signal } : {}) }));
     let events: EventStream;
     let turn: TurnStream;
     if (saved) {
