@@ -73,7 +73,9 @@ describe("the web console in a browser: a session", function () {
     const atBottom = () => page().waitForFunction("innerHeight + scrollY >= document.documentElement.scrollHeight - 48");
     const jump = page().locator("[data-role=jump-to-latest]");
     await atBottom();
-    await page().evaluate("scrollTo(0, 0)");
+    // Resolved once the page's own scroll listener has run (listeners run in order), so the console has
+    // stopped following before the next events arrive.
+    await page().evaluate("new Promise((resolve) => { addEventListener('scroll', () => resolve(), { once: true }); scrollTo(0, 0); })");
     await sendText(t.api(), session.id, "while you read");
     await t.event("agent.message", "echo: while you read").waitFor({ state: "attached" });
     await jump.waitFor();
