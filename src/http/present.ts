@@ -64,6 +64,7 @@ export function presentSession({ doc, status, usage }: SessionView) {
     updatedAt: doc.updatedAt.toISOString(),
   };
   if (usage) out.usage = usage;
+  if (doc.forkedFrom) out.forkedFrom = doc.forkedFrom;
   return out;
 }
 
