@@ -10,6 +10,7 @@ import { follow } from "../follow.js";
 import { usageLine } from "../format.js";
 import { agentLink, type AgentNames } from "../names.js";
 import { describe } from "../problems.js";
+import { href } from "../router.js";
 import { openStream, type LiveStream, type StreamState } from "../stream.js";
 import { Timeline } from "../timeline.js";
 import type { EventList, EventsAccepted, EventsPost, InboundEvent, Session } from "../types.js";
@@ -28,6 +29,7 @@ export function sessionView(api: Api, names: AgentNames, sessionId: string): Ses
   const status = h("span", { class: "badge", attrs: { "data-role": "session-status" } });
   const live = h("span", { class: "badge stream", attrs: { "data-role": "stream-state", title: "" } }, STATES.connecting);
   const ids = h("p", { class: "note" });
+  const forked = h("p", { class: "note", attrs: { "data-role": "forked-from" } });
   const usage = h("p", { class: "note usage", attrs: { "data-role": "session-usage" } });
   const problem = h("p", { class: "problem", attrs: { role: "alert" } });
   let stream: LiveStream | null = null;
@@ -69,6 +71,7 @@ export function sessionView(api: Api, names: AgentNames, sessionId: string): Ses
     h("div", { class: "toolbar" }, h("a", { attrs: { href: "#/sessions" } }, "← Sessions"), status, live),
     title,
     ids,
+    forked,
     usage,
     problem,
     timeline.el,
@@ -80,6 +83,11 @@ export function sessionView(api: Api, names: AgentNames, sessionId: string): Ses
     const session = await api.get<Session>(path);
     title.textContent = session.title || "(untitled)";
     fill(ids, agentLink(names, session.agentId), ` · subject ${session.subjectId} · `, h("code", {}, session.id));
+    const origin = session.forkedFrom;
+    if (origin) {
+      const link = h("a", { attrs: { href: href({ view: "session", id: origin.sessionId }) } }, origin.sessionId);
+      fill(forked, "forked from ", link, ` at sequence ${origin.sequence}`);
+    } else forked.remove();
     setStatus(session.status);
     showUsage(session);
     let after = 0;
