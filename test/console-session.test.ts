@@ -219,5 +219,13 @@ describe("the web console in a browser: a session", function () {
     await origin.getByRole("link").click();
     await page().locator("h2", { hasText: "Origin" }).waitFor();
     expect(await page().locator("[data-role=forked-from]").count()).to.equal(0);
+
+    // The page's own Fork button: a fork of the whole history, opened at once.
+    await page().getByRole("button", { name: "Fork", exact: true }).click();
+    await page()
+      .locator("[data-role=forked-from]", { hasText: `forked from ${session.id} at sequence ${events.length}` })
+      .waitFor();
+    await t.event("agent.message", "echo: before the fork").waitFor();
+    expect(page().url()).to.not.contain(session.id);
   });
 });

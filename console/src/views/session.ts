@@ -5,12 +5,12 @@
  * turn; the log follows new events while the reader is at its bottom.
  */
 import type { Api } from "../api.js";
-import { fill, h } from "../dom.js";
+import { button, fill, h } from "../dom.js";
 import { follow } from "../follow.js";
 import { usageLine } from "../format.js";
 import { agentLink, type AgentNames } from "../names.js";
 import { describe } from "../problems.js";
-import { href } from "../router.js";
+import { go, href } from "../router.js";
 import { openStream, type LiveStream, type StreamState } from "../stream.js";
 import { Timeline } from "../timeline.js";
 import type { EventList, EventsAccepted, EventsPost, InboundEvent, Session } from "../types.js";
@@ -63,12 +63,24 @@ export function sessionView(api: Api, names: AgentNames, sessionId: string): Ses
     },
   });
 
+  // A fork of the whole history: refused (a sentence in `problem`) while a turn runs or waits.
+  const forkIt = button(
+    "Fork",
+    () => {
+      problem.textContent = "";
+      api.post<Session>(`${path}/fork`, {}).then(
+        (made) => go({ view: "session", id: made.id }),
+        (err: unknown) => (problem.textContent = describe(err)),
+      );
+    },
+    { attrs: { title: "A new session with this conversation's history so far" } },
+  );
   const box = composer(post);
   const follower = follow(timeline.el);
   const el = h(
     "section",
     { class: "view session" },
-    h("div", { class: "toolbar" }, h("a", { attrs: { href: "#/sessions" } }, "← Sessions"), status, live),
+    h("div", { class: "toolbar" }, h("a", { attrs: { href: "#/sessions" } }, "← Sessions"), status, live, forkIt),
     title,
     ids,
     forked,
