@@ -9,6 +9,11 @@ export const callableAgentSchema = {
   additionalProperties: false,
   properties: {
     agentId: { type: "string", minLength: 1, maxLength: 64, pattern: "^[A-Za-z0-9_-]+$" },
-    description: { type: "string", minLength: 1, maxLength: 2000, description: "What the callee does: the delegation tool's description, as the model reads it." },
+    description: {
+      type: "string",
+      minLength: 1,
+      maxLength: 2000,
+      description: "What the callee does: the delegation tool's description, as the model reads it.",
+    },
   },
 } as const;

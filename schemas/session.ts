@@ -20,7 +20,8 @@ export const sessionSchema = {
     usage: { $ref: "usage" },
     parent: {
       type: "object",
-      description: "On a child thread (a delegation of a callable agent): the session that delegated to it, the call the thread answers, and how deep it nests (1 below a top-level session).",
+      description:
+        "On a child thread (a delegation of a callable agent): the session that delegated to it, the call the thread answers, and how deep it nests (1 below a top-level session).",
       required: ["sessionId", "toolUseId", "depth"],
       additionalProperties: false,
       properties: { sessionId: { type: "string" }, toolUseId: { type: "string" }, depth: { type: "integer", minimum: 1 } },

@@ -55,7 +55,11 @@ describe("delegation: callable agents and child threads", () => {
     const result = events.find((e) => e.type === "agent.tool_result");
     expect(use.payload.tool).to.equal(`delegate__${callee}`);
     expect(sent.payload).to.deep.include({ tool_use_id: use.id, content: [{ type: "text", text: "count the stars" }] });
-    expect(received.payload).to.deep.include({ thread_id: sent.payload.thread_id, tool_use_id: use.id, content: [{ type: "text", text: "echo: count the stars" }] });
+    expect(received.payload).to.deep.include({
+      thread_id: sent.payload.thread_id,
+      tool_use_id: use.id,
+      content: [{ type: "text", text: "echo: count the stars" }],
+    });
     expect(result.payload).to.deep.include({ tool_use_id: use.id, is_error: false, content: [{ type: "text", text: "echo: count the stars" }] });
     expect(agentTexts(events)).to.deep.equal([`tool delegate__${callee} result: echo: count the stars`]);
     const validate = newAjv(false, SCHEMAS).getSchema("event")!;
@@ -176,7 +180,10 @@ describe("delegation: callable agents and child threads", () => {
       { agentId: a, description: "first, again" },
       { agentId: b, description: "second" },
     ]);
-    const custom = await api.post("/v1/agents", agentBody({ tools: [{ type: "custom_tool", name: `delegate__${a}`, description: "x", input_schema: { type: "object" } }] }));
+    const custom = await api.post(
+      "/v1/agents",
+      agentBody({ tools: [{ type: "custom_tool", name: `delegate__${a}`, description: "x", input_schema: { type: "object" } }] }),
+    );
     expect(custom.status).to.equal(400);
   });
 });

@@ -59,7 +59,11 @@ export class Delegations {
     const message = (call.input as { message: string }).message;
     const threadId = threadIdOf(call.id);
     try {
-      await this.deps.sessions.openThread(session.orgId, callee, session.subjectId, threadId, { parentSessionId: session._id, toolUseId: call.id, depth: depth + 1 });
+      await this.deps.sessions.openThread(session.orgId, callee, session.subjectId, threadId, {
+        parentSessionId: session._id,
+        toolUseId: call.id,
+        depth: depth + 1,
+      });
       await this.sendOnce(threadId, message);
     } catch (err) {
       if (!isAppError(err, "not_found", "invalid_state")) throw err;
@@ -72,7 +76,15 @@ export class Delegations {
     const done: ToolCall = { ...call, state: "done" };
     await this.deps.transitions.run(
       session._id,
-      (s) => change(planStep(s, [resultDraft(ctx, call, false, reason)], s.turn!.calls.map((c) => (c.id === call.id ? done : c))), null),
+      (s) =>
+        change(
+          planStep(
+            s,
+            [resultDraft(ctx, call, false, reason)],
+            s.turn!.calls.map((c) => (c.id === call.id ? done : c)),
+          ),
+          null,
+        ),
       { fence },
     );
   }

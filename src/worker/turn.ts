@@ -272,7 +272,11 @@ export class TurnRunner {
       asks && !yolo ? await this.deps.grants.always({ orgId: session.orgId, agentId: session.agentId, subjectId: session.subjectId }) : new Set<string>();
     const { drafts, calls } = decideCalls(ctx, governing, uses, yolo, { session: granted, always }, output, inputProblem);
     await this.deps.kickoff.expect(session._id, calls);
-    await this.deps.transitions.run(session._id, (s) => change(planStep(s, drafts, calls, { ...spent, ...(s.turn?.spent?.threads ? { threads: s.turn.spent.threads } : {}) }), null), { fence });
+    await this.deps.transitions.run(
+      session._id,
+      (s) => change(planStep(s, drafts, calls, { ...spent, ...(s.turn?.spent?.threads ? { threads: s.turn.spent.threads } : {}) }), null),
+      { fence },
+    );
   }
 
   /** `session.status_idle` with requires_action; false when everything was answered before it could be written. */

@@ -248,7 +248,14 @@ export const BUILTIN_SPECS: Record<string, { description: string; input_schema: 
 /** A delegation tool's input (the `delegation` toolset: one tool per callable agent). */
 export const DELEGATION_INPUT = {
   type: "object",
-  properties: { message: { type: "string", minLength: 1, maxLength: 100_000, description: "The task for the agent, with every detail it needs: it sees nothing else of this conversation." } },
+  properties: {
+    message: {
+      type: "string",
+      minLength: 1,
+      maxLength: 100_000,
+      description: "The task for the agent, with every detail it needs: it sees nothing else of this conversation.",
+    },
+  },
   required: ["message"],
   additionalProperties: false,
 };

@@ -7,7 +7,15 @@ import { newId } from "../../ids.js";
 import { draft, textBlocks, type Usage } from "../../sessions/domain/events.js";
 import type { TokenUsage } from "../../providers/domain/model-types.js";
 import { addedTokens } from "../../sessions/domain/usage-total.js";
-import { blockingEventIds, resumedTurn, type ActiveTurn, type Plan, type RuntimeState, type Spent, type ToolCall } from "../../sessions/domain/session-state.js";
+import {
+  blockingEventIds,
+  resumedTurn,
+  type ActiveTurn,
+  type Plan,
+  type RuntimeState,
+  type Spent,
+  type ToolCall,
+} from "../../sessions/domain/session-state.js";
 import { planPause } from "./turn-plans.js";
 import { resultDraft, type TurnContext } from "./tool-calls.js";
 
@@ -17,10 +25,7 @@ export const MAX_THREAD_DEPTH = 3;
 export const MAX_OPEN_THREADS = 4;
 
 /** What a child thread shows its parent. */
-export type ThreadView =
-  | { kind: "working" }
-  | { kind: "asks"; ids: string[] }
-  | { kind: "answered"; ok: boolean; text: string; usage: Usage | null };
+export type ThreadView = { kind: "working" } | { kind: "asks"; ids: string[] } | { kind: "answered"; ok: boolean; text: string; usage: Usage | null };
 
 /** The child thread a delegation call opens: named after the call, so a worker retrying the call finds it. */
 export const threadIdOf = (callId: string) => `ses_${callId.slice(callId.indexOf("_") + 1)}`;
@@ -65,7 +70,10 @@ export function withThreadUsage(spent: Spent | undefined, usage: Usage): Spent {
   const base: Spent = spent ?? { tokens: zero, calls: 0, last: zero, contextMax: 0 };
   const threads = base.threads ?? { tokens: zero, calls: 0, costUsd: 0 };
   const tokens = { input: usage.input, output: usage.output, cache_read: usage.cache_read, cache_write: usage.cache_write, reasoning: usage.reasoning };
-  return { ...base, threads: { tokens: addedTokens(threads.tokens, tokens), calls: threads.calls + usage.calls, costUsd: threads.costUsd + (usage.cost_usd ?? 0) } };
+  return {
+    ...base,
+    threads: { tokens: addedTokens(threads.tokens, tokens), calls: threads.calls + usage.calls, costUsd: threads.costUsd + (usage.cost_usd ?? 0) },
+  };
 }
 
 /**
