@@ -11,6 +11,7 @@ import { usageLine } from "../format.js";
 import { agentLink, type AgentNames } from "../names.js";
 import { describe } from "../problems.js";
 import { openStream, type LiveStream, type StreamState } from "../stream.js";
+import { href } from "../router.js";
 import { Timeline } from "../timeline.js";
 import type { EventList, EventsAccepted, EventsPost, InboundEvent, Session } from "../types.js";
 import { composer } from "./composer.js";
@@ -21,6 +22,13 @@ export interface SessionView {
 }
 
 const STATES: Record<StreamState, string> = { connecting: "connecting…", live: "live", reconnecting: "reconnecting…", closed: "not live" };
+
+/** A child thread names the session that delegated to it. */
+function threadOf(session: Session): (HTMLElement | string)[] {
+  if (!session.parent) return [];
+  const link = h("a", { attrs: { href: href({ view: "session", id: session.parent.sessionId }), "data-role": "thread-parent" } }, session.parent.sessionId);
+  return [" · thread of ", link];
+}
 
 export function sessionView(api: Api, names: AgentNames, sessionId: string): SessionView {
   const path = `/v1/sessions/${encodeURIComponent(sessionId)}`;
@@ -79,7 +87,7 @@ export function sessionView(api: Api, names: AgentNames, sessionId: string): Ses
   async function load(): Promise<void> {
     const session = await api.get<Session>(path);
     title.textContent = session.title || "(untitled)";
-    fill(ids, agentLink(names, session.agentId), ` · subject ${session.subjectId} · `, h("code", {}, session.id));
+    fill(ids, agentLink(names, session.agentId), ` · subject ${session.subjectId} · `, h("code", {}, session.id), ...threadOf(session));
     setStatus(session.status);
     showUsage(session);
     let after = 0;
