@@ -14,6 +14,7 @@ export const agentCreateSchema = {
     tools: { $ref: "tools" },
     roles: { type: "array", maxItems: 50, items: { $ref: "role" }, "x-unique-by": ["name"] },
     mcpServers: { type: "array", maxItems: 50, items: { $ref: "mcp-server" }, "x-unique-by": ["name"] },
+    callableAgents: { type: "array", maxItems: 20, items: { $ref: "callable-agent" }, "x-unique-by": ["agentId"] },
     rateLimits: { $ref: "rate-limits" },
     metadata: { $ref: "metadata" },
   },

@@ -3,7 +3,7 @@ export const agentVersionSchema = {
   $id: "agent-version",
   title: "AgentVersion",
   type: "object",
-  required: ["id", "version", "name", "modelName", "systemPrompt", "skills", "tools", "roles", "mcpServers", "metadata", "createdAt"],
+  required: ["id", "version", "name", "modelName", "systemPrompt", "skills", "tools", "roles", "mcpServers", "callableAgents", "metadata", "createdAt"],
   additionalProperties: false,
   properties: {
     id: { type: "string" },
@@ -15,6 +15,7 @@ export const agentVersionSchema = {
     tools: { $ref: "tools" },
     roles: { type: "array", items: { $ref: "role" } },
     mcpServers: { type: "array", items: { $ref: "mcp-server" } },
+    callableAgents: { type: "array", items: { $ref: "callable-agent" } },
     metadata: { $ref: "metadata" },
     createdAt: { $ref: "timestamp" },
   },

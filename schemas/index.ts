@@ -20,6 +20,7 @@ import { agentVersionListSchema } from "./agent-version-list.js";
 import { agentsListQuerySchema } from "./agents-list-query.js";
 import { attachmentSchema } from "./attachment.js";
 import { automationSchema } from "./automation.js";
+import { callableAgentSchema } from "./callable-agent.js";
 import { automationCreateSchema } from "./automation-create.js";
 import { automationListSchema } from "./automation-list.js";
 import { automationPatchSchema } from "./automation-patch.js";
@@ -190,6 +191,7 @@ export const REQUEST_SCHEMAS = [
   permissionPolicySchema,
   rateLimitsSchema,
   roleSchema,
+  callableAgentSchema,
   sandboxWarmSchema,
   secretCreateSchema,
   secretPathSchema,

@@ -121,6 +121,25 @@ export const agentClarifyRequestSchema = payload(
   { request_id: { type: "string" }, question: { type: "string" }, choices: { anyOf: [{ type: "array", items: { type: "string" } }, { type: "null" }] } },
   ["request_id", "question", "choices"],
 );
+const threadMessage = {
+  thread_id: { type: "string", description: "The child thread: a session of its own, whose `parent` names this session and call." },
+  tool_use_id: { type: "string", description: "The delegation call (its `agent.tool_use` event) the thread answers." },
+  content: { $ref: "text-content" },
+} as const;
+export const agentThreadMessageSentSchema = payload(
+  "agent-thread-message-sent",
+  "AgentThreadMessageSent",
+  "agent.thread_message_sent",
+  { ...threadMessage, content: { ...threadMessage.content, description: "The task the agent delegated: the thread's first message." } },
+  ["thread_id", "tool_use_id", "content"],
+);
+export const agentThreadMessageReceivedSchema = payload(
+  "agent-thread-message-received",
+  "AgentThreadMessageReceived",
+  "agent.thread_message_received",
+  { ...threadMessage, content: { ...threadMessage.content, description: "The thread's answer: the messages of its turn, or why it ended without one." } },
+  ["thread_id", "tool_use_id", "content"],
+);
 
 export const OUTBOUND_EVENT_SCHEMAS = [
   sessionStatusRunningSchema,
@@ -137,4 +156,6 @@ export const OUTBOUND_EVENT_SCHEMAS = [
   agentMcpToolResultSchema,
   agentCustomToolUseSchema,
   agentClarifyRequestSchema,
+  agentThreadMessageSentSchema,
+  agentThreadMessageReceivedSchema,
 ] as const;

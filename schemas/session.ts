@@ -18,6 +18,14 @@ export const sessionSchema = {
     createdAt: { $ref: "timestamp" },
     updatedAt: { $ref: "timestamp" },
     usage: { $ref: "usage" },
+    parent: {
+      type: "object",
+      description:
+        "On a child thread (a delegation of a callable agent): the session that delegated to it, the call the thread answers, and how deep it nests (1 below a top-level session).",
+      required: ["sessionId", "toolUseId", "depth"],
+      additionalProperties: false,
+      properties: { sessionId: { type: "string" }, toolUseId: { type: "string" }, depth: { type: "integer", minimum: 1 } },
+    },
     budget: {
       type: "object",
       additionalProperties: false,

@@ -12,14 +12,14 @@ export const toolAgentToolsetSchema = {
     configs: {
       type: "array",
       "x-unique-by": ["name"],
-      maxItems: 10,
+      maxItems: 11,
       items: {
         type: "object",
         required: ["name"],
         additionalProperties: false,
         properties: {
           name: {
-            enum: ["clarify", "vision", "skills", "todo", "memory", "session_search", "code_execution", "web", "terminal", "file"],
+            enum: ["clarify", "vision", "skills", "todo", "memory", "session_search", "code_execution", "web", "terminal", "file", "delegation"],
           },
           enabled: { type: "boolean" },
           permissionPolicy: { $ref: "permission-policy" },

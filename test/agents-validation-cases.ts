@@ -25,7 +25,7 @@ export const serverItem = (over: Record<string, unknown>) => ({ mcpServers: [{ .
 export const without = (o: Record<string, unknown>, key: string) => Object.fromEntries(Object.entries(o).filter(([k]) => k !== key));
 
 export const POLICY_ENUM = "must be one of: always_allow, always_ask, always_deny";
-export const TOOLSET_NAMES = "must be one of: clarify, vision, skills, todo, memory, session_search, code_execution, web, terminal, file";
+export const TOOLSET_NAMES = "must be one of: clarify, vision, skills, todo, memory, session_search, code_execution, web, terminal, file, delegation";
 export const METADATA_VALUE = "metadata[*]: must be one of: string (at most 512 characters), number, boolean, null";
 
 /** An input schema over 64 KB as JSON, within the schema's other bounds (at most 100 properties). */
@@ -105,8 +105,8 @@ export const fieldCases: Case[] = [
   { what: "agent_toolset configs of the wrong type", fields: toolset({ configs: {} }), entry: "tools[0].configs: must be array" },
   {
     what: "agent_toolset with too many configs",
-    fields: toolset({ configs: times(11, () => ({ name: "web" })) }),
-    entry: "tools[0].configs: must have at most 10 items",
+    fields: toolset({ configs: times(12, () => ({ name: "web" })) }),
+    entry: "tools[0].configs: must have at most 11 items",
   },
   {
     what: "agent_toolset config naming no built-in toolset",

@@ -52,6 +52,24 @@ describe("the web console in a browser: a session", function () {
     expect(loaded).to.include.members(["/console/assets/client/event-stream.js", "/console/assets/vendor/eventsource-parser.js"]);
   });
 
+  it("shows a delegation's hand-off with a link to the child thread, and the thread names its parent", async () => {
+    const callee = await createAgent(t.api(), { name: "Researcher" });
+    const lead = await createAgent(t.api(), {
+      callableAgents: [{ agentId: callee.id, description: "Finds facts" }],
+      tools: [toolset(ask, [{ name: "delegation", permissionPolicy: allow }])],
+    });
+    const session = await createSession(t.api(), lead.id);
+    await sendText(t.api(), session.id, `/tool delegate__${callee.id} {"message":"find the tallest tree"}`);
+    const events = await settle(t.api(), session.id, 1);
+    const threadId = events.find((e) => e.type === "agent.thread_message_sent").payload.thread_id;
+    await open(session.id);
+    await t.event("agent.thread_message_received", "echo: find the tallest tree").waitFor();
+    await t.event("agent.thread_message_sent").locator("[data-role=thread-link]").click();
+    await page().locator("[data-role=thread-parent]", { hasText: session.id }).waitFor();
+    await t.event("agent.message", "echo: find the tallest tree").waitFor();
+    expect(new URL(page().url()).hash).to.equal(`#/sessions/${threadId}`);
+  });
+
   it("reads a long history page by page, goes live after it, and follows new events unless the reader scrolled up", async () => {
     const agent = await createAgent(t.api());
     const session = await createSession(t.api(), agent.id, { title: "Long" });

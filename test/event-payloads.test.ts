@@ -3,7 +3,7 @@
  * (`schemas/outbound-events.ts`, joined by `event-payload`): the schemas the client's event union is
  * generated from cannot drift from what the worker and the send path write. One session goes through
  * thinking, an approval (allowed and denied), a custom tool (running, then final: `session.tool_updated`),
- * a question, an error, a compaction and a title.
+ * a question, an error, a delegation to another agent, a compaction and a title.
  */
 import { createAgentSessionsClient, type Event } from "@agent-sessions/client";
 import { expect } from "chai";
@@ -11,7 +11,7 @@ import { SCHEMAS } from "../schemas/index.js";
 import { OUTBOUND_EVENT_SCHEMAS } from "../schemas/outbound-events.js";
 import { newAjv } from "../src/schema-validation.js";
 import { read } from "./support/client-streams.js";
-import { client, startServer, type TestServer } from "./support/server.js";
+import { agentBody, client, startServer, type TestServer } from "./support/server.js";
 import { createSession, history, sendText, settle, until } from "./support/sessions.js";
 import { allow, lookup, sessionSteps } from "./tools-cases.js";
 
@@ -28,7 +28,10 @@ describe("event payloads: what the service writes matches the schemas", () => {
     const key = await server.newKey();
     const api = client(server.url, key);
     const { post, paused, approve } = sessionSteps(() => api);
-    const { sessionId } = await createSession(api, { agent: { tools: [{ type: "agent_toolset" }, lookup({ permissionPolicy: allow })] } });
+    const callee = (await api.post("/v1/agents", agentBody())).body.id as string;
+    const { sessionId } = await createSession(api, {
+      agent: { tools: [{ type: "agent_toolset" }, lookup({ permissionPolicy: allow })], callableAgents: [{ agentId: callee, description: "helper" }] },
+    });
     const reading = read(createAgentSessionsClient({ baseUrl: server.url, apiKey: key }).events(sessionId));
 
     await sendText(api, sessionId, "/think first things first");
@@ -51,6 +54,9 @@ describe("event payloads: what the service writes matches the schemas", () => {
     await settle(api, sessionId, 10);
     await sendText(api, sessionId, "/error on purpose");
     await settle(api, sessionId, 11);
+    await sendText(api, sessionId, `/tool delegate__${callee} {"message":"hello"}`);
+    await approve(sessionId, (await paused(sessionId, 5)).blocking[0]!);
+    await settle(api, sessionId, 13);
     expect((await api.post(`/v1/sessions/${sessionId}/compact`, {})).status).to.equal(202);
     const logged = await until(
       () => history(api, sessionId),

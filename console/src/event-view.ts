@@ -4,6 +4,7 @@
  */
 import { h, when, type Child } from "./dom.js";
 import { usageLine } from "./format.js";
+import { href } from "./router.js";
 import { clarifyForm, type Respond } from "./requests.js";
 import type { EventEnvelope, Payload } from "./types.js";
 
@@ -77,9 +78,12 @@ function shape(e: EventEnvelope, form: () => HTMLElement | null): Shape {
     case "agent.thread_message_sent":
     case "agent.thread_message_received":
       return {
-        label: `${e.type === "agent.thread_message_sent" ? "To" : "From"} thread ${str(p.thread_id)}`,
+        label: `${e.type === "agent.thread_message_sent" ? "Delegated to" : "Answer from"} thread`,
         kind: "tool",
-        body: [text(textOf(p.content) || str(p.content))],
+        body: [
+          h("p", { class: "note" }, h("a", { attrs: { href: href({ view: "session", id: str(p.thread_id) }), "data-role": "thread-link" } }, str(p.thread_id))),
+          text(textOf(p.content) || str(p.content)),
+        ],
       };
     default:
       return { label: e.type, kind: "other", body: [json(p)] };

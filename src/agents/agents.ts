@@ -43,8 +43,24 @@ export class AgentService {
     private readonly budgets: Pick<Budgets, "spentBy">,
   ) {}
 
+  /**
+   * A version may list as callable only agents of its own organization that accept work (not archived):
+   * checked when it is published, on the entries the body submits (a PATCH keeps the others as they were).
+   */
+  private async refuseCallees(orgId: string, body: Pick<AgentPatchBody, "callableAgents">): Promise<void> {
+    const entries = body.callableAgents ?? [];
+    const found = await Promise.all(entries.map((c) => this.store.get(orgId, c.agentId)));
+    refuse(
+      found.flatMap((agent, i) => {
+        if (!agent) return [`callableAgents[${i}].agentId: no agent of this organization has this id`];
+        return agent.status === "archived" ? [`callableAgents[${i}].agentId: the agent is archived`] : [];
+      }),
+    );
+  }
+
   async create(orgId: string, body: AgentCreateBody, id?: string): Promise<AgentDoc> {
     refuseFullBody(body);
+    await this.refuseCallees(orgId, body);
     return this.store.create(orgId, configFromCreateBody(body), rateLimitsFrom(body.rateLimits), undefined, id);
   }
 
@@ -73,6 +89,7 @@ export class AgentService {
    */
   async replace(orgId: string, id: string, body: AgentCreateBody): Promise<AgentDoc> {
     refuseFullBody(body);
+    await this.refuseCallees(orgId, body);
     const agent = await this.get(orgId, id);
     refuseManaged(agent);
     const result = this.settle(agent, await this.store.publish(agent, configFromCreateBody(body), rateLimitsFrom(body.rateLimits)));
@@ -91,6 +108,7 @@ export class AgentService {
     }
     const merged = applyPatch(configOf(agent.current), changes);
     refuse([...referenceProblems(changes, merged.mcpServers), ...versionLimitProblems(merged)]);
+    await this.refuseCallees(orgId, changes);
     return this.settle(agent, await this.store.publish(agent, merged));
   }
 

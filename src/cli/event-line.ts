@@ -25,6 +25,7 @@ export function summary(payload: Record<string, unknown>): string {
   const parts: string[] = [];
   const tool = typeof payload.tool === "string" ? payload.tool : typeof payload.name === "string" ? payload.name : null;
   if (tool) parts.push(tool);
+  if (typeof payload.thread_id === "string") parts.push(`thread ${payload.thread_id}`);
   if (payload.input !== undefined) parts.push((tool && toolPreview(tool, payload.input)) ?? JSON.stringify(payload.input));
   if (typeof payload.status === "string") parts.push(payload.status);
   if (payload.is_error === true) parts.push("error");

@@ -8,6 +8,7 @@ import type { AgentDoc, Page, VersionDoc } from "../agents/store/agents.js";
 import type { CredentialAuth, CredentialDoc } from "../vaults/store/vault-credentials.js";
 import type { VaultDoc } from "../vaults/store/vaults.js";
 import { spentUsd } from "../sessions/domain/budgets.js";
+import { callableAgentsOf } from "../agents/domain/agent-config.js";
 
 export function presentVersion(v: VersionDoc) {
   return {
@@ -20,6 +21,7 @@ export function presentVersion(v: VersionDoc) {
     tools: v.tools,
     roles: v.roles,
     mcpServers: v.mcpServers,
+    callableAgents: callableAgentsOf(v),
     metadata: v.metadata,
     createdAt: v.createdAt.toISOString(),
   };
@@ -65,6 +67,7 @@ export function presentSession({ doc, status, usage }: SessionView) {
   };
   if (usage) out.usage = usage;
   if (doc.forkedFrom) out.forkedFrom = doc.forkedFrom;
+  if (doc.thread) out.parent = { sessionId: doc.thread.parentSessionId, toolUseId: doc.thread.toolUseId, depth: doc.thread.depth };
   return out;
 }
 

@@ -12,6 +12,7 @@ import { TurnEnding } from "../worker/turn-end.js";
 import { TranscriptCache } from "../worker/transcript-cache.js";
 import { Transcripts } from "../worker/transcripts.js";
 import { TurnRunner } from "../worker/turn.js";
+import { Delegations } from "../worker/delegations.js";
 import { KickoffTimer } from "../worker/kickoff-timer.js";
 import { WakeupConsumer } from "../worker/wakeup-consumer.js";
 import { newId } from "../ids.js";
@@ -44,7 +45,7 @@ export interface WorkerParts {
   redis: Pick<RedisParts, "eventLog" | "live" | "intents" | "wakeups" | "endings" | "locks" | "preparations">;
   inner: Pick<InnerServices, "transitions" | "mcp" | "budgets" | "credits" | "sessionFacts">;
   /** The MCP installations, whose old requests expire from here (the worker and scheduler roles). */
-  services: Pick<Services, "mcpInstallations">;
+  services: Pick<Services, "mcpInstallations" | "sessions">;
 }
 
 export interface WorkerRole {
@@ -93,7 +94,8 @@ export async function startWorkerRole(core: WorkerParts, threads: ThreadPlaces, 
     await isolation.close();
   };
   const debits = new TurnDebits(credits, new OwedDebits(redis, keys), eventLog, log);
-  const ending = new TurnEnding({ log: eventLog, transitions, sessions: sessionStore, sessionFacts, versions, debits, budgets: budgets });
+  const delegations = new Delegations({ log: eventLog, transitions, sessions: core.services.sessions, logger: log });
+  const ending = new TurnEnding({ log: eventLog, transitions, sessions: sessionStore, sessionFacts, versions, debits, budgets: budgets, delegations });
   const settler = new ToolSettler({
     transitions,
     tools,
@@ -104,6 +106,7 @@ export async function startWorkerRole(core: WorkerParts, threads: ThreadPlaces, 
     kickoff,
     subjectSkills,
     log: eventLog,
+    delegations,
     logger: log,
   });
   const compactor = new Compactor({ transcripts, providers, versions, transitions, logger: log, thresholdPercent: config.compactionThresholdPercent });
@@ -122,6 +125,7 @@ export async function startWorkerRole(core: WorkerParts, threads: ThreadPlaces, 
     mcp,
     kickoff,
     subjectSkills,
+    delegations,
     credits: credits,
     budgets: budgets,
     missingTools: new Set(tools.web.canSearch ? [] : ["web_search"]),
@@ -136,6 +140,7 @@ export async function startWorkerRole(core: WorkerParts, threads: ThreadPlaces, 
     turns,
     compactor,
     ending,
+    delegations,
     logger: log,
     lockTtlMs: config.lockTtlMs,
     shutdown,

@@ -71,12 +71,20 @@ export class SessionForks {
     try {
       const planner = await this.copy(sourceId, id, cut, scope);
       const now = new Date();
+      // Named field by field: a thread's link to its parent is not the fork's (a fork is a session of its own).
       doc = {
-        ...source,
         _id: id,
+        orgId,
+        agentId: source.agentId,
+        agentVersion: source.agentVersion,
+        subjectId: source.subjectId,
+        role: source.role,
         title: body.title ?? source.title,
         titleSource: body.title !== undefined ? "caller" : source.titleSource,
+        yoloMode: source.yoloMode,
         metadata: body.metadata ?? source.metadata,
+        budgetUsd: source.budgetUsd ?? null,
+        ...(source.deploymentId ? { deploymentId: source.deploymentId } : {}),
         forkedFrom: { sessionId: sourceId, sequence: cut },
         status: "idle",
         statusVersion: 0,

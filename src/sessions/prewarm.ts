@@ -56,7 +56,10 @@ export class PreparationService {
 
   /** Hints the workers of a session just created; not awaited by creation, and a hint lost costs only the head start. */
   sessionCreated(doc: SessionDoc): void {
-    const session = { id: doc._id, role: doc.role, titled: doc.title !== null, ...(doc.deploymentId ? { deploymentId: doc.deploymentId } : {}) };
+    // A child thread's facts include its parent link, which a hint does not carry: its worker reads the record.
+    const session = doc.thread
+      ? null
+      : { id: doc._id, role: doc.role, titled: doc.title !== null, ...(doc.deploymentId ? { deploymentId: doc.deploymentId } : {}) };
     this.preparations
       .publish({ orgId: doc.orgId, agentId: doc.agentId, agentVersion: doc.agentVersion, subjectId: doc.subjectId, session })
       .catch((err: unknown) => this.log.warn("the preparation hint of a new session could not be published", { sessionId: doc._id, err }));

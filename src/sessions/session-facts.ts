@@ -14,7 +14,7 @@ import { Lru } from "../lru.js";
 import type { SessionIdentity } from "./redis/log-entries.js";
 import type { SessionDoc, SessionStore } from "./store/sessions.js";
 
-export type SessionFacts = Pick<SessionDoc, "_id" | "orgId" | "agentId" | "agentVersion" | "subjectId" | "role" | "deploymentId">;
+export type SessionFacts = Pick<SessionDoc, "_id" | "orgId" | "agentId" | "agentVersion" | "subjectId" | "role" | "deploymentId" | "thread">;
 
 interface Entry {
   /** Whose the session is: its facts once known; the API may learn the identity alone, from the runtime state. */
@@ -55,8 +55,8 @@ export class SessionFactsCache {
     if (entry?.facts) return entry.facts;
     const doc = await this.store.byId(sessionId);
     if (!doc) return null;
-    const { _id, orgId, agentId, agentVersion, subjectId, role, deploymentId } = doc;
-    const facts = { _id, orgId, agentId, agentVersion, subjectId, role, ...(deploymentId ? { deploymentId } : {}) };
+    const { _id, orgId, agentId, agentVersion, subjectId, role, deploymentId, thread } = doc;
+    const facts = { _id, orgId, agentId, agentVersion, subjectId, role, ...(deploymentId ? { deploymentId } : {}), ...(thread ? { thread } : {}) };
     this.entries.set(sessionId, { identity: facts, facts, titled: doc.title !== null || (entry?.titled ?? false) });
     return facts;
   }

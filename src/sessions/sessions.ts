@@ -12,9 +12,10 @@ import type { EventLog } from "./redis/event-log.js";
 import type { StateSummary } from "./redis/log-entries.js";
 import type { Intents } from "./redis/intents.js";
 import type { SessionEndings } from "./redis/session-endings.js";
-import type { AgentStore, Page } from "../agents/store/agents.js";
+import type { AgentDoc, AgentStore, Page } from "../agents/store/agents.js";
 import { isDuplicateKey } from "../mongo/mongo.js";
 import type { SessionDoc, SessionFilter, SessionStore } from "./store/sessions.js";
+import type { ThreadLink } from "./store/session-shape.js";
 import type { PreparationService } from "./prewarm.js";
 import { createKept, type Kept, type KeptId } from "../idempotency/index.js";
 import { decided, type SessionTransitions } from "./transitions.js";
@@ -58,9 +59,7 @@ export class SessionService {
 
   /** `id`: chosen by the caller (an automation run, which must create its session once); else a new one. */
   async create(orgId: string, body: SessionCreateBody, id: string = newId("ses")): Promise<{ view: SessionView; rateLimit: RateLimitStanding }> {
-    const agent = await this.agents.get(orgId, body.agentId);
-    if (!agent) throw notFound("agent");
-    if (agent.status === "archived") throw invalidState("the agent is archived and accepts no new sessions");
+    const agent = await this.acceptingAgent(orgId, body.agentId);
     if (body.role !== undefined && !agent.current.roles.some((r) => r.name === body.role)) {
       throw validationError("role: must name a role of the agent's latest version");
     }
@@ -70,6 +69,44 @@ export class SessionService {
       agent.rateLimits.conversationsPerMinute,
       1,
     );
+    const doc = await this.insert(orgId, agent, body, id, granted.refund);
+    return { view: { doc, status: "idle", usage: null }, rateLimit: granted.standing };
+  }
+
+  /**
+   * Opens a child thread of a delegation, once: `id` is derived from the parent's call, so a worker that
+   * retries the call finds the thread its first attempt made. It takes no conversation point: it is part
+   * of its parent's conversation, which took one (docs/decisions/sessions-and-events.md).
+   */
+  async openThread(orgId: string, agentId: string, subjectId: string, id: string, thread: ThreadLink): Promise<SessionDoc> {
+    const existing = await this.sessions.get(orgId, id);
+    if (existing) return existing;
+    const agent = await this.acceptingAgent(orgId, agentId);
+    try {
+      return await this.insert(orgId, agent, { agentId, subjectId }, id, async () => undefined, thread);
+    } catch (err) {
+      const made = isDuplicateKey(err) ? await this.sessions.get(orgId, id) : null;
+      if (made) return made;
+      throw err;
+    }
+  }
+
+  private async acceptingAgent(orgId: string, agentId: string): Promise<AgentDoc> {
+    const agent = await this.agents.get(orgId, agentId);
+    if (!agent) throw notFound("agent");
+    if (agent.status === "archived") throw invalidState("the agent is archived and accepts no new sessions");
+    return agent;
+  }
+
+  /** The record and the event log of a new session whose allowance was taken (`refund` returns it). */
+  private async insert(
+    orgId: string,
+    agent: AgentDoc,
+    body: SessionCreateBody,
+    id: string,
+    refund: () => Promise<void>,
+    thread?: ThreadLink,
+  ): Promise<SessionDoc> {
     const now = new Date();
     const doc: SessionDoc = {
       _id: id,
@@ -84,6 +121,7 @@ export class SessionService {
       metadata: body.metadata ?? {},
       budgetUsd: body.budget?.limitUsd ?? null,
       ...(agent.deploymentId ? { deploymentId: agent.deploymentId } : {}),
+      ...(thread ? { thread } : {}),
       status: "idle",
       statusVersion: 0,
       usage: null,
@@ -96,7 +134,7 @@ export class SessionService {
     } catch (err) {
       // Not durably created, so not counted (counting rule 6), and no event log left behind; unless the
       // id is taken: a concurrent creator of the same chosen id made the session, and the log is its.
-      await Promise.allSettled(isDuplicateKey(err) ? [granted.refund()] : [granted.refund(), this.log.delete(doc._id)]);
+      await Promise.allSettled(isDuplicateKey(err) ? [refund()] : [refund(), this.log.delete(doc._id)]);
       throw err;
     }
     // An agent deleted or archived while this session was being created: either its delete saw the
@@ -108,7 +146,7 @@ export class SessionService {
       throw after ? invalidState("the agent is archived and accepts no new sessions") : notFound("agent");
     }
     this.preparation.sessionCreated(doc);
-    return { view: { doc, status: "idle", usage: null }, rateLimit: granted.standing };
+    return doc;
   }
 
   /**

@@ -4,7 +4,8 @@
  * arrived meanwhile is never lost. A turn found already started was begun by a worker that died:
  * it is run again from the log, or ended with an error once it has failed to finish too often.
  */
-import type { RuntimeState } from "../sessions/domain/session-state.js";
+import { stirred, waitsOnThreadsOnly, type RuntimeState } from "../sessions/domain/session-state.js";
+import type { Delegations } from "./delegations.js";
 import { planNextQueued, planTurnAttempt } from "./domain/turn-plans.js";
 import { isAppError, unavailable } from "../errors.js";
 import type { Logger } from "../log.js";
@@ -29,15 +30,19 @@ export interface ActorDeps {
   turns: TurnRunner;
   compactor: Compactor;
   ending: TurnEnding;
+  delegations: Pick<Delegations, "look" | "stirParent">;
   logger: Logger;
   lockTtlMs: number;
   /** Aborts running turns at shutdown; they stay `running` and the next worker resumes them. */
   shutdown: AbortSignal;
 }
 
+/** A turn that waits only on its child threads has nothing to run until one of them stirs it, or it is interrupted. */
+const waitsOnThreads = (state: RuntimeState) => state.turn !== null && state.interrupt !== state.turn.id && waitsOnThreadsOnly(state.turn);
+
 export function hasWork(state: RuntimeState): boolean {
-  if (state.status === "running" && state.turn !== null) return true;
-  if (state.status === "waiting_on_human" && state.turn !== null && state.interrupt === state.turn.id) return true;
+  if (state.status === "running" && state.turn !== null) return !waitsOnThreads(state);
+  if (state.status === "waiting_on_human" && state.turn !== null) return state.interrupt === state.turn.id || state.turn.calls.some(stirred);
   return state.status === "idle" && (state.queue.length > 0 || state.compact === true);
 }
 
@@ -77,7 +82,9 @@ export class SessionActor {
         if (state.status === "waiting_on_human" && state.turn && state.interrupt === state.turn.id) {
           // Interrupted while waiting for the human: the turn ends; its open questions stay unanswered.
           await ending.endEarly(session, state, { type: "end_turn" }, fence);
-        } else if (state.status === "running" && state.turn) {
+        } else if (state.status === "waiting_on_human" && state.turn?.calls.some(stirred)) {
+          await this.deps.delegations.look(session, fence);
+        } else if (state.status === "running" && state.turn && !waitsOnThreads(state)) {
           const { value: taken } = await transitions.run(
             sessionId,
             (s) => {
@@ -98,6 +105,8 @@ export class SessionActor {
             continue;
           }
           if (taken.turn!.attempts > 1) logger.info("resuming a turn a stopped worker began", { sessionId, turnId: taken.turn!.id });
+          // A thread's turn runs: a parent waiting on its questions goes back to running.
+          await this.deps.delegations.stirParent(session);
           await turns.run(session, taken, fence, lost);
         } else if (state.status === "idle" && state.compact) {
           await this.deps.compactor.compactIdle(session, state, fence, lost);
@@ -111,6 +120,8 @@ export class SessionActor {
             { fence },
           );
         } else {
+          // At rest (idle, paused, or waiting on threads): a thread's parent looks at what it did.
+          await this.deps.delegations.stirParent(session);
           return true;
         }
       }

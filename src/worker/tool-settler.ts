@@ -28,6 +28,8 @@ import type { Placements } from "./placement.js";
 import type { SubjectSkillCache } from "./subject-skills.js";
 import type { SessionFacts } from "../sessions/session-facts.js";
 import { zeroTokens } from "./turn-end.js";
+import type { Delegations } from "./delegations.js";
+import { isDelegationTool } from "../agent-tools/domain/toolsets.js";
 
 export interface ToolSettlerDeps {
   transitions: SessionTransitions;
@@ -41,6 +43,8 @@ export interface ToolSettlerDeps {
   subjectSkills: SubjectSkillCache;
   /** The session's log, where vision_analyze finds the attachments it names (compacted away or not). */
   log: EventLog;
+  /** Opens the child threads of delegation calls. */
+  delegations: Pick<Delegations, "open">;
   logger: Logger;
 }
 
@@ -86,6 +90,10 @@ export class ToolSettler {
         call = started.call;
         await this.deps.kickoff.expect(session._id, [call]);
         await save(call, started.drafts);
+      }
+      if (call.state === "executing" && isDelegationTool(call.name)) {
+        await this.deps.delegations.open(session, version, await this.deps.log.state(session._id), call, at(), fence);
+        continue;
       }
       if (call.state === "executing") {
         const started = performance.now();

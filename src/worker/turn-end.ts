@@ -7,6 +7,8 @@ import { draft, type Draft, type StopReason, type Usage } from "../sessions/doma
 import { parseModelName } from "../providers/domain/model-names.js";
 import type { TokenUsage } from "../providers/domain/model-types.js";
 import type { RuntimeState, Spent } from "../sessions/domain/session-state.js";
+import { withoutThreadSpend, withThreadSpend } from "../sessions/domain/usage-total.js";
+import type { Delegations } from "./delegations.js";
 import { needsRecordedUsage, planTurnEnd, type TurnEnd } from "./domain/turn-plans.js";
 import { newId } from "../ids.js";
 import { usageSnapshot } from "../providers/usage.js";
@@ -28,16 +30,19 @@ export interface TurnEndDeps {
   versions: AgentVersions;
   debits: TurnDebits;
   budgets: Pick<Budgets, "record">;
+  /** Interrupts the child threads a turn leaves open. */
+  delegations: Pick<Delegations, "interruptOpen">;
 }
 
 export const zeroTokens = (): TokenUsage => ({ input: 0, output: 0, cache_read: 0, cache_write: 0, reasoning: 0 });
 
-/** A turn's usage from what it has spent; its latency is wall-clock since it started, waits included. */
+/** A turn's usage from what it has spent (its child threads' included); its latency is wall-clock since it started, waits included. */
 export function spentUsage(modelName: string, spent: Spent, startedAt: string): Usage {
-  return usageSnapshot(modelName, spent.tokens, spent.calls, spent.contextMax, Date.now() - (Date.parse(startedAt) || Date.now()), {
+  const own = usageSnapshot(modelName, spent.tokens, spent.calls, spent.contextMax, Date.now() - (Date.parse(startedAt) || Date.now()), {
     lastCall: spent.last,
     included: parseModelName(modelName).provider === "mock",
   });
+  return spent.threads ? withThreadSpend(own, spent.threads) : own;
 }
 
 export class TurnEnding {
@@ -47,12 +52,15 @@ export class TurnEnding {
    * Generates a title after the first turn, then appends the end of the turn, which adds its usage to
    * the session's total. A session from before the total was kept in its state reads its record's first.
    */
-  async end(session: SessionFacts, turnId: string, output: Draft[], stop: StopReason, usage: Usage | undefined, fence: string): Promise<void> {
+  /** `threadsUsd`: what the turn's child threads cost, reported in `usage` but debited by the threads. */
+  async end(session: SessionFacts, turnId: string, output: Draft[], stop: StopReason, usage: Usage | undefined, fence: string, threadsUsd = 0): Promise<void> {
     const title = await this.generatedTitle(session, turnId, stop);
     const ending: TurnEnd = { output, stop, ...(usage ? { usage } : {}) };
     // Owed before the commit, applied after it: a worker stopping in between leaves it to the repair.
-    const debit = usage ? await this.deps.debits.owe(session.orgId, session._id, turnId, usage) : null;
+    // Only the turn's own spending: its child threads debit theirs.
+    const debit = usage ? await this.deps.debits.owe(session.orgId, session._id, turnId, withoutThreadSpend(usage, threadsUsd)) : null;
     let total: Usage | null | undefined;
+    let ended: RuntimeState | undefined;
     for (;;) {
       const { value } = await this.deps.transitions.run(
         session._id,
@@ -61,6 +69,7 @@ export class TurnEnding {
           if (needsRecordedUsage(state, ending)) return unchanged("needs the record's usage");
           const plan = planTurnEnd(state, session._id, ending, new Date().toISOString());
           total = plan.state.usage;
+          ended = state;
           return change({ ...plan, drafts: [...plan.drafts, ...title] }, "ended");
         },
         { fence },
@@ -68,6 +77,8 @@ export class TurnEnding {
       if (value === "ended") break;
       ending.recorded = (await this.deps.sessions.byId(session._id))?.usage ?? null;
     }
+    // After the commit, from the state it ended: a worker stopping in between leaves those threads to finish unread.
+    if (ended) await this.deps.delegations.interruptOpen(ended);
     turnsEnded.inc({ stop_reason: stop.type });
     if (debit) await this.deps.debits.settle(debit);
     // After the commit: a worker stopping before it leaves this spend to the session's next report.
@@ -86,7 +97,7 @@ export class TurnEnding {
       const version = await this.deps.versions.get(session.agentId, session.agentVersion);
       usage = spentUsage(version?.modelName ?? "unknown", turn.spent, turn.startedAt);
     }
-    await this.end(session, turn.id, [], stop, usage, fence);
+    await this.end(session, turn.id, [], stop, usage, fence, turn.spent?.threads?.costUsd);
   }
 
   /** `session.title_updated`, when this turn gave an untitled session its title (the record's write decides). */

@@ -9,7 +9,7 @@
 import { spentUsd } from "../sessions/domain/budgets.js";
 import { draft, textBlocks, type Draft } from "../sessions/domain/events.js";
 import type { ToolUse } from "../providers/domain/model-types.js";
-import { blockingEventIds, WAITING, type RuntimeState, type Spent } from "../sessions/domain/session-state.js";
+import { blockingEventIds, stirred, waitsOnHuman, waitsOnThreadsOnly, type RuntimeState, type Spent } from "../sessions/domain/session-state.js";
 import { decideCalls, messageDraft, streamingUseDraft, type TurnContext } from "./domain/tool-calls.js";
 import { governingTools, wouldAsk } from "./domain/tool-permissions.js";
 import { showsSubjectSkills, turnPrompt } from "./domain/turn-prompt.js";
@@ -40,6 +40,7 @@ import { LiveDeltas } from "./live-deltas.js";
 import type { SessionFacts } from "../sessions/session-facts.js";
 import type { SubjectSkillCache } from "./subject-skills.js";
 import type { ToolSettler } from "./tool-settler.js";
+import type { Delegations } from "./delegations.js";
 import { UNSETTLED } from "./tool-settler.js";
 import type { Transcripts } from "./transcripts.js";
 import { spentUsage, zeroTokens, type TurnEnding } from "./turn-end.js";
@@ -61,6 +62,8 @@ export interface TurnDeps {
   mcp: McpAccess;
   kickoff: KickoffTimer;
   subjectSkills: SubjectSkillCache;
+  /** Reads the child threads of delegation calls. */
+  delegations: Pick<Delegations, "look">;
   /** Built-in tools this deployment cannot run, left out of every turn's tools. */
   missingTools: ReadonlySet<string>;
   logger: Logger;
@@ -104,9 +107,12 @@ export class TurnRunner {
     let contextUsed = spent.calls > 0 ? contextTokens(spent.last) : (initial.usage?.context_used ?? 0);
     let autoCompaction = true;
     let modelName = "unknown";
-    const usage = () => spentUsage(modelName, { tokens, calls, last: lastCall, contextMax }, initial.turn!.startedAt);
+    // What the turn's child threads spent: recorded in the state as each answers.
+    let threads = spent.threads;
+    const usage = () => spentUsage(modelName, { tokens, calls, last: lastCall, contextMax, ...(threads ? { threads } : {}) }, initial.turn!.startedAt);
     const at = (): TurnContext => ({ sessionId: session._id, turnId, now: new Date().toISOString() });
-    const end = (output: Draft[], stop: Parameters<TurnEnding["end"]>[3]) => this.deps.ending.end(session, turnId, output, stop, usage(), fence);
+    const end = (output: Draft[], stop: Parameters<TurnEnding["end"]>[3]) =>
+      this.deps.ending.end(session, turnId, output, stop, usage(), fence, threads?.costUsd);
     let streamed = "";
     try {
       const version = await this.deps.versions.get(session.agentId, session.agentVersion);
@@ -126,16 +132,23 @@ export class TurnRunner {
       for (;;) {
         const state = await log.state(session._id);
         if (state.turn?.id !== turnId) return;
+        threads = state.turn.spent?.threads ?? threads;
         if (state.interrupt === turnId) return await end([], { type: "end_turn" });
         if (state.turn.calls.some((c) => UNSETTLED.has(c.state))) {
           const used = await this.deps.settler.settle(session, version, state, fence, abort.signal, lost);
           tokens = addedTokens(tokens, used);
           continue;
         }
-        if (state.turn.calls.some((c) => WAITING.has(c.state))) {
+        if (state.turn.calls.some(stirred)) {
+          await this.deps.delegations.look(session, fence);
+          continue;
+        }
+        if (state.turn.calls.some(waitsOnHuman)) {
           if (await this.pause(session, fence)) return;
           continue; // answered in the meantime
         }
+        // Delegated: the lock is let go; each child thread stirs this turn when it changes.
+        if (waitsOnThreadsOnly(state.turn)) return;
         const overBudget = await this.deps.budgets.stopBefore(budgeted(session), spentUsd(state.usage, usage()));
         if (overBudget) return await end([], overBudget);
         if (calls >= MAX_MODEL_CALLS) return await end([], { type: "error", message: `the turn made ${MAX_MODEL_CALLS} model calls without finishing` });
@@ -259,7 +272,11 @@ export class TurnRunner {
       asks && !yolo ? await this.deps.grants.always({ orgId: session.orgId, agentId: session.agentId, subjectId: session.subjectId }) : new Set<string>();
     const { drafts, calls } = decideCalls(ctx, governing, uses, yolo, { session: granted, always }, output, inputProblem);
     await this.deps.kickoff.expect(session._id, calls);
-    await this.deps.transitions.run(session._id, (s) => change(planStep(s, drafts, calls, spent), null), { fence });
+    await this.deps.transitions.run(
+      session._id,
+      (s) => change(planStep(s, drafts, calls, { ...spent, ...(s.turn?.spent?.threads ? { threads: s.turn.spent.threads } : {}) }), null),
+      { fence },
+    );
   }
 
   /** `session.status_idle` with requires_action; false when everything was answered before it could be written. */

@@ -34,7 +34,7 @@ describe("a fork's copy plan", () => {
       ev("user.message", { content: text("hi") }, "turn_a", "processed"),
       ev("session.status_running", {}, "turn_a"),
       ev("agent.approval_request", { tool_use_id: "evt_call", tool: "lookup", tool_type: "custom", input: {} }, "turn_a"),
-      idle("turn_a", { type: "requires_action", event_ids: ["evt_3"] }),
+      idle("turn_a", { type: "requires_action", event_ids: ["evt_3", "evt_of_a_child_thread"] }),
       ev("user.approval_response", { approval_id: "evt_3", result: "deny" }, null, "processed"),
       ev("agent.tool_result", { tool_use_id: "evt_call", tool: "lookup", status: "failed", content: text("denied"), is_error: true }, "turn_a"),
       idle("turn_a", { type: "end_turn" }, usage(120)),
@@ -45,7 +45,7 @@ describe("a fork's copy plan", () => {
     expect(copied.map((e) => [e.sequence, e.type])).to.deep.equal(log.map((e) => [e.sequence, e.type]));
     const [, , request, paused, response, result, , compacted] = copied.map((e) => e.env);
     expect(request.id).to.match(/^evt_/).and.not.equal("evt_3");
-    expect(paused.payload.stop_reason.event_ids).to.deep.equal([request.id]);
+    expect(paused.payload.stop_reason.event_ids).to.deep.equal([request.id, "evt_of_a_child_thread"]);
     expect(response.payload.approval_id).to.equal(request.id);
     expect(result.payload.tool_use_id).to.equal(request.payload.tool_use_id).and.match(/^evt_/).and.not.equal("evt_call");
     expect(copied[0]!.turn)

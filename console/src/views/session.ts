@@ -23,6 +23,13 @@ export interface SessionView {
 
 const STATES: Record<StreamState, string> = { connecting: "connecting…", live: "live", reconnecting: "reconnecting…", closed: "not live" };
 
+/** A child thread names the session that delegated to it. */
+function threadOf(session: Session): (HTMLElement | string)[] {
+  if (!session.parent) return [];
+  const link = h("a", { attrs: { href: href({ view: "session", id: session.parent.sessionId }), "data-role": "thread-parent" } }, session.parent.sessionId);
+  return [" · thread of ", link];
+}
+
 export function sessionView(api: Api, names: AgentNames, sessionId: string): SessionView {
   const path = `/v1/sessions/${encodeURIComponent(sessionId)}`;
   const title = h("h2", {}, "Session");
@@ -94,7 +101,7 @@ export function sessionView(api: Api, names: AgentNames, sessionId: string): Ses
   async function load(): Promise<void> {
     const session = await api.get<Session>(path);
     title.textContent = session.title || "(untitled)";
-    fill(ids, agentLink(names, session.agentId), ` · subject ${session.subjectId} · `, h("code", {}, session.id));
+    fill(ids, agentLink(names, session.agentId), ` · subject ${session.subjectId} · `, h("code", {}, session.id), ...threadOf(session));
     const origin = session.forkedFrom;
     if (origin) {
       const link = h("a", { attrs: { href: href({ view: "session", id: origin.sessionId }) } }, origin.sessionId);

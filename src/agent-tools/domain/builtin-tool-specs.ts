@@ -244,3 +244,22 @@ export const BUILTIN_SPECS: Record<string, { description: string; input_schema: 
     },
   },
 };
+
+/** A delegation tool's input (the `delegation` toolset: one tool per callable agent). */
+export const DELEGATION_INPUT = {
+  type: "object",
+  properties: {
+    message: {
+      type: "string",
+      minLength: 1,
+      maxLength: 100_000,
+      description: "The task for the agent, with every detail it needs: it sees nothing else of this conversation.",
+    },
+  },
+  required: ["message"],
+  additionalProperties: false,
+};
+
+/** What the model reads of a callable agent: the caller's description, and how the tool behaves. */
+export const delegationDescription = (description: string) =>
+  `${description}\n\nDelegates a task to this agent in a thread of its own and returns its final answer.`;

@@ -11,13 +11,26 @@ export const TOOLSETS = {
   web: ["web_search", "web_extract"],
   terminal: ["terminal", "process"],
   file: ["read_file", "write_file", "patch", "search_files"],
+  // Its tools are named by the version's callable agents (`delegationToolName`), none fixed.
+  delegation: [],
 } as const satisfies Record<string, readonly string[]>;
 
 export type ToolsetName = keyof typeof TOOLSETS;
 
 export const BUILTIN_TOOL_NAMES: ReadonlySet<string> = new Set(Object.values(TOOLSETS).flat());
 
+/** The delegation toolset's tools: `delegate__<agentId>`, one per callable agent of the version. */
+const DELEGATION_PREFIX = "delegate__";
+
+export const delegationToolName = (agentId: string) => `${DELEGATION_PREFIX}${agentId}`;
+
+export const isDelegationTool = (name: string) => name.startsWith(DELEGATION_PREFIX) && name.length > DELEGATION_PREFIX.length;
+
+/** The agent a delegation tool calls. */
+export const calleeOf = (toolName: string) => toolName.slice(DELEGATION_PREFIX.length);
+
 export function toolsetOf(toolName: string): ToolsetName | undefined {
+  if (isDelegationTool(toolName)) return "delegation";
   for (const [set, tools] of Object.entries(TOOLSETS)) {
     if ((tools as readonly string[]).includes(toolName)) return set as ToolsetName;
   }

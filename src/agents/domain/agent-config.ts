@@ -6,6 +6,7 @@ import { serverUrlProblem } from "../../vaults/domain/mcp-server-url.js";
 import type { FromSchemas } from "../../../schemas/index.js";
 import { agentCreateSchema } from "../../../schemas/agent-create.js";
 import type { agentPatchSchema } from "../../../schemas/agent-patch.js";
+import type { callableAgentSchema } from "../../../schemas/callable-agent.js";
 import type { mcpServerSchema } from "../../../schemas/mcp-server.js";
 import type { metadataSchema } from "../../../schemas/metadata.js";
 import type { permissionPolicySchema } from "../../../schemas/permission-policy.js";
@@ -14,7 +15,7 @@ import type { roleSchema } from "../../../schemas/role.js";
 import type { skillSchema } from "../../../schemas/skill.js";
 import type { toolSchema } from "../../../schemas/tool.js";
 import { toolsSchema } from "../../../schemas/tools.js";
-import { BUILTIN_TOOL_NAMES, type ToolsetName } from "../../agent-tools/domain/toolsets.js";
+import { BUILTIN_TOOL_NAMES, isDelegationTool, type ToolsetName } from "../../agent-tools/domain/toolsets.js";
 
 /** Request shapes, as the schemas accept them (optional fields may be absent). */
 export type AgentCreateBody = FromSchemas<typeof agentCreateSchema>;
@@ -23,6 +24,7 @@ export type ToolInput = FromSchemas<typeof toolSchema>;
 export type RoleInput = FromSchemas<typeof roleSchema>;
 export type Skill = FromSchemas<typeof skillSchema>;
 export type McpServer = FromSchemas<typeof mcpServerSchema>;
+export type CallableAgent = FromSchemas<typeof callableAgentSchema>;
 export type Metadata = FromSchemas<typeof metadataSchema>;
 export type PermissionPolicy = FromSchemas<typeof permissionPolicySchema>;
 export type PolicyType = PermissionPolicy["type"];
@@ -74,8 +76,13 @@ export interface AgentConfig {
   tools: ToolConfig[];
   roles: Role[];
   mcpServers: McpServer[];
+  /** Agents this version may delegate to; absent on versions published before delegation existed (none). */
+  callableAgents?: CallableAgent[];
   metadata: Metadata;
 }
+
+/** The agents a version may delegate to. */
+export const callableAgentsOf = (config: Pick<AgentConfig, "callableAgents">): CallableAgent[] => config.callableAgents ?? [];
 
 /** An agent's allowances, both set (the schema's fields, each optional in a body). */
 export type RateLimits = Required<FromSchemas<typeof rateLimitsSchema>>;
@@ -134,6 +141,7 @@ export function configFromCreateBody(body: AgentCreateBody): AgentConfig {
     tools: topLevelTools(body.tools),
     roles: (body.roles ?? []).map(normalizeRole),
     mcpServers: body.mcpServers ?? [],
+    callableAgents: body.callableAgents ?? [],
     metadata: body.metadata ?? {},
   };
 }
@@ -179,6 +187,7 @@ export function applyPatch(current: AgentConfig, patch: AgentPatchBody): AgentCo
     tools: upsert(current.tools, patch.tools?.map(normalizeTool), toolIdentity),
     roles: upsert(current.roles, patch.roles?.map(normalizeRole), (r) => r.name),
     mcpServers: upsert(current.mcpServers, patch.mcpServers, (m) => m.name),
+    callableAgents: upsert(callableAgentsOf(current), patch.callableAgents, (c) => c.agentId),
     metadata: patch.metadata ?? current.metadata,
   };
 }
@@ -192,11 +201,12 @@ export const VERSION_MAX_ITEMS = {
   tools: toolsSchema.maxItems,
   roles: agentCreateSchema.properties.roles.maxItems,
   mcpServers: agentCreateSchema.properties.mcpServers.maxItems,
+  callableAgents: agentCreateSchema.properties.callableAgents.maxItems,
 } as const;
 
 export function versionLimitProblems(config: AgentConfig): string[] {
   return (Object.keys(VERSION_MAX_ITEMS) as (keyof typeof VERSION_MAX_ITEMS)[])
-    .filter((field) => config[field].length > VERSION_MAX_ITEMS[field])
+    .filter((field) => (config[field] ?? []).length > VERSION_MAX_ITEMS[field])
     .map((field) => `${field}: must have at most ${VERSION_MAX_ITEMS[field]} items`);
 }
 
@@ -205,7 +215,7 @@ function toolProblems(tools: ToolInput[], base: string): string[] {
   tools.forEach((tool, i) => {
     const at = `${base}[${i}]`;
     if (tool.type !== "custom_tool") return;
-    if (BUILTIN_TOOL_NAMES.has(tool.name)) problems.push(`${at}.name: must not be the name of a built-in tool`);
+    if (BUILTIN_TOOL_NAMES.has(tool.name) || isDelegationTool(tool.name)) problems.push(`${at}.name: must not be the name of a built-in tool`);
     if (Buffer.byteLength(JSON.stringify(tool.input_schema)) > MAX_INPUT_SCHEMA_BYTES) {
       problems.push(`${at}.input_schema: must be at most ${MAX_INPUT_SCHEMA_BYTES} bytes as JSON`);
     }

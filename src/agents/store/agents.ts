@@ -18,7 +18,7 @@ import type { Collection, Db } from "mongodb";
 import { isDuplicateKey } from "../../mongo/mongo.js";
 import type { agentsListQuerySchema } from "../../../schemas/agents-list-query.js";
 import type { FromSchemas } from "../../../schemas/index.js";
-import type { AgentConfig, Metadata, RateLimits, ToolConfig } from "../domain/agent-config.js";
+import { callableAgentsOf, type AgentConfig, type Metadata, type RateLimits, type ToolConfig } from "../domain/agent-config.js";
 import { newId } from "../../ids.js";
 import { decode, encode } from "../../mongo/caller-json.js";
 
@@ -53,6 +53,7 @@ export function configOf(v: VersionDoc): AgentConfig {
     tools: v.tools,
     roles: v.roles,
     mcpServers: v.mcpServers,
+    callableAgents: callableAgentsOf(v),
     metadata: v.metadata,
   };
 }

@@ -30,6 +30,9 @@ const EVENT_REFERENCES: Readonly<Record<string, readonly string[]>> = {
   "user.custom_tool_result": ["tool_use_id"],
   "user.approval_response": ["approval_id"],
   "user.clarify_result": ["request_id"],
+  // `thread_id` names the child thread, a session the fork does not copy: it stays.
+  "agent.thread_message_sent": ["tool_use_id"],
+  "agent.thread_message_received": ["tool_use_id"],
 };
 
 /** The prefix of an id (`evt_…` → `evt`), kept by its new name. */
@@ -66,7 +69,9 @@ export class ForkPlanner {
       if (typeof value === "string") payload[field] = this.renamed(value);
     }
     if (e.type === "session.status_idle" && e.payload.stop_reason?.type === "requires_action") {
-      payload.stop_reason = { ...e.payload.stop_reason, event_ids: e.payload.stop_reason.event_ids.map((id) => this.renamed(id)) };
+      // The events a pause waits on come before it; one not copied is a child thread's, which stays.
+      const waited = e.payload.stop_reason.event_ids.map((id) => this.names.get(id) ?? id);
+      payload.stop_reason = { ...e.payload.stop_reason, event_ids: waited };
     }
     if (e.type === "session.compacted" && typeof payload.kept_turn === "string") payload.kept_turn = this.renamed(payload.kept_turn);
     return payload as Payload;

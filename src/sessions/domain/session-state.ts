@@ -8,6 +8,7 @@
 import { newId } from "../../ids.js";
 import { draft, type Draft, type EventStatus, type InboundEvent, type Payload, type Usage } from "./events.js";
 import type { ToolKind } from "../../worker/domain/tool-permissions.js";
+import type { ThreadSpend } from "./usage-total.js";
 import type { sessionSchema } from "../../../schemas/session.js";
 
 export type SessionStatus = (typeof sessionSchema.properties.status.enum)[number];
@@ -20,7 +21,21 @@ export type CallState =
   | "executing" // its tool-use event is out; the worker runs it (again, if a worker died running it)
   | "custom" // waits for user.custom_tool_result
   | "clarify" // waits for user.clarify_result
+  | "thread" // delegated to a child thread; waits for its answer (`thread`)
   | "done";
+
+/**
+ * A delegation's child thread as the parent last saw it. A child that changes stirs its parent
+ * (`stirs` + 1, with a wake-up); the parent's worker then reads the child and records what it saw up
+ * to (`seen`), so a stir that comes while it reads is never lost.
+ */
+export interface ThreadWait {
+  id: string;
+  /** The child's events waiting for the human (its approvals, custom tool calls, questions): the parent waits on them too. */
+  asks: string[];
+  stirs: number;
+  seen: number;
+}
 
 export interface ToolCall {
   /** Our id for the call: the tool-use event's id, and the id the model sees. */
@@ -34,6 +49,8 @@ export interface ToolCall {
   customSince?: string;
   scope?: "once" | "session" | "always";
   reason?: string;
+  /** A delegation's child thread (state `thread`). */
+  thread?: ThreadWait;
 }
 
 export interface ActiveTurn {
@@ -55,6 +72,8 @@ export interface Spent {
   /** The last call's tokens (they measure the context window) and the model's window size. */
   last: Spent["tokens"];
   contextMax: number;
+  /** What the turn's child threads spent (delegation): reported with the turn's usage, debited by the threads themselves. */
+  threads?: ThreadSpend;
 }
 
 /** A custom tool that reported `running`: its later final result replaces this event. */
@@ -121,9 +140,21 @@ export function startsTurn(e: InboundEvent): boolean {
   return e.type === "user.message";
 }
 
-/** The events a paused turn waits on, in the order the model asked. */
+/** Whether a call waits for the human: its own question, or one its child thread asks. */
+export const waitsOnHuman = (c: ToolCall): boolean => WAITING.has(c.state) || (c.state === "thread" && (c.thread?.asks.length ?? 0) > 0);
+
+/** A delegation's child changed since its parent last looked. */
+export const stirred = (c: ToolCall): boolean => c.state === "thread" && c.thread !== undefined && c.thread.stirs > c.thread.seen;
+
+/** The events a paused turn waits on, in the order the model asked (a child thread's, by their ids in the child). */
 export function blockingEventIds(turn: ActiveTurn): string[] {
-  return turn.calls.filter((c) => WAITING.has(c.state)).map((c) => (c.state === "ask" ? c.approvalId! : c.id));
+  return turn.calls.filter(waitsOnHuman).flatMap((c) => (c.state === "ask" ? [c.approvalId!] : c.state === "thread" ? c.thread!.asks : [c.id]));
+}
+
+/** A turn with nothing to do but wait for its child threads to change. */
+export function waitsOnThreadsOnly(turn: ActiveTurn): boolean {
+  const open = turn.calls.filter((c) => c.state !== "done");
+  return open.length > 0 && open.every((c) => c.state === "thread" && !stirred(c) && !waitsOnHuman(c));
 }
 
 /**

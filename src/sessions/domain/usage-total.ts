@@ -50,3 +50,33 @@ export function addedTokens(a: TokenUsage, b: TokenUsage): TokenUsage {
     reasoning: a.reasoning + b.reasoning,
   };
 }
+
+/** What child threads spent (delegation), as a turn's usage carries it beside its own calls. */
+export interface ThreadSpend {
+  tokens: TokenUsage;
+  calls: number;
+  costUsd: number;
+}
+
+/** A turn's own usage with its child threads' spending added: tokens, calls and cost; the context stays the turn's own. */
+export function withThreadSpend(own: Usage, threads: ThreadSpend): Usage {
+  const t = threads.tokens;
+  const out: Usage = {
+    ...own,
+    input: own.input + t.input,
+    output: own.output + t.output,
+    cache_read: own.cache_read + t.cache_read,
+    cache_write: own.cache_write + t.cache_write,
+    reasoning: own.reasoning + t.reasoning,
+    total: own.total + t.input + t.output + t.cache_read + t.cache_write,
+    calls: own.calls + threads.calls,
+  };
+  if (own.cost_usd !== undefined || threads.costUsd > 0) out.cost_usd = (own.cost_usd ?? 0) + threads.costUsd;
+  return out;
+}
+
+/** A turn's usage with its child threads' cost taken out again: what the turn itself costs. */
+export function withoutThreadSpend(usage: Usage, threadsUsd: number): Usage {
+  if (threadsUsd <= 0 || usage.cost_usd === undefined) return usage;
+  return { ...usage, cost_usd: Math.max(0, usage.cost_usd - threadsUsd) };
+}

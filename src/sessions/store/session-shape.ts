@@ -18,6 +18,15 @@ import type { Usage } from "../domain/events.js";
 import type { SessionStatus } from "../domain/session-state.js";
 import { decode, encode } from "../../mongo/caller-json.js";
 
+/** A child thread's link to the session that delegated to it (`src/worker/delegations.ts`). */
+export interface ThreadLink {
+  parentSessionId: string;
+  /** The parent's delegation call (its tool-use event) this thread answers. */
+  toolUseId: string;
+  /** 1 for a thread of a top-level session, one more at each level below. */
+  depth: number;
+}
+
 export interface SessionDoc {
   _id: string;
   orgId: string;
@@ -35,6 +44,8 @@ export interface SessionDoc {
   deploymentId?: string;
   /** Set on a fork: the session it was forked from, and the last sequence of its history copied. */
   forkedFrom?: { sessionId: string; sequence: number };
+  /** Set on a child thread: the session and the call that opened it. */
+  thread?: ThreadLink;
   /** Projection of the runtime status, for list filters; `statusVersion` is the state version it reflects. */
   status: SessionStatus;
   statusVersion: number;

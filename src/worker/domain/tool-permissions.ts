@@ -10,7 +10,7 @@
  * approval request; `always_ask` asks unless `yoloMode` is on or an earlier approval granted it for
  * the session or always.
  */
-import { BUILTIN_TOOL_NAMES, TOOLSETS, toolsetOf, type ToolsetName } from "../../agent-tools/domain/toolsets.js";
+import { BUILTIN_TOOL_NAMES, TOOLSETS, isDelegationTool, toolsetOf, type ToolsetName } from "../../agent-tools/domain/toolsets.js";
 import type { AgentConfig, CustomTool, McpToolset, PolicyType, ToolConfig } from "../../agents/domain/agent-config.js";
 import { mcpToolEnabled, mcpToolOf } from "../../vaults/domain/mcp-tools.js";
 
@@ -39,7 +39,7 @@ export function governingTools(config: Pick<AgentConfig, "tools" | "roles">, rol
 
 /** How a tool name resolves under `tools`, or null when no entry makes it available. */
 export function resolveTool(tools: ToolConfig[], name: string): ResolvedTool | null {
-  if (BUILTIN_TOOL_NAMES.has(name)) {
+  if (BUILTIN_TOOL_NAMES.has(name) || isDelegationTool(name)) {
     const set = tools.find((t) => t.type === "agent_toolset");
     if (!set || set.type !== "agent_toolset") return null;
     const toolset = toolsetOf(name)!;
@@ -99,13 +99,16 @@ export function wouldAsk(tools: ToolConfig[], name: string, sessionGrants: Reado
   return decide(resolveTool(tools, name), name, false, { session: sessionGrants, always: new Set() }).action === "ask";
 }
 
-/** Built-in tools the model can see: those of enabled toolsets (a disabled toolset is invisible). */
-export function visibleBuiltinTools(tools: ToolConfig[]): string[] {
+/** The built-in toolsets the model can see: the enabled ones (a disabled toolset is invisible). */
+export function visibleToolsets(tools: ToolConfig[]): ToolsetName[] {
   const set = tools.find((t) => t.type === "agent_toolset");
   if (!set || set.type !== "agent_toolset") return [];
-  return (Object.keys(TOOLSETS) as ToolsetName[])
-    .filter((name) => set.configs.find((c) => c.name === name)?.enabled ?? set.defaultConfig.enabled)
-    .flatMap((name) => [...TOOLSETS[name]]);
+  return (Object.keys(TOOLSETS) as ToolsetName[]).filter((name) => set.configs.find((c) => c.name === name)?.enabled ?? set.defaultConfig.enabled);
+}
+
+/** Built-in tools of fixed names the model can see: those of enabled toolsets. */
+export function visibleBuiltinTools(tools: ToolConfig[]): string[] {
+  return visibleToolsets(tools).flatMap((name) => [...TOOLSETS[name]]);
 }
 
 /** Custom tools the model can see: the enabled ones. */

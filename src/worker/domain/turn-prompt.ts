@@ -1,15 +1,17 @@
 /** What the model is given for a turn besides the conversation: the system prompt and the tools it may call. Pure. */
 import type { AgentConfig, ToolConfig } from "../../agents/domain/agent-config.js";
-import { BUILTIN_SPECS } from "../../agent-tools/domain/builtin-tool-specs.js";
+import { BUILTIN_SPECS, DELEGATION_INPUT, delegationDescription } from "../../agent-tools/domain/builtin-tool-specs.js";
 import type { ToolSpec } from "../../providers/domain/model-types.js";
 import { ownSkillsShown, skillSummary, type SkillSummary } from "../../agent-tools/domain/skills.js";
-import { visibleBuiltinTools, visibleCustomTools } from "./tool-permissions.js";
+import { visibleBuiltinTools, visibleCustomTools, visibleToolsets } from "./tool-permissions.js";
+import { delegationToolName } from "../../agent-tools/domain/toolsets.js";
+import { callableAgentsOf } from "../../agents/domain/agent-config.js";
 
 /** Skill contents put in the system prompt when the model cannot read them with skill_view. */
 const INLINE_SKILLS_BUDGET = 50_000;
 
 /** The version's prompt and skills, with the subject's own skills (`skill_manage`) when the turn shows them. */
-export type PromptSource = Pick<AgentConfig, "systemPrompt" | "skills"> & { subjectSkills?: readonly SkillSummary[] };
+export type PromptSource = Pick<AgentConfig, "systemPrompt" | "skills" | "callableAgents"> & { subjectSkills?: readonly SkillSummary[] };
 
 /**
  * Whether a turn under the governing tools shows the subject's own skills: only with the skills
@@ -66,8 +68,10 @@ export function turnPrompt(
   missing: ReadonlySet<string> = new Set(),
 ): { system: string; tools: ToolSpec[] } {
   const visible = visibleBuiltinTools(governing).filter((name) => !missing.has(name));
+  const delegations = visibleToolsets(governing).includes("delegation") ? callableAgentsOf(version) : [];
   const all: ToolSpec[] = [
     ...visible.map((name) => ({ name, ...BUILTIN_SPECS[name]! })),
+    ...delegations.map((c) => ({ name: delegationToolName(c.agentId), description: delegationDescription(c.description), input_schema: DELEGATION_INPUT })),
     ...mcp.specs,
     ...visibleCustomTools(governing).map((t) => ({ name: t.name, description: t.description, input_schema: t.input_schema })),
   ];

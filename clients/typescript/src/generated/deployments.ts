@@ -428,6 +428,34 @@ export interface components {
             delta: boolean;
             signature?: string;
         };
+        /** AgentThreadMessageReceived */
+        "agent-thread-message-received": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "agent.thread_message_received";
+            /** @description The child thread: a session of its own, whose `parent` names this session and call. */
+            thread_id: string;
+            /** @description The delegation call (its `agent.tool_use` event) the thread answers. */
+            tool_use_id: string;
+            /** @description The thread's answer: the messages of its turn, or why it ended without one. */
+            content: components["schemas"]["text-content"];
+        };
+        /** AgentThreadMessageSent */
+        "agent-thread-message-sent": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "agent.thread_message_sent";
+            /** @description The child thread: a session of its own, whose `parent` names this session and call. */
+            thread_id: string;
+            /** @description The delegation call (its `agent.tool_use` event) the thread answers. */
+            tool_use_id: string;
+            /** @description The task the agent delegated: the thread's first message. */
+            content: components["schemas"]["text-content"];
+        };
         /** AgentToolResult */
         "agent-tool-result": {
             /**
@@ -913,7 +941,7 @@ export interface components {
         /** EventPayload */
         "event-payload": {
             type: string;
-        } & (components["schemas"]["user-message"] | components["schemas"]["user-steer"] | components["schemas"]["user-interrupt"] | components["schemas"]["user-approval-response"] | components["schemas"]["user-custom-tool-result"] | components["schemas"]["user-clarify-result"] | components["schemas"]["session-status-running"] | components["schemas"]["session-status-idle"] | components["schemas"]["session-title-updated"] | components["schemas"]["session-compacted"] | components["schemas"]["session-tool-updated"] | components["schemas"]["agent-message"] | components["schemas"]["agent-thinking"] | components["schemas"]["agent-approval-request"] | components["schemas"]["agent-tool-use"] | components["schemas"]["agent-mcp-tool-use"] | components["schemas"]["agent-tool-result"] | components["schemas"]["agent-mcp-tool-result"] | components["schemas"]["agent-custom-tool-use"] | components["schemas"]["agent-clarify-request"]);
+        } & (components["schemas"]["user-message"] | components["schemas"]["user-steer"] | components["schemas"]["user-interrupt"] | components["schemas"]["user-approval-response"] | components["schemas"]["user-custom-tool-result"] | components["schemas"]["user-clarify-result"] | components["schemas"]["session-status-running"] | components["schemas"]["session-status-idle"] | components["schemas"]["session-title-updated"] | components["schemas"]["session-compacted"] | components["schemas"]["session-tool-updated"] | components["schemas"]["agent-message"] | components["schemas"]["agent-thinking"] | components["schemas"]["agent-approval-request"] | components["schemas"]["agent-tool-use"] | components["schemas"]["agent-mcp-tool-use"] | components["schemas"]["agent-tool-result"] | components["schemas"]["agent-mcp-tool-result"] | components["schemas"]["agent-custom-tool-use"] | components["schemas"]["agent-clarify-request"] | components["schemas"]["agent-thread-message-sent"] | components["schemas"]["agent-thread-message-received"]);
         /** EventsAccepted */
         "events-accepted": {
             /** @constant */

@@ -798,6 +798,7 @@ export interface components {
             tools: components["schemas"]["tools"];
             roles?: components["schemas"]["role"][];
             mcpServers?: components["schemas"]["mcp-server"][];
+            callableAgents?: components["schemas"]["callable-agent"][];
             rateLimits?: components["schemas"]["rate-limits"];
             metadata?: components["schemas"]["metadata"];
         };
@@ -885,6 +886,7 @@ export interface components {
             tools?: components["schemas"]["tools"];
             roles?: components["schemas"]["role"][];
             mcpServers?: components["schemas"]["mcp-server"][];
+            callableAgents?: components["schemas"]["callable-agent"][];
             metadata?: components["schemas"]["metadata"];
             expectedVersion?: number;
         };
@@ -915,6 +917,34 @@ export interface components {
             /** @description `true`: a live-only chunk of the text; `false`: the complete, durable event. */
             delta: boolean;
             signature?: string;
+        };
+        /** AgentThreadMessageReceived */
+        "agent-thread-message-received": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "agent.thread_message_received";
+            /** @description The child thread: a session of its own, whose `parent` names this session and call. */
+            thread_id: string;
+            /** @description The delegation call (its `agent.tool_use` event) the thread answers. */
+            tool_use_id: string;
+            /** @description The thread's answer: the messages of its turn, or why it ended without one. */
+            content: components["schemas"]["text-content"];
+        };
+        /** AgentThreadMessageSent */
+        "agent-thread-message-sent": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "agent.thread_message_sent";
+            /** @description The child thread: a session of its own, whose `parent` names this session and call. */
+            thread_id: string;
+            /** @description The delegation call (its `agent.tool_use` event) the thread answers. */
+            tool_use_id: string;
+            /** @description The task the agent delegated: the thread's first message. */
+            content: components["schemas"]["text-content"];
         };
         /** AgentToolResult */
         "agent-tool-result": {
@@ -989,6 +1019,7 @@ export interface components {
             tools: components["schemas"]["tools"];
             roles: components["schemas"]["role"][];
             mcpServers: components["schemas"]["mcp-server"][];
+            callableAgents: components["schemas"]["callable-agent"][];
             metadata: components["schemas"]["metadata"];
             createdAt: components["schemas"]["timestamp"];
         };
@@ -1124,6 +1155,15 @@ export interface components {
             object: "list";
             data: components["schemas"]["automation-run"][];
             pagination: components["schemas"]["offset-pagination"];
+        };
+        /**
+         * CallableAgent
+         * @description An agent of the same organization this version may delegate work to. The model sees one tool per entry, `delegate__<agentId>`, in the built-in `delegation` toolset; each call opens a child thread (a session of its own) running the callee's latest version.
+         */
+        "callable-agent": {
+            agentId: string;
+            /** @description What the callee does: the delegation tool's description, as the model reads it. */
+            description: string;
         };
         /** Credential */
         credential: {
@@ -1285,7 +1325,7 @@ export interface components {
         /** EventPayload */
         "event-payload": {
             type: string;
-        } & (components["schemas"]["user-message"] | components["schemas"]["user-steer"] | components["schemas"]["user-interrupt"] | components["schemas"]["user-approval-response"] | components["schemas"]["user-custom-tool-result"] | components["schemas"]["user-clarify-result"] | components["schemas"]["session-status-running"] | components["schemas"]["session-status-idle"] | components["schemas"]["session-title-updated"] | components["schemas"]["session-compacted"] | components["schemas"]["session-tool-updated"] | components["schemas"]["agent-message"] | components["schemas"]["agent-thinking"] | components["schemas"]["agent-approval-request"] | components["schemas"]["agent-tool-use"] | components["schemas"]["agent-mcp-tool-use"] | components["schemas"]["agent-tool-result"] | components["schemas"]["agent-mcp-tool-result"] | components["schemas"]["agent-custom-tool-use"] | components["schemas"]["agent-clarify-request"]);
+        } & (components["schemas"]["user-message"] | components["schemas"]["user-steer"] | components["schemas"]["user-interrupt"] | components["schemas"]["user-approval-response"] | components["schemas"]["user-custom-tool-result"] | components["schemas"]["user-clarify-result"] | components["schemas"]["session-status-running"] | components["schemas"]["session-status-idle"] | components["schemas"]["session-title-updated"] | components["schemas"]["session-compacted"] | components["schemas"]["session-tool-updated"] | components["schemas"]["agent-message"] | components["schemas"]["agent-thinking"] | components["schemas"]["agent-approval-request"] | components["schemas"]["agent-tool-use"] | components["schemas"]["agent-mcp-tool-use"] | components["schemas"]["agent-tool-result"] | components["schemas"]["agent-mcp-tool-result"] | components["schemas"]["agent-custom-tool-use"] | components["schemas"]["agent-clarify-request"] | components["schemas"]["agent-thread-message-sent"] | components["schemas"]["agent-thread-message-received"]);
         /** EventsAccepted */
         "events-accepted": {
             /** @constant */
@@ -1514,6 +1554,12 @@ export interface components {
             createdAt: components["schemas"]["timestamp"];
             updatedAt: components["schemas"]["timestamp"];
             usage?: components["schemas"]["usage"];
+            /** @description On a child thread (a delegation of a callable agent): the session that delegated to it, the call the thread answers, and how deep it nests (1 below a top-level session). */
+            parent?: {
+                sessionId: string;
+                toolUseId: string;
+                depth: number;
+            };
             budget: {
                 limitUsd: number | null;
                 spentUsd: number;
@@ -1738,7 +1784,7 @@ export interface components {
             defaultConfig?: components["schemas"]["tool-default-config"];
             configs?: {
                 /** @enum {unknown} */
-                name: "clarify" | "vision" | "skills" | "todo" | "memory" | "session_search" | "code_execution" | "web" | "terminal" | "file";
+                name: "clarify" | "vision" | "skills" | "todo" | "memory" | "session_search" | "code_execution" | "web" | "terminal" | "file" | "delegation";
                 enabled?: boolean;
                 permissionPolicy?: components["schemas"]["permission-policy"];
             }[];
