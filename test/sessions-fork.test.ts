@@ -213,6 +213,34 @@ describe("session forks", () => {
     expect((await api.get(`/v1/sessions?subjectId=${subjectId}`)).body.data).to.have.length(2);
   });
 
+  it("forks a session that delegated (its thread events renamed but for the child they name) and a child thread (a session of its own)", async () => {
+    const callee = await createAgent(api, { name: "helper" });
+    const caller = await createAgent(api, {
+      callableAgents: [{ agentId: callee.id, description: "helps" }],
+      tools: [toolset(allow, [{ name: "delegation", permissionPolicy: allow }])],
+    });
+    const { id } = await createSession(api, caller.id);
+    await sendOk(api, id, [message(`/tool delegate__${callee.id} ${JSON.stringify({ message: "count the stars" })}`)]);
+    const events = await rested(id);
+    const sent = events.find((e) => e.type === "agent.thread_message_sent");
+    const child = sent.payload.thread_id as string;
+
+    const res = await fork(id);
+    expect(res.status, JSON.stringify(res.body)).to.equal(201);
+    const copy = await allEvents(api, res.body.id);
+    expectCopy(events, copy, res.body.id);
+    const use = copy.find((e) => e.type === "agent.tool_use");
+    for (const t of ["agent.thread_message_sent", "agent.thread_message_received"]) {
+      expect(copy.find((e) => e.type === t).payload).to.deep.include({ thread_id: child, tool_use_id: use.id });
+    }
+
+    const thread = await fork(child);
+    expect(thread.status, JSON.stringify(thread.body)).to.equal(201);
+    expect((await api.get(`/v1/sessions/${child}`)).body.parent).to.include({ sessionId: id });
+    expect(thread.body.parent).to.equal(undefined);
+    expect(thread.body.forkedFrom.sessionId).to.equal(child);
+  });
+
   it("forks a 10,000-event session: every event copied in order, references renamed", async () => {
     const agent = await createAgent(api);
     const { id } = await createSession(api, agent.id);
