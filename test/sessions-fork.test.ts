@@ -2,6 +2,7 @@
 import { expect } from "chai";
 import type { RedisClient } from "../src/redis/client.js";
 import type { Keys } from "../src/redis/keys.js";
+import { ForkCopier } from "../src/sessions/redis/fork-copier.js";
 import { testKeys, testRedis } from "./support/redis.js";
 import { startServer, type Client, type TestServer } from "./support/server.js";
 import { allEvents, createAgent, createSession, message, newSubject, newTenant, sendOk } from "./support/api.js";
@@ -239,6 +240,26 @@ describe("session forks", () => {
     expect((await api.get(`/v1/sessions/${child}`)).body.parent).to.include({ sessionId: id });
     expect(thread.body.parent).to.equal(undefined);
     expect(thread.body.forkedFrom.sessionId).to.equal(child);
+  });
+
+  it("a copy that stopped midway leaves keys that expire, no state and no session; a later page without its earlier ones is refused", async () => {
+    const copier = new ForkCopier(redis, keys);
+    const id = `ses_halfcopied${Date.now()}`;
+    const entry = (sequence: number) => ({ sequence, type: "session.status_running", turn: "", env: JSON.stringify({ id: `evt_${sequence}` }) });
+    await copier.page(id, 1, [entry(1), entry(2)], null);
+    expect(await redis.xlen(keys.sessionLog(id))).to.equal(2);
+    for (const key of [keys.sessionLog(id), keys.sessionSeq(id)]) expect(await redis.pttl(key)).to.be.greaterThan(0);
+    expect(await redis.exists(keys.sessionState(id))).to.equal(0);
+    expect((await api.get(`/v1/sessions/${id}`)).status).to.equal(404);
+    expect((await api.post(`/v1/sessions/${id}/events`, { events: [message("hi")] })).status).to.equal(404);
+    try {
+      await copier.page(id, 4, [entry(4)], null);
+      expect.fail("a page after a hole was appended");
+    } catch (err) {
+      expect((err as Error).message).to.contain("expired");
+    }
+    expect(await redis.xlen(keys.sessionLog(id))).to.equal(2);
+    await redis.del(...keys.sessionKeys(id));
   });
 
   it("forks a 10,000-event session: every event copied in order, references renamed", async () => {
