@@ -93,7 +93,10 @@ async function throughput(service: Service, agentId: string, database: Database,
   const dbCpu = cpuSpent(cpuBefore, cpuSeconds(database.pids()));
   const own = process.cpuUsage(ownBefore);
   // PostgreSQL's backends come and go: those alive at the end are read, each counted from zero if new.
-  const partsMs = parts.map((p, i) => ({ name: p.name, ms: (cpuSpent(partsBefore[i]!, cpuSeconds(p.name === "PostgreSQL" ? database.parts().find((d) => d.name === p.name)!.pids : p.pids)) * 1000) / turns }));
+  const partsMs = parts.map((p, i) => ({
+    name: p.name,
+    ms: (cpuSpent(partsBefore[i]!, cpuSeconds(p.name === "PostgreSQL" ? database.parts().find((d) => d.name === p.name)!.pids : p.pids)) * 1000) / turns,
+  }));
   console.log(`(b) mock turns per second, ${CONCURRENCY} concurrent sessions (each client: post, wait for idle), ${SECONDS} s`);
   console.log(`    service        ${f(turns / elapsed, 8, 1)} turns/s${limited ? `   (${limited} posts hit the message allowance)` : ""}`);
   console.log(
