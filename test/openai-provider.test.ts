@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import type { Attachment } from "../src/sessions/domain/events.js";
 import { OpenAiProvider, type OpenAiOptions } from "../src/providers/openai.js";
+import { askAboutImage } from "../src/providers/image-question.js";
 import { costOf } from "../src/providers/pricing.js";
 import type { ModelMessage, StreamHandlers } from "../src/providers/provider.js";
 import { FakeOpenAi } from "./support/fake-openai.js";
@@ -136,6 +137,24 @@ describe("the openai provider against a fake OpenAI-compatible server", () => {
     expect(sent[3]).to.deep.equal({ role: "tool", tool_call_id: "call_9", content: "found" });
     expect(sent[4]).to.deep.equal({ role: "user", content: [{ type: "text", text: "and?" }] });
     expect(sent[5].content).to.include("- be brief");
+  });
+
+  it("answers vision_analyze's image question with the image as a data URL and no tools", async () => {
+    fake.push({ text: "A red dot." });
+    const image = {
+      filename: "dot.png",
+      mediaType: "image/png",
+      sizeBytes: 3,
+      source: { type: "data_url", dataUrl: "data:image/png;base64,AAAA" },
+    } as Attachment;
+    const result = await askAboutImage(provider(), "gpt-4o", image, "What is it?", new AbortController().signal);
+    expect(result).to.deep.include({ ok: true, text: "A red dot." });
+    const body = fake.requests[0]!.body;
+    expect(body).to.not.have.property("tools");
+    expect(body.messages[1].content).to.deep.equal([
+      { type: "image_url", image_url: { url: "data:image/png;base64,AAAA" } },
+      { type: "text", text: "What is it?" },
+    ]);
   });
 
   it("turns reasoning deltas (reasoning_content or reasoning) into thinking, and takes the server's reasoning tokens", async () => {
