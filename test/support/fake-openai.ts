@@ -57,6 +57,8 @@ export interface RecordedChatRequest {
   body: any;
   /** `performance.now()` when the request arrived. */
   at: number;
+  /** `performance.now()` when its first text chunk was written. */
+  firstTextAt?: number;
 }
 
 function split(text: string, size: number): string[] {
@@ -121,7 +123,8 @@ export class FakeOpenAi {
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(", ") : v;
     const path = (req.url ?? "/").split("?")[0]!;
-    this.requests.push({ path, headers, body, at });
+    const record: RecordedChatRequest = { path, headers, body, at };
+    this.requests.push(record);
 
     if (req.method !== "POST" || !path.endsWith("/chat/completions")) return this.error(res, { status: 404, message: `no route for ${req.method} ${path}` });
     if (this.opts.apiKey && headers["authorization"] !== `Bearer ${this.opts.apiKey}`)
@@ -139,7 +142,7 @@ export class FakeOpenAi {
       );
       return;
     }
-    await this.stream(res, body, reply);
+    await this.stream(res, body, reply, record);
   }
 
   private error(res: ServerResponse, e: FakeChatError): void {
@@ -150,7 +153,7 @@ export class FakeOpenAi {
     res.end(JSON.stringify({ error: { message: e.message ?? `error ${e.status}`, type, code: e.code ?? null, param: null } }));
   }
 
-  private async stream(res: ServerResponse, body: any, m: FakeChat): Promise<void> {
+  private async stream(res: ServerResponse, body: any, m: FakeChat, record: RecordedChatRequest): Promise<void> {
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
     const size = Math.max(1, m.chunkSize ?? 8);
     const base = { id: "chatcmpl-fake", object: "chat.completion.chunk", created: Math.floor(Date.now() / 1000), model: body.model };
@@ -165,7 +168,10 @@ export class FakeOpenAi {
     };
     if (!(await send({ delta: { role: "assistant", content: "" } }))) return;
     for (const part of split(m.reasoning ?? "", size)) if (!(await send({ delta: { [m.reasoningField ?? "reasoning_content"]: part } }))) return;
-    for (const part of split(m.text ?? "", size)) if (!(await send({ delta: { content: part } }))) return;
+    for (const part of split(m.text ?? "", size)) {
+      record.firstTextAt ??= performance.now();
+      if (!(await send({ delta: { content: part } }))) return;
+    }
     for (const part of split(m.refusal ?? "", size)) if (!(await send({ delta: { refusal: part } }))) return;
     for (const delta of this.toolCallDeltas(m, size)) if (!(await send({ delta: { tool_calls: [delta] } }))) return;
     if (m.cut) return void res.end();
