@@ -112,6 +112,7 @@ import { sandboxWarmResultSchema } from "./sandbox-warm-result.js";
 import { sessionCompactionSchema } from "./session-compaction.js";
 import { sessionSchema } from "./session.js";
 import { sessionCreateSchema } from "./session-create.js";
+import { sessionForkSchema } from "./session-fork.js";
 import { sessionListSchema } from "./session-list.js";
 import { sessionPathSchema } from "./session-path.js";
 import { sessionUpdateSchema } from "./session-update.js";
@@ -198,6 +199,7 @@ export const REQUEST_SCHEMAS = [
   secretValueSchema,
   serverUrlSchema,
   sessionCreateSchema,
+  sessionForkSchema,
   sessionPathSchema,
   sessionUpdateSchema,
   sessionsListQuerySchema,

@@ -32,5 +32,12 @@ export const sessionSchema = {
       required: ["limitUsd", "spentUsd"],
       properties: { limitUsd: { type: ["number", "null"] }, spentUsd: { type: "number", minimum: 0 } },
     },
+    forkedFrom: {
+      type: "object",
+      description: "On a fork: the session it was forked from, and the last sequence of that session's history it copied.",
+      additionalProperties: false,
+      required: ["sessionId", "sequence"],
+      properties: { sessionId: { type: "string" }, sequence: { type: "integer", minimum: 0 } },
+    },
   },
 } as const;

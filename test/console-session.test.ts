@@ -223,4 +223,27 @@ describe("the web console in a browser: a session", function () {
     const resumed = t.tab().requests.filter((r) => r.url.includes("/events/stream") && r.headers["last-event-id"]);
     expect(resumed.length).to.be.greaterThan(0);
   });
+  it("a fork says which session it was forked from, and at which sequence, with a link to it", async () => {
+    const agent = await createAgent(t.api());
+    const session = await createSession(t.api(), agent.id, { title: "Origin" });
+    await sendText(t.api(), session.id, "before the fork");
+    const events = await settle(t.api(), session.id, 1);
+    const fork = await t.api().post(`/v1/sessions/${session.id}/fork`, { title: "Branch" });
+    expect(fork.status).to.equal(201);
+    await open(fork.body.id);
+    await t.event("agent.message", "echo: before the fork").waitFor();
+    const origin = page().locator("[data-role=forked-from]");
+    expect(await origin.innerText()).to.equal(`forked from ${session.id} at sequence ${events.length}`);
+    await origin.getByRole("link").click();
+    await page().locator("h2", { hasText: "Origin" }).waitFor();
+    expect(await page().locator("[data-role=forked-from]").count()).to.equal(0);
+
+    // The page's own Fork button: a fork of the whole history, opened at once.
+    await page().getByRole("button", { name: "Fork", exact: true }).click();
+    await page()
+      .locator("[data-role=forked-from]", { hasText: `forked from ${session.id} at sequence ${events.length}` })
+      .waitFor();
+    await t.event("agent.message", "echo: before the fork").waitFor();
+    expect(page().url()).to.not.contain(session.id);
+  });
 });

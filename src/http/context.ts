@@ -14,6 +14,7 @@ import type { McpInstallationService } from "../vaults/mcp-installations.js";
 import type { CredentialService } from "../vaults/credentials.js";
 import type { McpServerTests } from "../vaults/mcp-server-tests.js";
 import type { SessionService } from "../sessions/sessions.js";
+import type { SessionForks } from "../sessions/forks.js";
 import type { VaultService } from "../vaults/vaults.js";
 import type { WebhookEndpoints } from "../webhooks/webhook-endpoints.js";
 import type { Principal } from "../accounts/store/organizations.js";
@@ -27,6 +28,7 @@ export interface Services {
   health: HealthService;
   agents: AgentService;
   sessions: SessionService;
+  forks: SessionForks;
   events: EventService;
   automations: AutomationService;
   vaults: VaultService;

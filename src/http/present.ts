@@ -66,6 +66,7 @@ export function presentSession({ doc, status, usage }: SessionView) {
     updatedAt: doc.updatedAt.toISOString(),
   };
   if (usage) out.usage = usage;
+  if (doc.forkedFrom) out.forkedFrom = doc.forkedFrom;
   if (doc.thread) out.parent = { sessionId: doc.thread.parentSessionId, toolUseId: doc.thread.toolUseId, depth: doc.thread.depth };
   return out;
 }

@@ -48,6 +48,8 @@ import { SecretBox } from "../vaults/store/secret-box.js";
 import { CredentialStore } from "../vaults/store/vault-credentials.js";
 import { VaultStore } from "../vaults/store/vaults.js";
 import { SessionService } from "../sessions/sessions.js";
+import { SessionForks } from "../sessions/forks.js";
+import { ForkCopier } from "../sessions/redis/fork-copier.js";
 import { AgentStore } from "../agents/store/agents.js";
 import { AutomationRunStore } from "../automations/store/automation-runs.js";
 import { AutomationStore } from "../automations/store/automations.js";
@@ -160,6 +162,7 @@ export async function buildCore(config: Config, log: Logger, mongoOptions: Mongo
       health: new HealthService(mongo, redis),
       agents: new AgentService(stores.agents, stores.sessions, limitsCache, budgets),
       sessions,
+      forks: new SessionForks(stores.sessions, sessions, stores.agents, eventLog, new ForkCopier(redis, keys), allowances, prewarm),
       events,
       automations: new AutomationService(
         stores.automations,

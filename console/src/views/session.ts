@@ -5,13 +5,13 @@
  * turn; the log follows new events while the reader is at its bottom.
  */
 import type { Api } from "../api.js";
-import { fill, h } from "../dom.js";
+import { button, fill, h } from "../dom.js";
 import { follow } from "../follow.js";
 import { usageLine } from "../format.js";
 import { agentLink, type AgentNames } from "../names.js";
 import { describe } from "../problems.js";
+import { go, href } from "../router.js";
 import { openStream, type LiveStream, type StreamState } from "../stream.js";
-import { href } from "../router.js";
 import { Timeline } from "../timeline.js";
 import type { EventList, EventsAccepted, EventsPost, InboundEvent, Session } from "../types.js";
 import { composer } from "./composer.js";
@@ -36,6 +36,7 @@ export function sessionView(api: Api, names: AgentNames, sessionId: string): Ses
   const status = h("span", { class: "badge", attrs: { "data-role": "session-status" } });
   const live = h("span", { class: "badge stream", attrs: { "data-role": "stream-state", title: "" } }, STATES.connecting);
   const ids = h("p", { class: "note" });
+  const forked = h("p", { class: "note", attrs: { "data-role": "forked-from" } });
   const usage = h("p", { class: "note usage", attrs: { "data-role": "session-usage" } });
   const problem = h("p", { class: "problem", attrs: { role: "alert" } });
   let stream: LiveStream | null = null;
@@ -69,14 +70,27 @@ export function sessionView(api: Api, names: AgentNames, sessionId: string): Ses
     },
   });
 
+  // A fork of the whole history: refused (a sentence in `problem`) while a turn runs or waits.
+  const forkIt = button(
+    "Fork",
+    () => {
+      problem.textContent = "";
+      api.post<Session>(`${path}/fork`, {}).then(
+        (made) => go({ view: "session", id: made.id }),
+        (err: unknown) => (problem.textContent = describe(err)),
+      );
+    },
+    { attrs: { title: "A new session with this conversation's history so far" } },
+  );
   const box = composer(post);
   const follower = follow(timeline.el);
   const el = h(
     "section",
     { class: "view session" },
-    h("div", { class: "toolbar" }, h("a", { attrs: { href: "#/sessions" } }, "← Sessions"), status, live),
+    h("div", { class: "toolbar" }, h("a", { attrs: { href: "#/sessions" } }, "← Sessions"), status, live, forkIt),
     title,
     ids,
+    forked,
     usage,
     problem,
     timeline.el,
@@ -88,6 +102,11 @@ export function sessionView(api: Api, names: AgentNames, sessionId: string): Ses
     const session = await api.get<Session>(path);
     title.textContent = session.title || "(untitled)";
     fill(ids, agentLink(names, session.agentId), ` · subject ${session.subjectId} · `, h("code", {}, session.id), ...threadOf(session));
+    const origin = session.forkedFrom;
+    if (origin) {
+      const link = h("a", { attrs: { href: href({ view: "session", id: origin.sessionId }) } }, origin.sessionId);
+      fill(forked, "forked from ", link, ` at sequence ${origin.sequence}`);
+    } else forked.remove();
     setStatus(session.status);
     showUsage(session);
     let after = 0;

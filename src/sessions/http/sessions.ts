@@ -5,6 +5,7 @@ import { sandboxWarmResultSchema } from "../../../schemas/sandbox-warm-result.js
 import { sessionCompactionSchema } from "../../../schemas/session-compaction.js";
 import { sessionSchema } from "../../../schemas/session.js";
 import { sessionCreateSchema } from "../../../schemas/session-create.js";
+import { sessionForkSchema } from "../../../schemas/session-fork.js";
 import { sessionListSchema } from "../../../schemas/session-list.js";
 import { sessionPathSchema } from "../../../schemas/session-path.js";
 import { sessionUpdateSchema } from "../../../schemas/session-update.js";
@@ -23,7 +24,7 @@ function aliased(main: string | undefined, alias: string | undefined, name: stri
   return main ?? alias;
 }
 
-export function sessionRoutes(routes: Routes, { sessions }: Services): void {
+export function sessionRoutes(routes: Routes, { sessions, forks }: Services): void {
   const tag = "Sessions";
   const sessionOk = { status: 200, schema: sessionSchema };
 
@@ -99,6 +100,25 @@ export function sessionRoutes(routes: Routes, { sessions }: Services): void {
       errors: [409],
     },
     async ({ orgId, params }) => ({ body: presentSession(await sessions.archive(orgId, params.sessionId)) }),
+  );
+
+  routes.add(
+    {
+      method: "post",
+      path: "/v1/sessions/:sessionId/fork",
+      operationId: "forkSession",
+      summary: "Fork a session: a new session whose history is the original's up to an idle point",
+      tag,
+      params: sessionPathSchema,
+      body: sessionForkSchema,
+      success: { status: 201, schema: sessionSchema, rateLimited: true },
+      errors: [404, 409],
+    },
+    async ({ orgId, params, body, once }) => {
+      // Under an Idempotency-Key the new id is the key's, as for a create.
+      const { view, rateLimit } = (await forks.forkKept(orgId, params.sessionId, body, keptId("ses", once))).value;
+      return { body: presentSession(view), headers: sentHeaders(rateLimit ? { rateLimit } : { replayed: true }) };
+    },
   );
 
   routes.add(

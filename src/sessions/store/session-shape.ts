@@ -42,6 +42,8 @@ export interface SessionDoc {
   budgetUsd?: number | null;
   /** Set when the session's agent belongs to a deployment: the session is one of its threads (its workspace, its secrets). */
   deploymentId?: string;
+  /** Set on a fork: the session it was forked from, and the last sequence of its history copied. */
+  forkedFrom?: { sessionId: string; sequence: number };
   /** Set on a child thread: the session and the call that opened it. */
   thread?: ThreadLink;
   /** Projection of the runtime status, for list filters; `statusVersion` is the state version it reflects. */

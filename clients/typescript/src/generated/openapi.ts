@@ -300,6 +300,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{sessionId}/fork": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Fork a session: a new session whose history is the original's up to an idle point */
+        post: operations["forkSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions/{sessionId}/compact": {
         parameters: {
             query?: never;
@@ -1547,6 +1564,11 @@ export interface components {
                 limitUsd: number | null;
                 spentUsd: number;
             };
+            /** @description On a fork: the session it was forked from, and the last sequence of that session's history it copied. */
+            forkedFrom?: {
+                sessionId: string;
+                sequence: number;
+            };
         };
         /** SessionCompacted */
         "session-compacted": {
@@ -1584,6 +1606,16 @@ export interface components {
             budget?: {
                 limitUsd: number | null;
             };
+        };
+        /**
+         * SessionFork
+         * @description Every field is optional: the fork takes the whole durable history, the original's title and its metadata.
+         */
+        "session-fork": {
+            /** @description The last event of the original the fork keeps (default: its last durable event). It must be an idle point: no turn open, no message unanswered. */
+            atSequence?: number;
+            title?: string;
+            metadata?: components["schemas"]["metadata"];
         };
         /** SessionList */
         "session-list": {
@@ -4764,6 +4796,154 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["session"];
+                };
+            };
+            /** @description Invalid request: `validation_error`, with one `path: constraint` entry per problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description Missing, invalid or revoked API key: `unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description The API key lacks the scope the operation needs: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description No such resource in the key's organization: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description The resource's state or version forbids it: `conflict`, `invalid_state`, `no_active_turn` or `budget_exceeded` (the session's spend budget is reached). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description A body in a `Content-Encoding` the service does not decode (it decodes gzip, deflate, br): `validation_error`. */
+            415: {
+                headers: {
+                    /** @description The content codings a body may be sent in. */
+                    "Accept-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description A skill could not be fetched or parsed (`invalid_skill`), a secret reference names no secret (`invalid_secret_ref`), or an Idempotency-Key was used for another request (`idempotency_error`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description Request ceiling, allowance or open streams exhausted: `rate_limited`; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait. */
+                    "Retry-After"?: string;
+                    /** @description Points the window allows. */
+                    "RateLimit-Limit"?: string;
+                    /** @description Points left in the window. */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Whole seconds until the window resets. */
+                    "RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description Request headers over the server's limit: `validation_error`. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description Unexpected failure: `server_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+            /** @description A required service is unavailable, or the session too contended: `server_error`; retry with backoff. */
+            503: {
+                headers: {
+                    /** @description Whole seconds to wait before retrying. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error"];
+                };
+            };
+        };
+    };
+    forkSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: the same request with the same key within 24 h gets the first answer (with `Idempotent-Replayed: true`) and does nothing again; 1–255 printable ASCII characters, unique per request (a UUID). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["session-fork"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    /** @description Points the window allows. */
+                    "RateLimit-Limit"?: string;
+                    /** @description Points left in the window. */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Whole seconds until the window resets. */
+                    "RateLimit-Reset"?: string;
                     /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key. */
                     "Idempotent-Replayed"?: string;
                     [name: string]: unknown;

@@ -17,6 +17,9 @@ export function sessionsResource(api: Api, events: EventsResource) {
       ok(api.POST("/v1/sessions/{sessionId}", { params: path(sessionId), body, ...init(options) })),
     archive: (sessionId: string, options?: RequestOptions) => ok(api.POST("/v1/sessions/{sessionId}/archive", { params: path(sessionId), ...init(options) })),
     delete: (sessionId: string, options?: RequestOptions) => ok(api.DELETE("/v1/sessions/{sessionId}", { params: path(sessionId), ...init(options) })),
+    /** A new session whose history is this one's up to `atSequence` (default: all of it), which must be an idle point. */
+    fork: (sessionId: string, body: Body<"forkSession"> = {}, options?: RequestOptions) =>
+      ok(api.POST("/v1/sessions/{sessionId}/fork", { params: path(sessionId), body, ...init(options) })),
     /** Summarizes the conversation so far (before the next model call when a turn runs). */
     compact: (sessionId: string, options?: RequestOptions) => ok(api.POST("/v1/sessions/{sessionId}/compact", { params: path(sessionId), ...init(options) })),
     sendAndStream: events.sendAndStream,
