@@ -74,8 +74,8 @@ export class OpenAiProvider implements ModelProvider {
     // OpenAI's API (and Azure's) bounds the answer with max_completion_tokens, as its reasoning models
     // refuse max_tokens; the servers of named endpoints all read max_tokens.
     this.maxTokensField = o.name === "openai" ? "max_completion_tokens" : "max_tokens";
-    // OpenAI's own API needs a key; an endpoint of one's own may take none.
-    if (!this.apiKey && (o.baseURL === undefined || o.apiKeyEnv !== undefined)) {
+    // OpenAI's own API needs a key; another address (a gateway, a server of one's own) may take none.
+    if (!this.apiKey && o.baseURL === undefined) {
       this.missing = `${o.apiKeyEnv ?? "OPENAI_API_KEY"} is not set`;
       return;
     }
