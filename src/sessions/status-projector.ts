@@ -6,9 +6,9 @@
  *
  * Writes are coalesced twice. Per session: later commits only raise the version to write next, and one
  * write of the latest status clears every mark it covers (the record's version guard makes a write of
- * version V stand for all earlier ones), so a status passed through within a tick (a short turn's
- * `running`) is never written. Across sessions: what gathered during a tick goes out as one command,
- * so MongoDB parses one request for many sessions' records. Reads never wait for either: a session's
+ * version V stand for all earlier ones), so a status passed through while a write is under way is never
+ * written. Across sessions: what gathered meanwhile goes out as one command, so MongoDB parses one
+ * request for many sessions' records. Reads never wait for either: a session's
  * status is read from its runtime state, and lists by status merge the sessions whose marks are open.
  */
 import type { Logger } from "../log.js";
@@ -40,8 +40,13 @@ function later<P extends { version: number }>(a: P | undefined, b: P | undefined
   return b.version > a.version ? b : a;
 }
 
-/** How long commits' projections gather before one write takes them (a record lags its log by about this much). */
-const TICK_MS = 20;
+/**
+ * How long commits' projections gather before one write takes them. None beyond the event loop's turn:
+ * on FerretDB a record write is a read and a whole-document write, so a projection held back lands
+ * later in a turn and more often beside the worker's title write, one of which is then lost
+ * (docs/decisions/storage-and-ferretdb.md). Batches still form from what commits while writes are under way.
+ */
+const TICK_MS = 0;
 /** Sessions one write covers at most. */
 const BATCH = 200;
 /** Writes under way at once, so a burst of commits cannot flood MongoDB. */
