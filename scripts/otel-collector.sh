@@ -8,7 +8,8 @@
 set -euo pipefail
 
 STATE_DIR="${SERVICES_DIR:-${XDG_STATE_HOME:-$HOME/.local/state}/agent-sessions}"
-# One release for every collector module (the builder, the core's receiver and the contrib exporter).
+# One release for every collector module (the builder, the core's receiver and the contrib exporter); the
+# configuration providers are the ones the collector needs to start (env is its default scheme, file its config).
 COLLECTOR_VERSION="v0.161.0"
 COLLECTOR_BIN="$STATE_DIR/bin/otelcol-files-$COLLECTOR_VERSION"
 
@@ -30,6 +31,7 @@ receivers:
 exporters:
   - gomod: github.com/open-telemetry/opentelemetry-collector-contrib/exporter/fileexporter $COLLECTOR_VERSION
 providers:
+  - gomod: go.opentelemetry.io/collector/confmap/provider/envprovider $(provider_version)
   - gomod: go.opentelemetry.io/collector/confmap/provider/fileprovider $(provider_version)
 MANIFEST
   (cd "$dir" && GOFLAGS=-trimpath go run "go.opentelemetry.io/collector/cmd/builder@$COLLECTOR_VERSION" --config manifest.yaml >&2)
