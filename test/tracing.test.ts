@@ -3,17 +3,24 @@ import { randomBytes } from "node:crypto";
 import { Collector, collectorUnavailable, type ExportedSpan } from "./support/otel-collector.js";
 import { startProcess, type ServiceProcess } from "./support/processes.js";
 import { testKeys, testRedis } from "./support/redis.js";
-import { client, startServer, type Client, type TestServer } from "./support/server.js";
+import { client, LOOPBACK, startServer, type Client, type TestServer } from "./support/server.js";
 import { createSession, settle, until } from "./support/sessions.js";
 import { allow, toolset } from "./tools-cases.js";
+import { attach, mcpAgent, mcpToolset, sessionOf, vaultWith } from "./support/mcp-agents.js";
+import { startBearerServer, type BearerServer } from "./support/mcp-servers.js";
+import { env } from "./support/hooks.js";
+import { webhookReceiver } from "./support/webhook-receiver.js";
 
 const hex = (bytes: number) => randomBytes(bytes).toString("hex");
 
-/** The spans of one trace, once its last expected span (the append of `session.status_idle`) has been exported. */
+/** The spans of one trace, once the append of `session.status_idle` and the pass around it have been exported. */
 async function traceOf(collector: Collector, traceId: string): Promise<ExportedSpan[]> {
   return until(
     async () => (await collector.spans()).filter((s) => s.traceId === traceId),
-    (spans) => spans.some((s) => s.name === "session.append" && (s.attributes["agent_sessions.event.types"] as string[]).includes("session.status_idle")),
+    // The worker's pass ends last, after the turn that wrote the idle status.
+    (spans) =>
+      spans.some((s) => s.name === "session.append" && (s.attributes["agent_sessions.event.types"] as string[]).includes("session.status_idle")) &&
+      spans.some((s) => s.name === "session.process"),
     20_000,
     "the trace's spans down to session.status_idle",
   );
@@ -35,12 +42,20 @@ describe("tracing: OpenTelemetry spans exported to a real collector", function (
   let worker: ServiceProcess;
   let key: string;
   let api: Client;
-  const otel = () => ({ OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint, OTEL_BSP_SCHEDULE_DELAY: "100" });
+  let mcp: BearerServer;
+  const token = hex(16);
+  // Both processes open the vault's credential and may reach the loopback MCP server and webhook receiver.
+  const otel = () => ({
+    OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
+    OTEL_BSP_SCHEDULE_DELAY: "100",
+    VAULT_ENCRYPTION_KEY: env.vaultKey,
+    OUTBOUND_ALLOWED_NETWORKS: LOOPBACK,
+  });
 
   before(async function () {
     const missing = await collectorUnavailable();
     if (missing) return this.skip();
-    collector = await Collector.start();
+    [collector, mcp] = await Promise.all([Collector.start(), startBearerServer({ token })]);
     // In this process tracing is off: it makes keys, and shows what an untraced append writes.
     server = await startServer({ ROLE: "api" });
     key = await server.newKey();
@@ -51,7 +66,7 @@ describe("tracing: OpenTelemetry spans exported to a real collector", function (
   after(async () => {
     await Promise.all([apiProcess?.stop(), worker?.stop()]);
     await server?.close();
-    await collector?.stop();
+    await Promise.all([collector?.stop(), mcp?.close()]);
   });
 
   it("one trace runs from the POST (its caller's traceparent honoured) through the wake-up to the worker's turn, model and tool calls, and session.status_idle", async () => {
@@ -124,6 +139,59 @@ describe("tracing: OpenTelemetry spans exported to a real collector", function (
     expect(tool.attributes["gen_ai.tool.call.arguments"]).to.equal("{}");
     expect(tool.attributes["gen_ai.tool.call.result"]).to.include("todo list is empty");
     for (const s of spans) expect(JSON.stringify(s.attributes)).to.not.include(key);
+  });
+
+  it("an MCP call is a CLIENT span whose context the server receives in traceparent; the vault's token is in no span", async () => {
+    const agentId = await mcpAgent(api, [{ name: "tools", url: mcp.url }], [mcpToolset("tools")]);
+    await attach(api, agentId, (await vaultWith(api, { type: "static_bearer", mcpServerUrl: mcp.url, token })).vaultId);
+    const sessionId = await sessionOf(api, agentId);
+    const traceId = hex(16);
+    await api.post(
+      `/v1/sessions/${sessionId}/events`,
+      { events: [{ type: "user.message", content: [{ type: "text", text: '/tool mcp__tools__add {"a":2,"b":3}' }] }] },
+      {
+        headers: { traceparent: `00-${traceId}-${hex(8)}-01` },
+      },
+    );
+    await settle(api, sessionId, 1);
+    const spans = await traceOf(collector, traceId);
+    const call = spans.find((s) => s.name === "tools/call add")!;
+    expect(call, spans.map((s) => s.name).join(", ")).to.not.equal(undefined);
+    expect(call.kind).to.equal(3); // CLIENT
+    expect(call.attributes).to.include({ "mcp.method.name": "tools/call", "gen_ai.tool.name": "add", "server.address": "127.0.0.1" });
+    expect(ancestors(spans, call)[0]).to.equal("execute_tool mcp__tools__add");
+    expect(mcp.auth.traceparents).to.include(`00-${traceId}-${call.spanId}-01`);
+    for (const s of spans) expect(JSON.stringify(s.attributes)).to.not.include(token);
+  });
+
+  it("a webhook delivery is a CLIENT span, and its request names it in traceparent", async () => {
+    const receiver = await webhookReceiver();
+    const scheduler = await startProcess("scheduler", { ...otel(), WEBHOOK_SWEEP_INTERVAL_MS: "50" });
+    try {
+      expect((await api.post("/v1/webhooks", { url: receiver.url("/hooks") })).status).to.equal(201);
+      const { sessionId } = await createSession(api);
+      await api.post(`/v1/sessions/${sessionId}/events`, { events: [{ type: "user.message", content: [{ type: "text", text: "hello" }] }] });
+      const delivered = await until(
+        async () => receiver.received.filter((r) => r.path === "/hooks"),
+        (list) => list.length > 0,
+        20_000,
+        "a webhook delivery",
+      );
+      const [, traceId, spanId] = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/.exec(delivered[0]!.headers.traceparent ?? "") ?? [];
+      expect(traceId, JSON.stringify(delivered[0]!.headers)).to.be.a("string");
+      const spans = await until(
+        async () => (await collector.spans()).filter((s) => s.spanId === spanId),
+        (list) => list.length > 0,
+        20_000,
+        "the delivery's span",
+      );
+      expect(spans[0]!).to.deep.include({ traceId, name: "webhook.deliver", kind: 3 });
+      expect(spans[0]!.attributes).to.include({ "http.request.method": "POST", "http.response.status_code": 204, "server.address": "127.0.0.1" });
+      expect(JSON.stringify(spans[0]!.attributes)).to.not.include("whsec_");
+    } finally {
+      await scheduler.stop();
+      await receiver.close();
+    }
   });
 
   it("with tracing off, a wake-up carries no trace context", async () => {
