@@ -5,7 +5,7 @@ import { startProcess, type ServiceProcess } from "./support/processes.js";
 import { testKeys, testRedis } from "./support/redis.js";
 import { client, LOOPBACK, startServer, type Client, type TestServer } from "./support/server.js";
 import { createSession, settle, until } from "./support/sessions.js";
-import { allow, toolset } from "./tools-cases.js";
+import { allow, lookup, toolset } from "./tools-cases.js";
 import { attach, mcpAgent, mcpToolset, sessionOf, vaultWith } from "./support/mcp-agents.js";
 import { startBearerServer, type BearerServer } from "./support/mcp-servers.js";
 import { env } from "./support/hooks.js";
@@ -54,7 +54,10 @@ describe("tracing: OpenTelemetry spans exported to a real collector", function (
 
   before(async function () {
     const missing = await collectorUnavailable();
-    if (missing) return this.skip();
+    if (missing) {
+      console.log(`      skipped: ${missing}`);
+      return this.skip();
+    }
     [collector, mcp] = await Promise.all([Collector.start(), startBearerServer({ token })]);
     // In this process tracing is off: it makes keys, and shows what an untraced append writes.
     server = await startServer({ ROLE: "api" });
@@ -139,6 +142,23 @@ describe("tracing: OpenTelemetry spans exported to a real collector", function (
     expect(tool.attributes["gen_ai.tool.call.arguments"]).to.equal("{}");
     expect(tool.attributes["gen_ai.tool.call.result"]).to.include("todo list is empty");
     for (const s of spans) expect(JSON.stringify(s.attributes)).to.not.include(key);
+  });
+
+  it("a custom tool call handed to the caller is an execute_tool span in the turn's trace", async () => {
+    const { sessionId } = await createSession(api, { agent: { tools: [lookup()] } });
+    const traceId = hex(16);
+    await api.post(
+      `/v1/sessions/${sessionId}/events`,
+      { events: [{ type: "user.message", content: [{ type: "text", text: '/tool lookup {"order":"A1"}' }] }] },
+      {
+        headers: { traceparent: `00-${traceId}-${hex(8)}-01` },
+      },
+    );
+    const spans = await traceOf(collector, traceId);
+    const call = spans.find((s) => s.name === "execute_tool lookup")!;
+    expect(call, spans.map((s) => s.name).join(", ")).to.not.equal(undefined);
+    expect(call.attributes).to.include({ "gen_ai.tool.name": "lookup", "agent_sessions.tool.kind": "custom" });
+    expect(ancestors(spans, call)).to.include("session.turn");
   });
 
   it("an MCP call is a CLIENT span whose context the server receives in traceparent; the vault's token is in no span", async () => {

@@ -73,8 +73,7 @@ export interface ToolSpanCall {
 }
 
 /** Runs one tool call in its `execute_tool` span; `ok` and `text` are what the call answered. */
-export function withToolSpan<T extends { ok: boolean; text: string }>(call: ToolSpanCall, run: () => Promise<T>): Promise<T> {
-  if (!tracing()) return run();
+function toolAttributes(call: ToolSpanCall): Attributes {
   const attributes: Attributes = {
     "gen_ai.operation.name": "execute_tool",
     "gen_ai.tool.name": call.name,
@@ -83,7 +82,22 @@ export function withToolSpan<T extends { ok: boolean; text: string }>(call: Tool
     "agent_sessions.tool.kind": call.kind,
   };
   if (capturingContent()) attributes["gen_ai.tool.call.arguments"] = content(call.input);
-  return withSpan(`execute_tool ${call.name}`, attributes, async (span) => {
+  return attributes;
+}
+
+/**
+ * Custom tools run in the caller's application, so no span here can last as long as they do: each call
+ * handed out gets a span of the hand-off in the turn's trace, and its result comes back by a request of
+ * its own (a POST of `user.custom_tool_result`, traced as any request).
+ */
+export function customToolsHandedOut(calls: readonly ToolSpanCall[]): void {
+  if (!tracing()) return;
+  for (const call of calls.filter((c) => c.kind === "custom")) void withSpan(`execute_tool ${call.name}`, toolAttributes(call), () => Promise.resolve());
+}
+
+export function withToolSpan<T extends { ok: boolean; text: string }>(call: ToolSpanCall, run: () => Promise<T>): Promise<T> {
+  if (!tracing()) return run();
+  return withSpan(`execute_tool ${call.name}`, toolAttributes(call), async (span) => {
     const outcome = await run();
     if (!outcome.ok) failed(span, new Error("the tool answered an error"));
     if (capturingContent()) span.setAttribute("gen_ai.tool.call.result", content(outcome.text));

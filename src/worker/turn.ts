@@ -21,7 +21,7 @@ import { newId } from "../ids.js";
 import type { Logger } from "../log.js";
 import { modelCallDuration, secondsSince, turnsStarted } from "../telemetry/metrics.js";
 import { isAbort } from "../providers/provider.js";
-import { withModelSpan } from "../telemetry/genai.js";
+import { customToolsHandedOut, withModelSpan } from "../telemetry/genai.js";
 import { inputProblem } from "../agent-tools/tool-input.js";
 import { contextTokens } from "../providers/usage.js";
 import type { ProviderRegistry } from "../providers/registry.js";
@@ -270,6 +270,7 @@ export class TurnRunner {
       asks && !yolo ? await this.deps.grants.always({ orgId: session.orgId, agentId: session.agentId, subjectId: session.subjectId }) : new Set<string>();
     const { drafts, calls } = decideCalls(ctx, governing, uses, yolo, { session: granted, always }, output, inputProblem);
     await this.deps.kickoff.expect(session._id, calls);
+    customToolsHandedOut(calls);
     await this.deps.transitions.run(
       session._id,
       (s) => change(planStep(s, drafts, calls, { ...spent, ...(s.turn?.spent?.threads ? { threads: s.turn.spent.threads } : {}) }), null),
