@@ -75,7 +75,10 @@ export class Collector {
     const text = await readFile(join(this.dir, "spans.jsonl"), "utf8").catch(() => "");
     const out: ExportedSpan[] = [];
     // The last piece is "" or a line the collector is still writing.
-    for (const line of text.split("\n").slice(0, -1).filter((l) => l.trim() !== "")) {
+    for (const line of text
+      .split("\n")
+      .slice(0, -1)
+      .filter((l) => l.trim() !== "")) {
       const data = JSON.parse(line) as {
         resourceSpans?: {
           resource?: { attributes?: OtlpAttributes };
