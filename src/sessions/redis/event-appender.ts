@@ -17,7 +17,7 @@ import { isLarge } from "./large-events.js";
 import { LIVE_MAXLEN, liveOnlyJson } from "../../streaming/redis/live-stream.js";
 import type { StreamEntry } from "../../streaming/redis/stream-reader.js";
 import { WAKEUP_MAXLEN } from "./wakeups.js";
-import { activeTraceparent, SpanKind, withSpan } from "../../telemetry/tracing.js";
+import { activeTraceparent, SpanKind, tracing, withSpan } from "../../telemetry/tracing.js";
 
 /** What must still hold for the plan to apply, and what its commit does besides appending. */
 export interface Commit {
@@ -157,6 +157,7 @@ export class EventAppender {
    * add a round trip to every send and the over-counting windows below, which one script does not have.
    */
   apply(sessionId: string, plan: Plan, commit: Commit): Promise<AppendResult> {
+    if (!tracing()) return this.applyPlan(sessionId, plan, commit);
     // A commit that wakes a worker is the producer of the wake-up: the worker's pass is its child.
     return withSpan(
       "session.append",

@@ -1,6 +1,7 @@
 /**
  * The wake-up stream: the at-least-once hand-off of "this session has work" to any worker, published
- * by the commit that made the work (`append-events-11.lua`) and read by the `workers` consumer group.
+ * by the commit that made the work (`append-events-11.lua`: the session, and with tracing on the commit's
+ * `traceparent`) and read by the `workers` consumer group.
  * Entries are acknowledged once the session is handled; those a dead consumer left unacknowledged are
  * claimed by another once the session's lock is free (`WakeupConsumer`'s sweep). (The `pending` intent set is the backstop for a
  * wake-up that was never published: `intents.ts`.) Each shard has its stream (one on a single node),

@@ -13,7 +13,7 @@ import type { McpReadTool } from "../domain/mcp-tools.js";
 import { AppError } from "../../errors.js";
 import { connectMcp, isServerAnswer, mcpFailure, type McpEndpoint, type McpTransport } from "./mcp-connect.js";
 import { contentText, readAsText } from "./mcp-content.js";
-import { failed, SpanKind, withSpan } from "../../telemetry/tracing.js";
+import { failed, SpanKind, tracing, withSpan } from "../../telemetry/tracing.js";
 
 export type { McpEndpoint, McpTransport } from "./mcp-connect.js";
 
@@ -148,6 +148,7 @@ export class McpConnections {
 
   /** Calls a tool; a server that fails, times out or is unreachable is an error result, not a throw. */
   async callTool(endpoint: McpEndpoint, name: string, args: unknown, signal?: AbortSignal): Promise<McpCallOutcome> {
+    if (!tracing()) return this.toolCall(endpoint, name, args, signal);
     // The MCP conventions' client span; the server's address, never its whole URL (which may carry a token).
     const attributes = () => {
       const url = new URL(endpoint.url);
