@@ -10,6 +10,8 @@ export interface Database {
   name: string;
   /** Processes whose CPU time counts as the database's: FerretDB, and the PostgreSQL behind it. */
   pids(): number[];
+  /** The same processes by what they are (FerretDB, PostgreSQL), each read afresh. */
+  parts(): { name: string; pids: number[] }[];
 }
 
 function cmdline(pid: number): string[] {
@@ -38,7 +40,7 @@ function postgresPids(): number[] {
 
 export async function describeDatabase(db: Db): Promise<Database> {
   const info = await db.admin().command({ buildInfo: 1 });
-  if (typeof info.ferretdbVersion !== "string") return { name: `MongoDB ${String(info.version)}`, pids: () => [] };
+  if (typeof info.ferretdbVersion !== "string") return { name: `MongoDB ${String(info.version)}`, pids: () => [], parts: () => [] };
   const status = await db.admin().command({ serverStatus: 1 });
   const pid = Number(status.pid);
   // The backend is a start flag; readable when FerretDB runs on this machine.
@@ -47,10 +49,18 @@ export async function describeDatabase(db: Db): Promise<Database> {
       .find((a) => a.startsWith("--handler="))
       ?.slice("--handler=".length) ?? "backend unknown";
   const local = cmdline(pid).length > 0;
+  const backend = () => (local && handler === "postgresql" ? postgresPids() : []);
   return {
     name: `FerretDB ${info.ferretdbVersion} (${handler}${local ? "" : ", not on this machine"})`,
-    pids: () => (local ? [pid, ...(handler === "postgresql" ? postgresPids() : [])] : []),
+    pids: () => (local ? [pid, ...backend()] : []),
+    parts: () => (local ? [{ name: "FerretDB", pids: [pid] }, ...(handler === "postgresql" ? [{ name: "PostgreSQL", pids: backend() }] : [])] : []),
   };
+}
+
+/** The Redis server's process, when it runs on this machine (a cluster's nodes are not counted). */
+export async function redisPids(redis: { info(section: string): Promise<string> }): Promise<number[]> {
+  const pid = Number(/process_id:(\d+)/.exec(await redis.info("server"))?.[1]);
+  return pid && cmdline(pid).length > 0 ? [pid] : [];
 }
 
 /** CPU seconds (user + system) each process has used so far. */

@@ -13,7 +13,7 @@
  */
 import { setMaxListeners } from "node:events";
 import { performance } from "node:perf_hooks";
-import { cpuSeconds, cpuSpent, describeDatabase, type Database } from "./database.js";
+import { cpuSeconds, cpuSpent, describeDatabase, redisPids, type Database } from "./database.js";
 import { conditions, fixed as f, startService, summary, type Service } from "./support.js";
 import { MongoOps, type MongoOp } from "./mongo-ops.js";
 import { seed, unseed } from "./seed.js";
@@ -74,6 +74,8 @@ async function throughput(service: Service, agentId: string, database: Database,
   await Promise.all(sessions.map((s) => s.turn()));
   let turns = 0;
   let limited = 0;
+  const parts = [{ name: "Redis", pids: await redisPids(service.runtime.core.connections.redis) }, ...database.parts()];
+  const partsBefore = parts.map((p) => cpuSeconds(p.pids));
   const cpuBefore = cpuSeconds(database.pids());
   const ownBefore = process.cpuUsage();
   const started = performance.now();
@@ -90,11 +92,19 @@ async function throughput(service: Service, agentId: string, database: Database,
   const elapsed = (performance.now() - started) / 1000;
   const dbCpu = cpuSpent(cpuBefore, cpuSeconds(database.pids()));
   const own = process.cpuUsage(ownBefore);
+  // PostgreSQL's backends come and go: those alive at the end are read, each counted from zero if new.
+  const partsMs = parts.map((p, i) => ({
+    name: p.name,
+    ms: (cpuSpent(partsBefore[i]!, cpuSeconds(p.name === "PostgreSQL" ? database.parts().find((d) => d.name === p.name)!.pids : p.pids)) * 1000) / turns,
+  }));
   console.log(`(b) mock turns per second, ${CONCURRENCY} concurrent sessions (each client: post, wait for idle), ${SECONDS} s`);
   console.log(`    service        ${f(turns / elapsed, 8, 1)} turns/s${limited ? `   (${limited} posts hit the message allowance)` : ""}`);
   console.log(
     `    CPU per turn   ${f((own.user + own.system) / 1000 / turns)} ms this process (client, API, worker)   ${database.pids().length ? `${f((dbCpu * 1000) / turns)} ms database (${database.name})` : "database not on this machine"}`,
   );
+  const ownMs = (own.user + own.system) / 1000 / turns;
+  const split = partsMs.map((p) => `${p.name} ${f(p.ms, 0)}`).join("   ");
+  console.log(`    CPU per turn by process (ms): this process ${f(ownMs, 0)}   ${split}   all ${f(ownMs + partsMs.reduce((a, p) => a + p.ms, 0), 0)}`);
   console.log(`    peer           ${f(PEER_RUNS_PER_S, 8, 1)} runs/s at 16 concurrent clients — ${PEER}`);
 }
 

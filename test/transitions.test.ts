@@ -167,7 +167,7 @@ describe("session transitions", () => {
 
     it("a writer that stops between its append and its record write leaves the record lagging and its mark; lists match by the log; the sweep repairs it", async () => {
       const { sessionId } = await createSession(api);
-      const frozen: StatusProjection = { projectState: () => new Promise<void>(() => undefined) };
+      const frozen: StatusProjection = { projectState: () => new Promise<void>(() => undefined), projectStates: () => new Promise(() => undefined) };
       void transitionsWith({ records: frozen }).run(sessionId, () => change(archive, null));
       await until(
         () => api.get(`/v1/sessions/${sessionId}`),
@@ -213,7 +213,10 @@ describe("session transitions", () => {
 
     it("a record write that fails does not hold up the log; the record lags until the sweep repairs it", async () => {
       const { sessionId } = await createSession(api);
-      const down: StatusProjection = { projectState: () => Promise.reject(new Error("MongoDB is down")) };
+      const down: StatusProjection = {
+        projectState: () => Promise.reject(new Error("MongoDB is down")),
+        projectStates: () => Promise.reject(new Error("MongoDB is down")),
+      };
       const { applied } = await transitionsWith({ records: down }).run(sessionId, () => change(archive, null));
       expect(applied).to.not.equal(null);
       expect((await api.get(`/v1/sessions/${sessionId}`)).body.status).to.equal("archived");
@@ -245,7 +248,7 @@ describe("session transitions", () => {
   it("a list page stays full when a session being changed is matched out of it", async () => {
     const { sessionId: older } = await createSession(api);
     const { sessionId: newer } = await createSession(api);
-    const frozen: StatusProjection = { projectState: () => new Promise<void>(() => undefined) };
+    const frozen: StatusProjection = { projectState: () => new Promise<void>(() => undefined), projectStates: () => new Promise(() => undefined) };
     void transitionsWith({ records: frozen }).run(newer, () => change(archive, null));
     await until(
       () => api.get(`/v1/sessions/${newer}`),

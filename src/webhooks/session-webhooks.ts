@@ -9,7 +9,7 @@
 import { blockingEventIds } from "../sessions/domain/session-state.js";
 import type { EventLog } from "../sessions/redis/event-log.js";
 import type { SessionStore, StateProjection } from "../sessions/store/sessions.js";
-import type { StatusProjection } from "../sessions/status-projector.js";
+import type { ProjectionWrite, StatusProjection } from "../sessions/status-projector.js";
 import type { WebhookNotices } from "./webhook-notices.js";
 
 export class NotifyingProjection implements StatusProjection {
@@ -22,6 +22,18 @@ export class NotifyingProjection implements StatusProjection {
   async projectState(sessionId: string, projection: StateProjection): Promise<void> {
     await this.records.projectState(sessionId, projection);
     if (projection.status) await this.notify(sessionId, projection.status.status, projection.status.version);
+  }
+
+  /** One write of every record; then each session's notices, a session whose notices failed left to the sweep. */
+  async projectStates(batch: readonly ProjectionWrite[]): Promise<ReadonlySet<string>> {
+    await this.records.projectStates(batch);
+    const notified = await Promise.allSettled(
+      batch.map(async ({ sessionId, projection }) => {
+        if (projection.status) await this.notify(sessionId, projection.status.status, projection.status.version);
+        return sessionId;
+      }),
+    );
+    return new Set(notified.flatMap((r) => (r.status === "fulfilled" ? [r.value] : [])));
   }
 
   private async notify(sessionId: string, status: string, version: number): Promise<void> {

@@ -116,6 +116,29 @@ export const sessionAgentCases: ContractCase[] = [
     },
   },
   {
+    title: "SessionStore.projectStates: one command writes several records, each by $max",
+    sites: ["SessionStore.projectStates"],
+    async run(t) {
+      const s = new SessionStore(t.db);
+      const [a, b] = [session(), session()];
+      await s.insert(a);
+      await s.insert(b);
+      await s.projectState(b._id, { status: { version: 9, status: "idle" } });
+      const written = await s.projectStates([
+        { sessionId: a._id, projection: { status: { version: 3, status: "running" }, usage: { version: 3, usage: USAGE } } },
+        { sessionId: b._id, projection: { status: { version: 7, status: "running" } } },
+      ]);
+      expect([...written].sort()).to.deep.equal([a._id, b._id].sort());
+      await expectDoc(t, "sessions", a._id, {
+        ...storedSession(a),
+        projected: { version: 3, status: "running" },
+        usageProjected: { version: 3, usage: USAGE },
+        updatedAt: any.date,
+      });
+      await expectDoc(t, "sessions", b._id, { ...storedSession(b), projected: { version: 9, status: "idle" }, updatedAt: any.date });
+    },
+  },
+  {
     title: "SessionStore setGeneratedTitle and delete: the first title tells, beside the caller's",
     sites: ["SessionStore.setGeneratedTitle", "SessionStore.delete"],
     async run(t) {

@@ -33,7 +33,7 @@ const COMMAND: Record<string, string> = {
   findOneAndDelete: "findAndModify remove",
   deleteOne: "delete one",
   deleteMany: "delete many",
-  bulkWrite: "bulkWrite",
+  bulkWrite: "update",
 };
 
 /** The keys of an object literal; "?" for one it cannot read (a spread, a computed key, not a literal). */
@@ -43,7 +43,26 @@ function keysOf(node: ts.Expression | undefined): string[] {
   return node.properties.map((p) => (p.name && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name)) ? p.name.text : "?"));
 }
 
+/** The initializer of the first property `name` anywhere inside `node` (a bulkWrite's operations, however they are built). */
+function propertyWithin(node: ts.Node | undefined, name: string): ts.Expression | undefined {
+  if (!node) return undefined;
+  if (ts.isPropertyAssignment(node) && ts.isIdentifier(node.name) && node.name.text === name) return node.initializer;
+  return ts.forEachChild(node, (child) => propertyWithin(child, name));
+}
+
 function shapeOf(method: string, args: readonly ts.Expression[]): string {
+  // A bulkWrite of updateOne operations reaches the server as one update command of that shape.
+  if (method === "bulkWrite") {
+    const update = propertyWithin(args[0], "update");
+    return update
+      ? [
+          "update",
+          ...keysOf(update)
+            .filter((k) => k.startsWith("$") || k === "?")
+            .sort(),
+        ].join(" ")
+      : "bulkWrite ?";
+  }
   const ops = Object.hasOwn(UPDATE_ARG, method) ? keysOf(args[UPDATE_ARG[method]!]).filter((k) => k.startsWith("$") || k === "?") : [];
   const options = Object.hasOwn(OPTIONS_ARG, method) ? keysOf(args[OPTIONS_ARG[method]!]) : [];
   const upsert = options.includes("upsert") ? ["upsert"] : options.includes("?") ? ["?"] : [];

@@ -23,6 +23,14 @@ export interface SessionFilter {
  * Checking the organization before a write is safe because a record's organization never changes and
  * ids are never reused.
  */
+/** What a projection writes by `$max`: each part as of its state version (the later version stays). */
+function projectionMax(p: StateProjection) {
+  return {
+    ...(p.status ? { projected: projected(p.status.version, p.status.status) } : {}),
+    ...(p.usage ? { usageProjected: usageProjected(p.usage.version, p.usage.usage) } : {}),
+  };
+}
+
 export class SessionStore {
   private readonly sessions: Collection<StoredSession>;
 
@@ -98,11 +106,20 @@ export class SessionStore {
    * reflects that version or a later one: whichever process writes last, an older state never rolls it back.
    */
   async projectState(id: string, p: StateProjection): Promise<void> {
-    const max = {
-      ...(p.status ? { projected: projected(p.status.version, p.status.status) } : {}),
-      ...(p.usage ? { usageProjected: usageProjected(p.usage.version, p.usage.usage) } : {}),
-    };
-    await this.sessions.updateOne({ _id: id }, { $max: max, $set: { updatedAt: new Date() } });
+    await this.sessions.updateOne({ _id: id }, { $max: projectionMax(p), $set: { updatedAt: new Date() } });
+  }
+
+  /** `projectState` of several sessions in one command (one update each, in no particular order); resolves with them all. */
+  async projectStates(batch: readonly { sessionId: string; projection: StateProjection }[]): Promise<ReadonlySet<string>> {
+    const written = new Set(batch.map((b) => b.sessionId));
+    if (batch.length === 0) return written;
+    await this.sessions.bulkWrite(
+      batch.map(({ sessionId, projection }) => ({
+        updateOne: { filter: { _id: sessionId }, update: { $max: projectionMax(projection), $set: { updatedAt: new Date() } } },
+      })),
+      { ordered: false },
+    );
+    return written;
   }
 
   /**
