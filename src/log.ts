@@ -1,7 +1,8 @@
-/** Structured logging through pino: one JSON object per line on stdout, secret-bearing fields redacted, the request's id on every line of a request. */
+/** Structured logging through pino: one JSON object per line on stdout, secret-bearing fields redacted, the request's id on every line of a request, and the trace's on every line written in a span. */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { pino, type Logger as Pino } from "pino";
 import type { LogLevel } from "./config.js";
+import { logTraceFields } from "./telemetry/tracing.js";
 
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
@@ -84,7 +85,12 @@ export function createLogger(level: LogLevel, base: LogFields = {}, sink: LogSin
       formatters: { level: (label) => ({ level: label }) },
       serializers: { err: serializeError },
       redact: { paths: REDACT, censor: "[redacted]" },
-      mixin: () => request.getStore() ?? {},
+      // The request's id, and the active span's trace and span ids when tracing records.
+      mixin: () => {
+        const ids = logTraceFields();
+        const req = request.getStore();
+        return ids ? { ...req, ...ids } : (req ?? {});
+      },
     },
     { write: (line: string) => sink(line.endsWith("\n") ? line.slice(0, -1) : line, levelOf(line)) },
   );

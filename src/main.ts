@@ -9,12 +9,16 @@ import { createHttpServer } from "./http/server.js";
 import { createLogger } from "./log.js";
 import { serveMetrics } from "./roles/metrics.js";
 import { createRuntime } from "./roles/runtime.js";
+import { startTracing } from "./telemetry/tracing-setup.js";
 
-/** The config, with what the state directory supplies to a local start (the stores' passwords, a vault key). */
-function readConfig(): { config: Config; notes: LocalNote[] } {
+type Tracing = ReturnType<typeof startTracing>;
+
+/** The config, with what the state directory supplies to a local start (the stores' passwords, a vault key), and tracing started when an exporter is configured. */
+function readConfig(): { config: Config; notes: LocalNote[]; tracing: Tracing } {
   try {
     const local = withLocalState(process.env, { vaultKey: true });
-    return { config: loadConfig(local.env), notes: local.notes };
+    const config = loadConfig(local.env);
+    return { config, notes: local.notes, tracing: startTracing(process.env, config.role) };
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`configuration error: ${err.message}\n`);
@@ -25,8 +29,9 @@ function readConfig(): { config: Config; notes: LocalNote[] } {
 }
 
 async function main(): Promise<void> {
-  const { config, notes } = readConfig();
+  const { config, notes, tracing } = readConfig();
   const log = createLogger(config.logLevel, { role: config.role, pid: process.pid });
+  if (tracing) log.info("tracing: spans are exported over OTLP (HTTP/protobuf)");
   for (const note of notes) log.info(note.message, { file: note.file });
   if (!config.vaultKeys)
     log.warn("VAULT_ENCRYPTION_KEY is not set: vault credentials, deployment secrets and webhook endpoints cannot be created or used (503)");
@@ -70,6 +75,8 @@ async function main(): Promise<void> {
     // SSE responses never end by themselves; end them so clients reconnect to another pod.
     await Promise.all([server, deploymentsServer, metricsServer].map((s) => s && closeServer(s)));
     await runtime.close();
+    // The spans still batched leave before the process does.
+    await tracing?.shutdown().catch((err: unknown) => log.warn("tracing: the last spans could not be exported", { err }));
     log.info("stopped");
     process.exit(0);
   };

@@ -13,6 +13,7 @@ import type { AutomationDoc } from "./store/automations.js";
 import type { RunDoc } from "./store/automation-runs.js";
 import type { EventService } from "../sessions/events.js";
 import type { SessionService } from "../sessions/sessions.js";
+import { withSpan } from "../telemetry/tracing.js";
 
 /** The refusals a run records as its failure. */
 const FINAL = ["rate_limited", "invalid_state", "not_found", "validation_error"] as const;
@@ -42,7 +43,16 @@ export class AutomationRunner {
    * The run's outcome; a failure carries the refusal that caused it, for a caller that answers with it.
    * `fresh`: the run was just opened, so neither its session nor its prompt can exist yet (no reads for them).
    */
-  async execute(a: AutomationDoc, run: RunDoc, fresh: boolean): Promise<{ outcome: OccurrenceOutcome; refusal?: AppError }> {
+  execute(a: AutomationDoc, run: RunDoc, fresh: boolean): Promise<{ outcome: OccurrenceOutcome; refusal?: AppError }> {
+    const attributes = { "agent_sessions.automation.id": a._id, "agent_sessions.automation.run.id": run._id, "session.id": run.sessionId };
+    return withSpan("automation.run", attributes, async (span) => {
+      const done = await this.executeRun(a, run, fresh);
+      span.setAttribute("agent_sessions.automation.run.status", done.outcome.status);
+      return done;
+    });
+  }
+
+  private async executeRun(a: AutomationDoc, run: RunDoc, fresh: boolean): Promise<{ outcome: OccurrenceOutcome; refusal?: AppError }> {
     const refused = (refusal: AppError, sessionId: string | null = null) => ({
       outcome: { status: "failed" as const, sessionId, error: refusal.message },
       refusal,

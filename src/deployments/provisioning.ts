@@ -17,6 +17,7 @@ import type { EventService } from "../sessions/events.js";
 import type { McpAccess } from "../vaults/mcp-access.js";
 import type { DeploymentNotices } from "./deployment-notices.js";
 import type { SessionService } from "../sessions/sessions.js";
+import { withSpan } from "../telemetry/tracing.js";
 
 /** The deployment's workspace: made at provisioning; at teardown removed, or kept as a snapshot. */
 export interface DeploymentWorkspaces {
@@ -99,8 +100,9 @@ export class DeploymentProvisioning {
       if (!held) return;
       const { doc, lease } = held;
       try {
-        if (doc.deleting) await this.teardown(doc, lease);
-        else if (doc.status === "provisioning") await this.provision(doc, lease);
+        const attributes = { "agent_sessions.deployment.id": id };
+        if (doc.deleting) await withSpan("deployment.teardown", attributes, () => this.teardown(doc, lease));
+        else if (doc.status === "provisioning") await withSpan("deployment.provision", attributes, () => this.provision(doc, lease));
         else await this.deps.store.release(id, lease.owner);
       } catch (err) {
         if (isAppError(err, "lock_lost")) {

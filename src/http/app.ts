@@ -7,6 +7,7 @@ import { consoleFiles } from "./console.js";
 import type { AppState, Services } from "./context.js";
 import { bodyParser, errors, requireJson } from "./middleware.js";
 import { requestMetrics } from "./metrics.js";
+import { traced } from "./tracing.js";
 import { buildOpenApi } from "./openapi.js";
 import { Routes } from "./route.js";
 import { agentVaultRoutes } from "../vaults/http/agent-vaults.js";
@@ -52,6 +53,7 @@ export function createApp(services: Services): Koa<AppState> {
   app.silent = true;
   const { open, api } = coreRoutes(services);
 
+  app.use(traced());
   app.use(settleBodies());
   app.use(errors(services.log));
   app.use(requestMetrics());

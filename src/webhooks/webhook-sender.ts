@@ -8,6 +8,7 @@ import type { Logger } from "../log.js";
 import type { DeliveryDoc, WebhookDeliveryStore } from "./store/webhook-deliveries.js";
 import { outboundRefusal, type Fetch } from "../outbound/outbound.js";
 import { webhookHeaders } from "./webhook-signature.js";
+import { failed, SpanKind, withSpan, withTraceHeaders, type Span } from "../telemetry/tracing.js";
 
 export interface SenderOptions {
   maxAttempts: number;
@@ -41,7 +42,13 @@ export class WebhookSender {
     return sent;
   }
 
-  private async attempt(d: DeliveryDoc): Promise<void> {
+  /** One attempt in its CLIENT span, which the request's `traceparent` names; the endpoint's host only (its URL may carry a token). */
+  private attempt(d: DeliveryDoc): Promise<void> {
+    const attributes = { "http.request.method": "POST", "agent_sessions.webhook.delivery.id": d._id, "agent_sessions.webhook.attempt": d.attempts + 1 };
+    return withSpan("webhook.deliver", attributes, (span) => this.deliver(d, span), { kind: SpanKind.CLIENT });
+  }
+
+  private async deliver(d: DeliveryDoc, span: Span): Promise<void> {
     const endpoint = await this.target(d);
     if (!endpoint) {
       await this.deliveries.attemptFailed(d._id, "the webhook is gone or disabled, or its secret cannot be opened here", null, null);
@@ -50,16 +57,18 @@ export class WebhookSender {
     const now = new Date();
     let status: number | null = null;
     let error: string;
+    span.setAttribute("server.address", new URL(endpoint.url).hostname);
     try {
       const res = await this.fetch(endpoint.url, {
         method: "POST",
-        headers: webhookHeaders(endpoint.secrets, d._id, d.body, now),
+        headers: withTraceHeaders(webhookHeaders(endpoint.secrets, d._id, d.body, now)),
         body: d.body,
         signal: AbortSignal.timeout(this.opts.timeoutMs),
         redirect: "manual",
       });
       await res.body?.cancel();
       status = res.status;
+      span.setAttribute("http.response.status_code", status);
       if (res.status >= 200 && res.status < 300) {
         await this.deliveries.delivered(d._id, res.status, new Date());
         return;
@@ -69,6 +78,7 @@ export class WebhookSender {
       const refused = outboundRefusal(err);
       error = refused ? `refused: ${refused.message}` : "the endpoint did not answer";
     }
+    failed(span, new Error(error));
     const attempt = d.attempts + 1;
     const retryAt =
       attempt < this.opts.maxAttempts ? new Date(Date.now() + retryDelayMs(attempt, this.opts.firstRetryMs, this.opts.maxRetryMs, Math.random())) : null;

@@ -17,6 +17,7 @@ import type { Compactor } from "./compactor.js";
 import type { SessionFactsCache } from "../sessions/session-facts.js";
 import type { TurnRunner } from "./turn.js";
 import type { TurnEnding } from "./turn-end.js";
+import { withSpan } from "../telemetry/tracing.js";
 
 /** Workers that may start one turn before it is given up as failing. */
 export const MAX_TURN_ATTEMPTS = 3;
@@ -107,7 +108,13 @@ export class SessionActor {
           if (taken.turn!.attempts > 1) logger.info("resuming a turn a stopped worker began", { sessionId, turnId: taken.turn!.id });
           // A thread's turn runs: a parent waiting on its questions goes back to running.
           await this.deps.delegations.stirParent(session);
-          await turns.run(session, taken, fence, lost);
+          const turn = {
+            "session.id": sessionId,
+            "gen_ai.conversation.id": sessionId,
+            "gen_ai.agent.id": session.agentId,
+            "agent_sessions.turn.id": taken.turn!.id,
+          };
+          await withSpan("session.turn", turn, () => turns.run(session, taken, fence, lost));
         } else if (state.status === "idle" && state.compact) {
           await this.deps.compactor.compactIdle(session, state, fence, lost);
         } else if (state.status === "idle" && state.queue.length > 0) {

@@ -16,6 +16,7 @@ import { AppError } from "../errors.js";
 import type { Logger } from "../log.js";
 import { secondsSince, toolCallDuration, toolLabel } from "../telemetry/metrics.js";
 import { isAbort } from "../providers/provider.js";
+import { withToolSpan } from "../telemetry/genai.js";
 import type { EventLog } from "../sessions/redis/event-log.js";
 import type { McpAccess } from "../vaults/mcp-access.js";
 import { change, type SessionTransitions } from "../sessions/transitions.js";
@@ -97,7 +98,7 @@ export class ToolSettler {
       }
       if (call.state === "executing") {
         const started = performance.now();
-        const outcome = await this.execute(session, version, call, turnId, signal);
+        const outcome = await withToolSpan(call, () => this.execute(session, version, call, turnId, signal));
         toolCallDuration.observe({ tool: toolLabel(call.name, call.kind !== "mcp"), outcome: outcome.ok ? "ok" : "error" }, secondsSince(started));
         // Stopped because the worker is shutting down or lost its lock, not because the tool ended: the
         // call stays `executing`, and the worker that takes the turn over runs it again.

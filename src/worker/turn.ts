@@ -21,6 +21,7 @@ import { newId } from "../ids.js";
 import type { Logger } from "../log.js";
 import { modelCallDuration, secondsSince, turnsStarted } from "../telemetry/metrics.js";
 import { isAbort } from "../providers/provider.js";
+import { customToolsHandedOut, withModelSpan } from "../telemetry/genai.js";
 import { inputProblem } from "../agent-tools/tool-input.js";
 import { contextTokens } from "../providers/usage.js";
 import type { ProviderRegistry } from "../providers/registry.js";
@@ -173,37 +174,34 @@ export class TurnRunner {
         const timed = (outcome: string) => modelCallDuration.observe({ outcome }, secondsSince(callStarted));
         // Steers count as delivered once a model call that carried them has answered; an aborted call
         // leaves them for the next one.
-        const result = await provider
-          .call(
-            { model, system: prompt.system, messages, tools: prompt.tools, steers: steers.map((s) => s.text), signal: abort.signal },
-            {
-              onTextDelta: async (text) => {
-                streamed += text;
-                // An empty delta (a provider may send one) says nothing, and a content array holds a block at least.
-                if (text === "") return;
-                await deltas.send(
-                  draft(session._id, newId("evt"), { type: "agent.message", content: textBlocks(text), delta: true }, { turnId, now: at().now }),
-                );
-              },
-              onThinkingDelta: async (text) => {
-                if (text === "") return;
-                await deltas.send(
-                  draft(session._id, newId("evt"), { type: "agent.thinking", content: textBlocks(text), delta: true }, { turnId, now: at().now }),
-                );
-              },
-              onToolUseStreaming: async (use) => {
-                const frame = streamingUseDraft(at(), governing, use);
-                if (frame) await deltas.send(frame);
-              },
-              onThinking: async (text, signature) => {
-                await deltas.flush();
-                // The signature lets the model's reasoning go back to it within the turn's tool loop.
-                const payload = { type: "agent.thinking", content: textBlocks(text), delta: false, ...(signature ? { signature } : {}) };
-                const thinking = draft(session._id, newId("evt"), payload, { turnId, status: "complete", now: at().now });
-                await transitions.run(session._id, () => change({ drafts: [thinking], state: {}, statuses: [], wake: false }, null), { fence });
-              },
+        const request = { model, system: prompt.system, messages, tools: prompt.tools, steers: steers.map((s) => s.text), signal: abort.signal };
+        const result = await withModelSpan(version.modelName, request, () =>
+          provider.call(request, {
+            onTextDelta: async (text) => {
+              streamed += text;
+              // An empty delta (a provider may send one) says nothing, and a content array holds a block at least.
+              if (text === "") return;
+              await deltas.send(draft(session._id, newId("evt"), { type: "agent.message", content: textBlocks(text), delta: true }, { turnId, now: at().now }));
             },
-          )
+            onThinkingDelta: async (text) => {
+              if (text === "") return;
+              await deltas.send(
+                draft(session._id, newId("evt"), { type: "agent.thinking", content: textBlocks(text), delta: true }, { turnId, now: at().now }),
+              );
+            },
+            onToolUseStreaming: async (use) => {
+              const frame = streamingUseDraft(at(), governing, use);
+              if (frame) await deltas.send(frame);
+            },
+            onThinking: async (text, signature) => {
+              await deltas.flush();
+              // The signature lets the model's reasoning go back to it within the turn's tool loop.
+              const payload = { type: "agent.thinking", content: textBlocks(text), delta: false, ...(signature ? { signature } : {}) };
+              const thinking = draft(session._id, newId("evt"), payload, { turnId, status: "complete", now: at().now });
+              await transitions.run(session._id, () => change({ drafts: [thinking], state: {}, statuses: [], wake: false }, null), { fence });
+            },
+          }),
+        )
           .then(
             (answer) => (timed(answer.ok ? "ok" : "error"), answer),
             (err: unknown) => {
@@ -272,6 +270,7 @@ export class TurnRunner {
       asks && !yolo ? await this.deps.grants.always({ orgId: session.orgId, agentId: session.agentId, subjectId: session.subjectId }) : new Set<string>();
     const { drafts, calls } = decideCalls(ctx, governing, uses, yolo, { session: granted, always }, output, inputProblem);
     await this.deps.kickoff.expect(session._id, calls);
+    customToolsHandedOut(calls);
     await this.deps.transitions.run(
       session._id,
       (s) => change(planStep(s, drafts, calls, { ...spent, ...(s.turn?.spent?.threads ? { threads: s.turn.spent.threads } : {}) }), null),

@@ -15,6 +15,7 @@ import type { ShardReader } from "../redis/shard-connections.js";
 import type { Wakeup, Wakeups } from "../sessions/redis/wakeups.js";
 import type { SessionTransitions } from "../sessions/transitions.js";
 import { unreachableStore } from "../store-errors.js";
+import { joining, SpanKind, tracing, withSpan } from "../telemetry/tracing.js";
 import type { KickoffTimer } from "./kickoff-timer.js";
 import type { SessionActor } from "./session-actor.js";
 
@@ -53,6 +54,8 @@ export class WakeupConsumer {
   private readonly again = new Set<string>();
   /** Sessions whose kept wake-up waits for its next try here: the sweep does not serve them again meanwhile. */
   private readonly retrying = new Set<string>();
+  /** The trace contexts of the wake-ups each session's next pass serves (tracing on only). */
+  private readonly asked = new Map<string, string[]>();
   private sweeper: NodeJS.Timeout | null = null;
   private loop: Promise<void> | null = null;
   /** When this worker next removes dead consumers: at its first sweep, then every DEAD_CONSUMER_IDLE_MS. */
@@ -85,7 +88,8 @@ export class WakeupConsumer {
    * One run per session at a time in this process; a wake-up during a run asks for one more. Resolves
    * whether the run finished, or why not (whoever asked decides how to try again).
    */
-  private handle(sessionId: string): Promise<RunOutcome> {
+  private handle(sessionId: string, traceparent: string | null = null): Promise<RunOutcome> {
+    if (traceparent && tracing()) this.asked.set(sessionId, [...(this.asked.get(sessionId) ?? []), traceparent]);
     const running = this.active.get(sessionId);
     if (running) {
       this.again.add(sessionId);
@@ -95,7 +99,7 @@ export class WakeupConsumer {
       try {
         do {
           this.again.delete(sessionId);
-          await this.actor.process(sessionId);
+          await this.pass(sessionId);
         } while (this.again.has(sessionId) && !this.stopped);
         return { ok: true };
       } catch (err) {
@@ -110,6 +114,17 @@ export class WakeupConsumer {
     return run;
   }
 
+  /** One pass over the session, in the trace of the wake-ups that asked for it (`joining`: the first is its parent, the others links). */
+  private pass(sessionId: string): Promise<void> {
+    if (!tracing()) return this.actor.process(sessionId);
+    const asked = this.asked.get(sessionId) ?? [];
+    this.asked.delete(sessionId);
+    return withSpan("session.process", { "session.id": sessionId, "agent_sessions.wakeups": asked.length }, () => this.actor.process(sessionId), {
+      kind: SpanKind.CONSUMER,
+      ...joining(asked),
+    });
+  }
+
   /**
    * Acknowledges the entry once its session is handled. One that failed is kept (unacknowledged) and
    * tried again with backoff: for as long as the failure is a store out of reach (or a record not
@@ -117,7 +132,7 @@ export class WakeupConsumer {
    */
   private async handleEntry(entry: Wakeup, retry = 0): Promise<void> {
     const { entryId, sessionId } = entry;
-    const outcome: RunOutcome = sessionId ? await this.handle(sessionId) : { ok: true };
+    const outcome: RunOutcome = sessionId ? await this.handle(sessionId, retry === 0 ? entry.traceparent : null) : { ok: true };
     // Stopped mid-way: left unacknowledged, so another worker claims it.
     if (this.stopped) return;
     if (sessionId && !outcome.ok && (retry < MAX_RETRIES || transient(outcome.err))) {

@@ -42,7 +42,7 @@ export interface OAuthServer extends McpTestServer {
   expireAccessTokens(): void;
 }
 
-const newAuthRecord = (): AuthRecord => ({ headers: [], accepted: 0, refused: 0 });
+const newAuthRecord = (): AuthRecord => ({ headers: [], traceparents: [], accepted: 0, refused: 0 });
 
 function notFound(res: ServerResponse): void {
   res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: "not_found" }));

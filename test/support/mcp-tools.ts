@@ -89,6 +89,8 @@ export async function serveStatelessMcp(req: IncomingMessage, res: ServerRespons
 export interface AuthRecord {
   /** Every `Authorization` header received, in order (undefined where there was none). */
   headers: (string | undefined)[];
+  /** Every `traceparent` header received, in order (undefined where there was none). */
+  traceparents: (string | undefined)[];
   accepted: number;
   refused: number;
 }
@@ -102,6 +104,7 @@ export type TokenState = "valid" | "expired" | "unknown";
 export function checkBearer(req: IncomingMessage, res: ServerResponse, record: AuthRecord, check: (token: string) => TokenState): boolean {
   const header = req.headers.authorization;
   record.headers.push(header);
+  record.traceparents.push([req.headers.traceparent ?? []].flat()[0]);
   const match = header === undefined ? null : /^Bearer ([^\s]+)$/i.exec(header);
   const state: TokenState = match?.[1] === undefined ? "unknown" : check(match[1]);
   if (state === "valid") {

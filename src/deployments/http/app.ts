@@ -13,6 +13,7 @@ import type { AppState } from "../../http/context.js";
 import { bodyParser, errors, requireJson } from "../../http/middleware.js";
 import { buildOpenApi, type DocumentIdentity } from "../../http/openapi.js";
 import { Routes } from "../../http/route.js";
+import { traced } from "../../http/tracing.js";
 import { deploymentAutomationRoutes } from "./automations.js";
 import { deploymentRoutes } from "./deployments.js";
 import { deploymentWebhookRoutes } from "./webhooks.js";
@@ -91,6 +92,7 @@ export function createDeploymentsApp(services: DeploymentServices): Koa<AppState
   const app = new Koa<AppState>({ proxy: false });
   app.silent = true;
   const { open, api } = declaredRoutes(services);
+  app.use(traced());
   app.use(settleBodies());
   app.use(errors(services.log));
   app.use(open.router.routes());

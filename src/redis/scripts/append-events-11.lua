@@ -34,7 +34,8 @@
     ARGV[9] wake-up stream max length (approximate)
     ARGV[10] the request's once-mark: an overlay field naming its Idempotency-Key ("" = none)
     ARGV[11] what the mark keeps: the request's fingerprint and which durable drafts answer it
-    ARGV[12] number of read fields R, then R x (field, "=" .. value read, or "" when it was absent)
+    ARGV[12] the W3C `traceparent` the wake-up carries ("" = none: tracing is off, or no wake)
+    ARGV[13] number of read fields R, then R x (field, "=" .. value read, or "" when it was absent)
     then    number of drafts N, then N groups of five:
               envelope JSON before the sequence, envelope JSON after it, type, turn id,
               "log" (durable), "large" (durable, and LARGE_EVENT_BYTES or more: the live stream gets a
@@ -66,7 +67,7 @@
     KEYS[4] XADD *          type, env, patch              (patched ones: `patch` is the event id)
     KEYS[2] INCRBY, KEYS[1] HSET + HINCRBY v, KEYS[6] HSET (+ the once-mark: ARGV[11] .. " " .. first sequence)
     KEYS[10] INCRBY (+ PEXPIRE when the window starts)
-    KEYS[7] ZADD, KEYS[9] XADD session  (wake)
+    KEYS[7] ZADD, KEYS[9] XADD session (+ traceparent when ARGV[12] is not "")  (wake)
     KEYS[8] ZADD                         (projection)
 ]]
 if redis.call('EXISTS', KEYS[1]) == 0 then
@@ -82,7 +83,7 @@ if ARGV[10] ~= '' then
   end
 end
 
-local i = 12
+local i = 13
 local reads = tonumber(ARGV[i])
 i = i + 1
 for _ = 1, reads do
@@ -162,7 +163,11 @@ result[2] = redis.call('HINCRBY', KEYS[1], 'v', 1)
 
 if ARGV[7] ~= '' then
   redis.call('ZADD', KEYS[7], ARGV[2], ARGV[7])
-  redis.call('XADD', KEYS[9], 'MAXLEN', '~', ARGV[9], '*', 'session', ARGV[7])
+  if ARGV[12] ~= '' then
+    redis.call('XADD', KEYS[9], 'MAXLEN', '~', ARGV[9], '*', 'session', ARGV[7], 'traceparent', ARGV[12])
+  else
+    redis.call('XADD', KEYS[9], 'MAXLEN', '~', ARGV[9], '*', 'session', ARGV[7])
+  end
 end
 if ARGV[8] ~= '' then
   redis.call('ZADD', KEYS[8], ARGV[2], ARGV[8])

@@ -17,6 +17,7 @@ import { isLarge } from "./large-events.js";
 import { LIVE_MAXLEN, liveOnlyJson } from "../../streaming/redis/live-stream.js";
 import type { StreamEntry } from "../../streaming/redis/stream-reader.js";
 import { WAKEUP_MAXLEN } from "./wakeups.js";
+import { activeTraceparent, SpanKind, tracing, withSpan } from "../../telemetry/tracing.js";
 
 /** What must still hold for the plan to apply, and what its commit does besides appending. */
 export interface Commit {
@@ -155,7 +156,26 @@ export class EventAppender {
    * a tag per organization would make a large one a hot slot. And counting apart on a single node too would
    * add a round trip to every send and the over-counting windows below, which one script does not have.
    */
-  async apply(sessionId: string, plan: Plan, commit: Commit): Promise<AppendResult> {
+  apply(sessionId: string, plan: Plan, commit: Commit): Promise<AppendResult> {
+    if (!tracing()) return this.applyPlan(sessionId, plan, commit);
+    // A commit that wakes a worker is the producer of the wake-up: the worker's pass is its child.
+    return withSpan(
+      "session.append",
+      () => ({
+        "session.id": sessionId,
+        "agent_sessions.event.types": plan.drafts.filter((d) => !d.liveOnly).map((d) => d.type),
+        "agent_sessions.wakeup": plan.wake,
+      }),
+      async (span) => {
+        const result = await this.applyPlan(sessionId, plan, commit);
+        span.setAttribute("agent_sessions.append.outcome", result.ok ? "ok" : result.reason);
+        return result;
+      },
+      { kind: plan.wake ? SpanKind.PRODUCER : SpanKind.INTERNAL },
+    );
+  }
+
+  private async applyPlan(sessionId: string, plan: Plan, commit: Commit): Promise<AppendResult> {
     const now = Date.now();
     const allowance = commit.allowance;
     const counter = allowance
@@ -190,6 +210,8 @@ export class EventAppender {
       WAKEUP_MAXLEN,
     ];
     args.push(once?.field ?? "", once?.value ?? "");
+    // The wake-up carries this append's trace context, so the worker's pass joins the request's trace ("" when tracing is off).
+    args.push(plan.wake ? activeTraceparent() : "");
     args.push(commit.reads.length);
     for (const [field, value] of commit.reads) args.push(field, value === null ? "" : `=${value}`);
     const replacements = new Map(plan.statuses.flatMap((s) => (s.payload ? [[s.eventId, s.payload] as const] : [])));

@@ -1,6 +1,7 @@
 /**
  * The wake-up stream: the at-least-once hand-off of "this session has work" to any worker, published
- * by the commit that made the work (`append-events-11.lua`) and read by the `workers` consumer group.
+ * by the commit that made the work (`append-events-11.lua`: the session, and with tracing on the commit's
+ * `traceparent`) and read by the `workers` consumer group.
  * Entries are acknowledged once the session is handled; those a dead consumer left unacknowledged are
  * claimed by another once the session's lock is free (`WakeupConsumer`'s sweep). (The `pending` intent set is the backstop for a
  * wake-up that was never published: `intents.ts`.) Each shard has its stream (one on a single node),
@@ -19,6 +20,8 @@ export interface Wakeup {
   entryId: string;
   /** Null for an entry without a session field (never written by this service). */
   sessionId: string | null;
+  /** The W3C trace context of the append that published it, when tracing was on there. */
+  traceparent: string | null;
 }
 
 type Entries = [string, string[] | null][];
@@ -36,7 +39,8 @@ export interface PendingWakeup {
 function toWakeups(shard: number, entries: Entries): Wakeup[] {
   return entries.map(([entryId, fields]) => {
     const at = fields ? fields.indexOf("session") : -1;
-    return { shard, entryId, sessionId: at >= 0 ? (fields![at + 1] ?? null) : null };
+    const trace = fields ? fields.indexOf("traceparent") : -1;
+    return { shard, entryId, sessionId: at >= 0 ? (fields![at + 1] ?? null) : null, traceparent: trace >= 0 ? (fields![trace + 1] ?? null) : null };
   });
 }
 
@@ -118,7 +122,8 @@ export class Wakeups {
       shard,
       pending.map(([entryId]) => entryId),
     );
-    return pending.map(([entryId], i) => ({ shard, entryId, sessionId: sessions[i]! }));
+    // A wake-up served again starts a trace of its own: its first pass already joined the request's.
+    return pending.map(([entryId], i) => ({ shard, entryId, sessionId: sessions[i]!, traceparent: null }));
   }
 
   /** The session each entry names, in one round trip; null for an entry trimmed from the stream (nothing left to hand to a worker). */

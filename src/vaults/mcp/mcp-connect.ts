@@ -12,6 +12,7 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontex
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { AppError } from "../../errors.js";
 import { outboundRefusal } from "../../outbound/outbound.js";
+import { tracedFetch } from "../../telemetry/tracing.js";
 
 export type McpTransport = "streamable_http" | "sse";
 
@@ -56,6 +57,8 @@ export async function connectMcp(endpoint: McpEndpoint, fetchFn: typeof fetch, t
   // Both transports put these headers on every request, the SSE stream's GET included.
   const headers: Record<string, string> = endpoint.authorization ? { authorization: endpoint.authorization } : {};
   const requestInit = { headers };
+  // Every request carries the trace context of the call it serves (the span active when it is sent).
+  fetchFn = tracedFetch(fetchFn);
   const timeout = { timeout: timeoutMs };
   const started = Date.now();
   const streamable = new Client(CLIENT_INFO);

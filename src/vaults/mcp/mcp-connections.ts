@@ -13,6 +13,7 @@ import type { McpReadTool } from "../domain/mcp-tools.js";
 import { AppError } from "../../errors.js";
 import { connectMcp, isServerAnswer, mcpFailure, type McpEndpoint, type McpTransport } from "./mcp-connect.js";
 import { contentText, readAsText } from "./mcp-content.js";
+import { failed, SpanKind, tracing, withSpan } from "../../telemetry/tracing.js";
 
 export type { McpEndpoint, McpTransport } from "./mcp-connect.js";
 
@@ -147,6 +148,32 @@ export class McpConnections {
 
   /** Calls a tool; a server that fails, times out or is unreachable is an error result, not a throw. */
   async callTool(endpoint: McpEndpoint, name: string, args: unknown, signal?: AbortSignal): Promise<McpCallOutcome> {
+    if (!tracing()) return this.toolCall(endpoint, name, args, signal);
+    // The MCP conventions' client span; the server's address, never its whole URL (which may carry a token).
+    const attributes = () => {
+      const url = new URL(endpoint.url);
+      const port = url.port ? Number(url.port) : url.protocol === "https:" ? 443 : 80;
+      return {
+        "mcp.method.name": "tools/call",
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": name,
+        "server.address": url.hostname,
+        "server.port": port,
+      };
+    };
+    return withSpan(
+      `tools/call ${name}`,
+      attributes,
+      async (span) => {
+        const outcome = await this.toolCall(endpoint, name, args, signal);
+        if (!outcome.ok) failed(span, new Error("the tool answered an error"));
+        return outcome;
+      },
+      { kind: SpanKind.CLIENT },
+    );
+  }
+
+  private toolCall(endpoint: McpEndpoint, name: string, args: unknown, signal?: AbortSignal): Promise<McpCallOutcome> {
     return this.outcome(endpoint, signal, async (client) => {
       const result = await client.callTool({ name, arguments: (args ?? {}) as Record<string, unknown> }, undefined, { signal, timeout: this.timeoutMs });
       const blocks = Array.isArray(result.content) ? (result.content as unknown[]) : [];
