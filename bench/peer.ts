@@ -30,6 +30,7 @@ const SHIPPED_SAMPLES = Number(process.env.BENCH_SHIPPED_SAMPLES ?? 10);
 const WARM_UP_TURNS = 5;
 /** Between one side's phase and the other's: work a side does after its last answer stays its own. */
 const PAUSE_MS = 1000;
+const IDLE_MS = 2000;
 
 /** A session or thread driven one turn at a time: ms of a turn, or null when our message allowance refused it. */
 interface Turner {
@@ -76,6 +77,13 @@ const total = (parts: Part[]) => parts.filter((p) => p.counted).reduce((a, p) =>
 function cpuFrom(groups: Group[]): (turns: number) => Part[] {
   const before = groups.map((g) => cpuSeconds(g.pids()));
   return (turns) => groups.map((g, i) => ({ name: g.name, counted: g.counted, ms: (cpuSpent(before[i]!, cpuSeconds(g.pids())) * 1000) / turns }));
+}
+
+/** CPU the side's counted processes spend with no turn running, in ms a second (their queue polls meanwhile). */
+async function idle(side: Side): Promise<string> {
+  const cpu = cpuFrom(side.groups);
+  await sleep(IDLE_MS);
+  return `${side.name} ${f(total(cpu(1)) / (IDLE_MS / 1000), 0, 1)}`;
 }
 
 async function load(side: Side, label: string, seconds: number): Promise<Load> {
@@ -188,11 +196,13 @@ async function shippedRound(medians: { rate: number; p50: number; cpu: number })
   const server = await PeerServer.start("shipped");
   try {
     const side = theirSide(server, "shipped");
+    const idleBefore = await idle(side);
     const l = await load(side, "shipped", SHIPPED_SECONDS);
     await sleep(PAUSE_MS);
     const one = await latency(side, "shipped", SHIPPED_SAMPLES);
     console.log(`theirs as shipped (${server.notes}), one shorter round:`);
     print(side.name, l, one, SHIPPED_SECONDS);
+    console.log(`          CPU with no turn running (ms a second): ${idleBefore} before the round, ${await idle(side)} after`);
     console.log(
       `  ours (medians above) ÷ shipped: turns/s ${f(medians.rate / l.rate, 0)}x   p50, 1 client ${f(medians.p50 / one.p50, 0, 3)}x   CPU per turn ${f(medians.cpu / total(l.cpu), 0)}x`,
     );
@@ -230,7 +240,10 @@ async function main(): Promise<void> {
     ];
     const ours = ourSide(service, String(agent.id), groups, abort.signal);
     const theirs = theirSide(server, "shortened");
+    const idleLine = async (when: string) => console.log(`CPU with no turn running, ${when} (ms a second): ${await idle(ours)}   ${await idle(theirs)}`);
+    await idleLine("before the rounds");
     for (let n = 0; n < ROUNDS; n++) rounds.push(await round(ours, theirs, n));
+    await idleLine("after them");
     printRatios(rounds);
   } finally {
     await server.close();
