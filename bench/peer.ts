@@ -142,13 +142,15 @@ async function round(ours: Side, theirs: Side, n: number): Promise<Round> {
     await sleep(PAUSE_MS);
     return { l, one };
   };
+  const idleBefore = [await idle(ours), await idle(theirs)];
   const first = n % 2 === 0 ? ours : theirs;
   const a = await phase(first);
   const b = await phase(first === ours ? theirs : ours);
   const [o, t] = first === ours ? [a, b] : [b, a];
-  console.log(`round ${n + 1} (${first.name} first)`);
+  console.log(`round ${n + 1} (${first.name} first; their server started afresh)`);
   print(ours.name, o.l, o.one, SECONDS);
   print(theirs.name, t.l, t.one, SECONDS);
+  console.log(`  CPU with no turn running (ms a second): before ${idleBefore.join("   ")};   after ${await idle(ours)}   ${await idle(theirs)}`);
   return { ours: o.l, oursOne: o.one, theirs: t.l, theirsOne: t.one };
 }
 
@@ -225,10 +227,8 @@ async function main(): Promise<void> {
   const service = await startService("peer");
   const abort = new AbortController();
   setMaxListeners(0, abort.signal); // one listener per open stream
-  const server = await PeerServer.start("shortened");
   const rounds: Round[] = [];
   try {
-    console.log(`their queue: ${server.notes}`);
     const rateLimits = { conversationsPerMinute: 300, messagesPerMinute: 1000 };
     const agent = await service.post("/v1/agents", { name: "bench", modelName: "mock/bench", systemPrompt: "You answer.", skills: [], tools: [], rateLimits });
     const database = await describeDatabase(service.runtime.core.connections.mongo.db);
@@ -239,14 +239,18 @@ async function main(): Promise<void> {
       ...database.parts().map((p) => ({ name: p.name, pids: () => database.parts().find((d) => d.name === p.name)!.pids, counted: true })),
     ];
     const ours = ourSide(service, String(agent.id), groups, abort.signal);
-    const theirs = theirSide(server, "shortened");
-    const idleLine = async (when: string) => console.log(`CPU with no turn running, ${when} (ms a second): ${await idle(ours)}   ${await idle(theirs)}`);
-    await idleLine("before the rounds");
-    for (let n = 0; n < ROUNDS; n++) rounds.push(await round(ours, theirs, n));
-    await idleLine("after them");
+    // Their server keeps every run in memory and its poll scans them: a fresh one each round keeps the rounds alike.
+    for (let n = 0; n < ROUNDS; n++) {
+      const server = await PeerServer.start("shortened");
+      try {
+        if (n === 0) console.log(`their queue: ${server.notes}`);
+        rounds.push(await round(ours, theirSide(server, "shortened"), n));
+      } finally {
+        await server.close();
+      }
+    }
     printRatios(rounds);
   } finally {
-    await server.close();
     abort.abort();
     await service.close();
   }
