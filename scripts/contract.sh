@@ -20,8 +20,8 @@ DEPLOYMENTS_PORT=$(free_port)
 local_url() { bash scripts/services.sh url "$1" 2>/dev/null || echo "$2"; }
 MONGO_BASE=${MONGO_URL:-$(local_url MONGO_URL mongodb://127.0.0.1:27017/agent_sessions)}
 export MONGO_URL=$(node -e 'const u=new URL(process.argv[1]);u.pathname="/"+process.argv[2];console.log(u.href)' "$MONGO_BASE" "$RUN") REDIS_URL=${REDIS_URL:-$(local_url REDIS_URL redis://127.0.0.1:6379)} REDIS_KEY_PREFIX=$RUN
-# No real model: a generated agent naming an anthropic/ model fails its turns instead of spending.
-unset ANTHROPIC_API_KEY ANTHROPIC_BASE_URL WEB_SEARCH_PROVIDER OUTBOUND_ALLOWED_NETWORKS
+# No real model: a generated agent naming an anthropic/ or openai/ model fails its turns instead of spending.
+unset ANTHROPIC_API_KEY ANTHROPIC_BASE_URL OPENAI_API_KEY OPENAI_BASE_URL MODEL_ENDPOINTS WEB_SEARCH_PROVIDER OUTBOUND_ALLOWED_NETWORKS
 export PORT DEPLOYMENTS_PORT HOST=127.0.0.1 ROLE=all LOG_LEVEL=error DEPLOYMENTS_DEFAULT_MODEL=mock/echo \
   DEPLOYMENT_DOCKER=off VAULT_ENCRYPTION_KEY=$(node -e 'console.log(require("crypto").randomBytes(32).toString("base64"))') \
   WORKSPACE_ROOT=$(mktemp -d)

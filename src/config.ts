@@ -3,6 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import ipaddr from "ipaddr.js";
 import type { DockerSettings } from "./agent-tools/sandbox/docker.js";
+import { ConfigError } from "./config-error.js";
+import { modelEndpoints, modelProviders, type ModelEndpoint } from "./config-endpoints.js";
 
 export type Role = "api" | "worker" | "scheduler" | "all";
 export type LogLevel = "debug" | "info" | "warn" | "error";
@@ -48,6 +50,10 @@ export interface Config {
   anthropicRetryBaseMs: number;
   /** Extended thinking's budget for models that support it (0: never requested). */
   anthropicThinkingBudget: number;
+  /** The OpenAI-compatible endpoints: `openai` first, then those MODEL_ENDPOINTS names (`config-endpoints.ts`). */
+  modelEndpoints: ModelEndpoint[];
+  /** First backoff of the OpenAI-compatible providers' retries of transient errors; doubles per attempt. */
+  openaiRetryBaseMs: number;
   /** Turn lock lifetime; the holder extends it while it works, a dead holder's lapses after this. */
   lockTtlMs: number;
   /** A wake-up unacknowledged (or a session hint unserved) this long, whose session's lock is free, is taken over by another worker. */
@@ -102,7 +108,7 @@ export interface Config {
   outboundAllowedNetworks: string[];
 }
 
-export class ConfigError extends Error {}
+export { ConfigError };
 
 type Env = Record<string, string | undefined>;
 
@@ -200,8 +206,8 @@ export function loadConfig(env: Env = process.env): Config {
       env,
       "DEPLOYMENTS_DEFAULT_MODEL",
       "anthropic/claude-sonnet-4-5",
-      /^(anthropic|mock)\/[A-Za-z0-9][A-Za-z0-9._:@/-]{0,150}$/,
-      "<provider>/<model> with provider anthropic or mock",
+      /^[a-z][a-z0-9_-]{0,31}\/[A-Za-z0-9][A-Za-z0-9._:@/-]{0,150}$/,
+      "<provider>/<model>",
     ),
     deploymentLeaseMs: integer(env, "DEPLOYMENT_LEASE_MS", 60_000, 500, 3_600_000),
     deploymentSweepMs: integer(env, "DEPLOYMENT_SWEEP_INTERVAL_MS", 10_000, 100, 3_600_000),
@@ -241,6 +247,8 @@ export function loadConfig(env: Env = process.env): Config {
     anthropicBaseUrl: env.ANTHROPIC_BASE_URL ? url(env, "ANTHROPIC_BASE_URL", "", ["http", "https"]) : undefined,
     anthropicRetryBaseMs: integer(env, "ANTHROPIC_RETRY_BASE_MS", 500, 0, 60_000),
     anthropicThinkingBudget: integer(env, "ANTHROPIC_THINKING_BUDGET_TOKENS", 4_096, 0, 32_000),
+    modelEndpoints: modelEndpoints(env),
+    openaiRetryBaseMs: integer(env, "OPENAI_RETRY_BASE_MS", 500, 0, 60_000),
     lockTtlMs: integer(env, "LOCK_TTL_MS", 2_000, 500, 3_600_000),
     claimIdleMs: integer(env, "CLAIM_IDLE_MS", 2_000, 100, 86_400_000),
     sweepIntervalMs: integer(env, "SWEEP_INTERVAL_MS", 500, 100, 3_600_000),
@@ -269,5 +277,8 @@ export function loadConfig(env: Env = process.env): Config {
   // The API's smallest thinking budget is 1,024 tokens.
   if (config.anthropicThinkingBudget > 0 && config.anthropicThinkingBudget < 1_024)
     throw new ConfigError("ANTHROPIC_THINKING_BUDGET_TOKENS must be 0 (off) or 1024..32000");
+  const providers = modelProviders(config.modelEndpoints);
+  const defaultProvider = config.deploymentsDefaultModel.slice(0, config.deploymentsDefaultModel.indexOf("/"));
+  if (!providers.includes(defaultProvider)) throw new ConfigError(`DEPLOYMENTS_DEFAULT_MODEL's provider must be one of: ${providers.join(", ")}`);
   return config;
 }

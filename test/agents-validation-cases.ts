@@ -47,7 +47,7 @@ export const fieldCases: Case[] = [
     entry: "modelName: must match the pattern ^[a-z][a-z0-9_-]*/[A-Za-z0-9][A-Za-z0-9._:@/-]*$",
   },
   { what: "modelName too long", fields: { modelName: `mock/${x(196)}` }, entry: "modelName: must be at most 200 characters" },
-  { what: "modelName with an unknown provider", fields: { modelName: "openai/gpt-4o" }, entry: "modelName: provider must be one of: anthropic, mock" },
+  { what: "modelName with an unknown provider", fields: { modelName: "acme/gpt-4o" }, entry: "modelName: provider must be one of: anthropic, mock, openai" },
 
   { what: "systemPrompt of the wrong type", fields: { systemPrompt: { text: "hi" } }, entry: "systemPrompt: must be string" },
   { what: "systemPrompt too long", fields: { systemPrompt: x(100_001) }, entry: "systemPrompt: must be at most 100000 characters" },

@@ -220,10 +220,10 @@ describe("the anthropic provider against a fake Messages API", () => {
 
     it("prices known models and leaves unknown ones unpriced", () => {
       const tokens = { input: 1_000_000, output: 1_000_000, cache_read: 1_000_000, cache_write: 1_000_000, reasoning: 0 };
-      expect(costOf("claude-sonnet-4-6", tokens)).to.equal(3 + 15 + 0.3 + 3.75);
-      expect(costOf("claude-haiku-4-5", { ...tokens, output: 0, cache_read: 0, cache_write: 0 })).to.equal(1);
-      expect(costOf("claude-opus-4-6", { ...tokens, cache_read: 0, cache_write: 0 })).to.equal(30);
-      expect(costOf("claude-opus-4-1", { ...tokens, cache_read: 0, cache_write: 0 })).to.equal(90);
+      expect(costOf("anthropic/claude-sonnet-4-6", tokens)).to.equal(3 + 15 + 0.3 + 3.75);
+      expect(costOf("anthropic/claude-haiku-4-5", { ...tokens, output: 0, cache_read: 0, cache_write: 0 })).to.equal(1);
+      expect(costOf("anthropic/claude-opus-4-6", { ...tokens, cache_read: 0, cache_write: 0 })).to.equal(30);
+      expect(costOf("anthropic/claude-opus-4-1", { ...tokens, cache_read: 0, cache_write: 0 })).to.equal(90);
       expect(costOf("gpt-4o", tokens)).to.equal(undefined);
     });
 
@@ -244,7 +244,7 @@ describe("the anthropic provider against a fake Messages API", () => {
         context_used: 20_000,
         context_max: 200_000,
         context_percent: 10,
-        cost_usd: costOf("claude-sonnet-4-6", tokens),
+        cost_usd: costOf("anthropic/claude-sonnet-4-6", tokens),
         cost_status: "estimated",
         last_turn_latency_ms: 1234,
         latency_ms: 1234,
@@ -259,7 +259,7 @@ describe("the anthropic provider against a fake Messages API", () => {
 
       const mock = usageSnapshot("mock/echo", tokens, 1, 0, 5, { included: true });
       expect(mock).to.deep.include({ cost_usd: 0, cost_status: "included", context_percent: 0, context_max: 0 });
-      expect(usageSnapshot("claude-haiku-4-5", zero(), 0, 200_000, 0)).to.deep.include({ total: 0, cost_usd: 0, cost_status: "estimated" });
+      expect(usageSnapshot("anthropic/claude-haiku-4-5", zero(), 0, 200_000, 0)).to.deep.include({ total: 0, cost_usd: 0, cost_status: "estimated" });
     });
   });
 });

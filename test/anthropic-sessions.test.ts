@@ -180,8 +180,8 @@ describe("sessions on the anthropic provider", () => {
   });
 
   it("an unknown model provider is refused when the agent is created", async () => {
-    const res = await svc.api.post("/v1/agents", { name: "x", modelName: "openai/gpt-x", systemPrompt: "", skills: [], tools: [] });
+    const res = await svc.api.post("/v1/agents", { name: "x", modelName: "acme/gpt-x", systemPrompt: "", skills: [], tools: [] });
     expect(res.status).to.equal(400);
-    expect(res.body.message).to.equal("modelName: provider must be one of: anthropic, mock");
+    expect(res.body.message).to.equal("modelName: provider must be one of: anthropic, mock, openai");
   });
 });

@@ -56,7 +56,7 @@ describe("deployments: create, get, list, authentication", () => {
     await refused({ features: { memory: "yes" } }, "features.memory: must be boolean");
     await refused({ features: { telepathy: true } }, "features.telepathy: is not allowed");
     await refused({ sandbox: { type: "vm" } }, "sandbox.type: must be one of: docker, local");
-    await refused({ model: "openai/gpt" }, "model: provider must be one of: anthropic, mock");
+    await refused({ model: "acme/gpt" }, "model: provider must be one of: anthropic, mock, openai");
     await refused({ name: "" }, "name: must not be empty");
     await refused({ customer_id: "x".repeat(201) }, "customer_id: must be at most 200 characters");
     const path = await api.post("/v1/deployments", deploymentBody({ skills: [{ name: "x", source: "file", path: "../etc/passwd" }] }));

@@ -7,6 +7,7 @@
  */
 import type { Ajv2020, ValidateFunction } from "ajv/dist/2020.js";
 import { SCHEMAS } from "../../schemas/index.js";
+import { modelNameSchemaFor } from "../../schemas/model-name.js";
 import { validationError } from "../errors.js";
 import { formatErrors, newAjv, safePropertyName, type JsonSchema } from "../schema-validation.js";
 
@@ -78,4 +79,9 @@ export class Validator {
   schema(id: string): JsonSchema | undefined {
     return this.byId.get(id);
   }
+}
+
+/** A validator whose model names take exactly `providers`: the built-in ones and the endpoints this deployment configures. */
+export function validatorFor(providers: readonly string[]): Validator {
+  return new Validator(SCHEMAS.map((s) => (s.$id === "model-name" ? modelNameSchemaFor(providers) : s)));
 }

@@ -16,13 +16,12 @@ export function contextTokens(call: TokenUsage): number {
 }
 
 /**
- * `tokens` are the turn's calls summed. `model` may carry its `<provider>/` prefix; the price table is
- * keyed by the model alone. `cost_usd` is omitted when the model has no price (`cost_status: unknown`).
+ * `tokens` are the turn's calls summed; `model` is `<provider>/<model>`, as the price table is keyed.
+ * `cost_usd` is omitted when the model has no price (`cost_status: unknown`).
  */
 export function usageSnapshot(model: string, tokens: TokenUsage, calls: number, contextMax: number, latencyMs: number, opts: SnapshotOptions = {}): Usage {
   const contextUsed = contextTokens(opts.lastCall ?? tokens);
-  const slash = model.indexOf("/");
-  const cost = opts.included ? 0 : costOf(slash >= 0 ? model.slice(slash + 1) : model, tokens);
+  const cost = opts.included ? 0 : costOf(model, tokens);
   return {
     model,
     input: tokens.input,

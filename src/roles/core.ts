@@ -4,7 +4,8 @@ import type { Clock } from "../clock.js";
 import { deploymentsForCore } from "./deployments.js";
 import type { Config } from "../config.js";
 import { encodeSseFrame } from "../streaming/http/sse-frame.js";
-import { Validator } from "../http/validate.js";
+import { validatorFor } from "../http/validate.js";
+import { modelProviders } from "../config-endpoints.js";
 import type { Logger } from "../log.js";
 import { Allowances } from "../sessions/redis/allowances.js";
 import { OpenStreams } from "../streaming/redis/open-streams.js";
@@ -70,7 +71,7 @@ import { SecretStore } from "../vaults/store/secrets.js";
 const hkdfPepper = (vaultKey: Buffer) => Buffer.from(hkdfSync("sha256", vaultKey, Buffer.alloc(0), "mcp-installation-requests", 32));
 
 export async function buildCore(config: Config, log: Logger, mongoOptions: MongoOptions, clock: Clock): Promise<Core> {
-  const validator = new Validator();
+  const validator = validatorFor(modelProviders(config.modelEndpoints));
   const mongo = await connectMongo(config.mongoUrl, mongoOptions);
   await ensureIndexes(mongo.db);
   await migrate(mongo.db);

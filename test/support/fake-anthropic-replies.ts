@@ -47,6 +47,8 @@ export interface RecordedRequest {
   body: any;
   /** True when the client went away before the reply was complete. */
   closedEarly: boolean;
+  /** `performance.now()` when its first text delta was written. */
+  firstTextAt?: number;
 }
 
 export const ERROR_TYPES: Record<number, string> = {

@@ -102,7 +102,7 @@ export class FakeAnthropic {
 
     const reply: FakeReply = this.queue.shift() ?? { text: `echo: ${lastUserText(body)}` };
     if ("status" in reply) return this.error(res, reply);
-    if (body.stream === true && !reply.asJson) await this.stream(res, body, reply);
+    if (body.stream === true && !reply.asJson) await this.stream(res, body, reply, record);
     else this.json(res, body, reply);
   }
 
@@ -148,7 +148,7 @@ export class FakeAnthropic {
     );
   }
 
-  private async stream(res: ServerResponse, body: any, m: FakeMessage): Promise<void> {
+  private async stream(res: ServerResponse, body: any, m: FakeMessage, record: RecordedRequest): Promise<void> {
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", "request-id": `req_fake_${++this.counter}` });
     const usage = this.usage(body, m);
     const size = Math.max(1, m.chunkSize ?? 8);
@@ -158,6 +158,7 @@ export class FakeAnthropic {
       if (!first && delay > 0) await new Promise((r) => setTimeout(r, delay));
       first = false;
       if (res.destroyed || res.writableEnded) return false;
+      if (event === "content_block_delta" && (data as { delta: { type: string } }).delta.type === "text_delta") record.firstTextAt ??= performance.now();
       res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
       return true;
     };

@@ -1476,7 +1476,7 @@ export interface components {
         };
         /**
          * ModelName
-         * @description <provider>/<model>; the provider is one of: anthropic, mock.
+         * @description <provider>/<model>; the provider is one of: anthropic, mock, openai, or an OpenAI-compatible endpoint the deployment configures (MODEL_ENDPOINTS).
          */
         "model-name": string & unknown;
         /** OffsetPagination */
