@@ -2,7 +2,8 @@
  * Turns on the mock model, end to end (POST user.message → `session.status_idle` over SSE):
  *   (a) the latency of a turn on a warm session, and on a session created just before;
  *   (b) turns per second at BENCH_CONCURRENCY sessions, each client posting and waiting for idle, with
- *       the database's CPU time per turn, beside the peer's recorded figure;
+ *       the CPU time per turn of each process (the comparison with LangGraph's Agent Server, measured in
+ *       the same run, is `npm run bench:peer`);
  *   (c) the MongoDB commands of one turn (first turn of a session, then a warm one), each marked
  *       before or after the POST's answer;
  *   (d) a warm turn with 10 sessions in the database against BENCH_SESSIONS (default 10,000).
@@ -27,11 +28,6 @@ const SIZE_SAMPLES = Number(process.env.BENCH_SIZE_SAMPLES ?? 30);
 const SMALL = 10;
 /** Time left after a turn for commands that follow its end (projections written after the answer). */
 const SETTLE_MS = 500;
-
-const PEER =
-  "LangGraph local Agent Server (langgraph-api 0.16.7, in-memory runtime, one-node echo graph, queue poll shortened), recorded on the same 2-core machine";
-const PEER_RUNS_PER_S = 50;
-const PEER_WARM_P50_MS = 21;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -65,7 +61,6 @@ async function latency(service: Service, agentId: string, signal: AbortSignal): 
   console.log(`(a) one mock turn: POST user.message → session.status_idle over SSE, turns one after another`);
   printLatency("warm session", warmMs);
   printLatency("new session (created just before)", fresh);
-  console.log(`    peer: ≈ ${PEER_WARM_P50_MS} ms p50 warm run — ${PEER}`);
 }
 
 /** (b) */
@@ -105,7 +100,7 @@ async function throughput(service: Service, agentId: string, database: Database,
   const ownMs = (own.user + own.system) / 1000 / turns;
   const split = partsMs.map((p) => `${p.name} ${f(p.ms, 0)}`).join("   ");
   console.log(`    CPU per turn by process (ms): this process ${f(ownMs, 0)}   ${split}   all ${f(ownMs + partsMs.reduce((a, p) => a + p.ms, 0), 0)}`);
-  console.log(`    peer           ${f(PEER_RUNS_PER_S, 8, 1)} runs/s at 16 concurrent clients — ${PEER}`);
+  console.log("    against LangGraph's Agent Server, measured in the same run: npm run bench:peer");
 }
 
 function printOps(label: string, ops: MongoOp[], answeredAt: number): void {
