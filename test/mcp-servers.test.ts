@@ -88,7 +88,7 @@ describe("test MCP servers", () => {
       try {
         expect(await connectStatus(server.url, "Bearer secret-2")).to.equal(401);
         expect(await connectStatus(server.url)).to.equal(401);
-        expect(server.auth).to.deep.equal({ headers: ["Bearer secret-2", undefined], accepted: 0, refused: 2 });
+        expect(server.auth).to.deep.equal({ headers: ["Bearer secret-2", undefined], traceparents: [undefined, undefined], accepted: 0, refused: 2 });
         const res = await fetch(server.url, { method: "POST", headers: { authorization: "Bearer nope", "content-type": "application/json" }, body: "{}" });
         expect(res.status).to.equal(401);
         expect(res.headers.get("www-authenticate")).to.include('error="invalid_token"');
