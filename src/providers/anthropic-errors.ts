@@ -4,21 +4,10 @@
  * timeout error), any other ends the call; and how each is described in the turn's error message.
  */
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from "@anthropic-ai/sdk";
+import { AttemptFailure } from "./stream-attempt.js";
 
 /** Error types the API sends in an SSE `error` event that mean "try again later". */
 const TRANSIENT_STREAM_ERRORS = new Set(["overloaded_error", "api_error", "rate_limit_error", "timeout_error"]);
-
-/** A failure found by the provider itself inside an attempt. */
-export class AttemptFailure extends Error {
-  constructor(
-    message: string,
-    readonly transient: boolean,
-    /** The message is the whole error, not a detail under "failed after…" or "refused…". */
-    readonly complete = false,
-  ) {
-    super(message);
-  }
-}
 
 export function isTransient(err: unknown): boolean {
   if (err instanceof AttemptFailure) return err.transient;
@@ -31,8 +20,8 @@ export function isTransient(err: unknown): boolean {
   return true;
 }
 
-export /** `529 overloaded_error: Overloaded`, from the status and the API's error body. */
-function describe(err: unknown, timeoutMs: number): string {
+/** `529 overloaded_error: Overloaded`, from the status and the API's error body. */
+export function describe(err: unknown, timeoutMs: number): string {
   if (err instanceof AttemptFailure) return err.message;
   if (err instanceof APIConnectionError) {
     return err instanceof APIConnectionTimeoutError ? `timed out after ${timeoutMs} ms` : `connection error: ${err.message}`;

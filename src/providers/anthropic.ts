@@ -1,30 +1,19 @@
 /**
  * The `anthropic/<model>` provider: the Messages API through `@anthropic-ai/sdk`, streamed.
  *
- * Retries are ours, not the SDK's (`maxRetries: 0`), so the policy is explicit and testable: transient
- * failures (429, 529, 408, any 5xx, connection errors, timeouts, a stream that ends early or reports
- * an overloaded/api/rate-limit error) are retried with exponential backoff, but only while nothing has
- * reached the handlers, since the caller cannot take back a delta it has already published.
+ * Retries are ours (`stream-attempt.ts`): transient failures (429, 529, 408, any 5xx, connection errors,
+ * timeouts, a stream that ends early or reports an overloaded/api/rate-limit error) are retried, but only
+ * while nothing has reached the handlers.
  */
 import Anthropic, { APIError } from "@anthropic-ai/sdk";
 import type { MessageCreateParamsStreaming } from "@anthropic-ai/sdk/resources/messages";
 import { ANTHROPIC_READS, requestBody } from "./anthropic-request.js";
-import {
-  isAbort,
-  sleep,
-  type ModelInputs,
-  type ModelProvider,
-  type ModelRequest,
-  type ModelResult,
-  type StreamHandlers,
-  type TokenUsage,
-  type ToolUse,
-} from "./provider.js";
-import { AttemptFailure, describe, isTransient } from "./anthropic-errors.js";
-import { retryAfterMs } from "./retry-after.js";
+import type { ModelInputs, ModelProvider, ModelRequest, ModelResult, StreamHandlers, TokenUsage, ToolUse } from "./provider.js";
+import { describe, isTransient } from "./anthropic-errors.js";
+import { AttemptFailure, StreamAttempt, withRetries, type Progress, type RetryPolicy } from "./stream-attempt.js";
+import { addUsage } from "./usage.js";
 
 const CONTEXT_MAX = 200_000;
-const MAX_BACKOFF_MS = 30_000;
 
 export interface AnthropicOptions {
   apiKey: string | undefined;
@@ -38,21 +27,13 @@ export interface AnthropicOptions {
   thinkingBudget?: number;
 }
 
-/** Wraps an error thrown by a handler, so it reaches the caller unchanged (e.g. a lost lock). */
-class HandlerFailure {
-  constructor(readonly error: unknown) {}
-}
-
 const emptyUsage = (): TokenUsage => ({ input: 0, output: 0, cache_read: 0, cache_write: 0, reasoning: 0 });
-
-const abortError = (): DOMException => new DOMException("aborted", "AbortError");
 
 export class AnthropicProvider implements ModelProvider {
   readonly reads: ModelInputs = ANTHROPIC_READS;
   private readonly client: Anthropic | undefined;
   private readonly apiKey: string | undefined;
-  private readonly maxAttempts: number;
-  private readonly retryBaseMs: number;
+  private readonly retries: RetryPolicy;
   private readonly maxTokens: number;
   private readonly timeoutMs: number;
   private readonly thinkingBudget: number;
@@ -60,10 +41,16 @@ export class AnthropicProvider implements ModelProvider {
   constructor({ apiKey, baseURL, maxAttempts = 4, retryBaseMs = 500, maxTokens = 8192, timeoutMs = 600_000, thinkingBudget = 0 }: AnthropicOptions) {
     this.thinkingBudget = thinkingBudget;
     this.apiKey = apiKey || undefined;
-    this.maxAttempts = Math.max(1, maxAttempts);
-    this.retryBaseMs = retryBaseMs;
     this.maxTokens = maxTokens;
     this.timeoutMs = timeoutMs;
+    this.retries = {
+      api: "the anthropic API",
+      maxAttempts: Math.max(1, maxAttempts),
+      retryBaseMs,
+      describe: (err) => this.redact(describe(err, timeoutMs)),
+      isTransient,
+      headers: (err) => (err instanceof APIError ? err.headers : undefined),
+    };
     // Without a key no client is built: the SDK would otherwise go looking for credentials elsewhere
     // (environment, profiles on disk), and a session should fail plainly instead.
     if (this.apiKey) {
@@ -80,28 +67,15 @@ export class AnthropicProvider implements ModelProvider {
 
   async call(request: ModelRequest, handlers: StreamHandlers): Promise<ModelResult> {
     const usage = emptyUsage();
-    if (!this.client) return { ok: false, error: "ANTHROPIC_API_KEY is not set", usage, contextMax: CONTEXT_MAX };
+    const client = this.client;
+    if (!client) return { ok: false, error: "ANTHROPIC_API_KEY is not set", usage, contextMax: CONTEXT_MAX };
     const params = await requestBody(request, this.maxTokens, this.thinkingBudget);
-    // Anything delivered to the handlers makes a retry impossible (see the header comment).
-    const progress = { emitted: false };
-
-    for (let attempt = 1; ; attempt++) {
-      if (request.signal.aborted) throw abortError();
-      try {
-        return await this.attempt(this.client, params, request.signal, handlers, usage, progress);
-      } catch (err) {
-        if (err instanceof HandlerFailure) throw err.error;
-        if (request.signal.aborted) throw isAbort(err) ? err : abortError();
-        const transient = isTransient(err);
-        const what = this.redact(describe(err, this.timeoutMs));
-        const fail = (error: string): ModelResult => ({ ok: false, error, usage, contextMax: CONTEXT_MAX });
-        if (err instanceof AttemptFailure && err.complete) return fail(what);
-        if (progress.emitted) return fail(`the anthropic API failed during the response: ${what}`);
-        if (!transient) return fail(`the anthropic API refused the request: ${what}`);
-        if (attempt >= this.maxAttempts) return fail(`the anthropic API failed after ${attempt} attempt${attempt === 1 ? "" : "s"}: ${what}`);
-        await sleep(this.backoff(err, attempt - 1), request.signal);
-      }
-    }
+    return withRetries<ModelResult>(
+      request.signal,
+      this.retries,
+      (progress) => this.attempt(client, params, request.signal, handlers, usage, progress),
+      (error) => ({ ok: false, error, usage, contextMax: CONTEXT_MAX }),
+    );
   }
 
   private async attempt(
@@ -110,32 +84,10 @@ export class AnthropicProvider implements ModelProvider {
     signal: AbortSignal,
     handlers: StreamHandlers,
     usage: TokenUsage,
-    progress: { emitted: boolean },
+    progress: Progress,
   ): Promise<ModelResult> {
-    // One controller per attempt: it follows the caller's signal and also fires when the stream
-    // stalls, since the SDK's own timeout only covers the wait for the response headers.
-    const controller = new AbortController();
-    const follow = () => controller.abort();
-    signal.addEventListener("abort", follow, { once: true });
-    let stalled = false;
-    let idle: NodeJS.Timeout | undefined;
-    const arm = () => {
-      clearTimeout(idle);
-      idle = setTimeout(() => {
-        stalled = true;
-        controller.abort();
-      }, this.timeoutMs);
-    };
-    // A provisional frame (a tool call being written) does not bar a retry: the caller takes none as said.
-    const emit = async (fn: () => Promise<void>, provisional = false) => {
-      if (!provisional) progress.emitted = true;
-      try {
-        await fn();
-      } catch (err) {
-        throw new HandlerFailure(err);
-      }
-    };
-
+    const attempt = new StreamAttempt({ signal, timeoutMs: this.timeoutMs, api: this.retries.api, progress });
+    const emit = attempt.emit;
     const blocks = new Map<number, { type: string; text: string; id: string; name: string; signature: string }>();
     const toolUses: ToolUse[] = [];
     let text = "";
@@ -144,17 +96,8 @@ export class AnthropicProvider implements ModelProvider {
     let stopReason: string | null = null;
     const call = emptyUsage();
 
-    try {
-      arm();
-      const { data: stream, response } = await client.messages.create(params, { signal: controller.signal }).withResponse();
-      // A proxy that drops `stream: true` answers JSON: the SDK would read it as a stream that ended early, and retry.
-      const type = response.headers.get("content-type") ?? "none";
-      if (!type.startsWith("text/event-stream")) {
-        controller.abort(); // its body is not read
-        throw new AttemptFailure(`the anthropic API answered a streaming request with content-type ${type}, not text/event-stream`, false, true);
-      }
-      for await (const event of stream) {
-        arm();
+    const read = async () => {
+      for await (const event of attempt.events((s) => client.messages.create(params, { signal: s }).withResponse())) {
         switch (event.type) {
           case "message_start": {
             const u = event.message.usage;
@@ -220,21 +163,14 @@ export class AnthropicProvider implements ModelProvider {
             break;
         }
       }
-    } catch (err) {
-      if (stalled && !signal.aborted) throw new AttemptFailure(`timed out after ${this.timeoutMs} ms without a response`, true);
-      throw err;
-    } finally {
-      clearTimeout(idle);
-      signal.removeEventListener("abort", follow);
+    };
+    await attempt.run(read, () => {
       // Tokens the API reported are counted even when the attempt then failed: they may be billed.
       addUsage(usage, call);
       // Reasoning is an estimate (about 4 characters a token): the API counts thinking inside
       // output_tokens and reports no separate figure.
       usage.reasoning += Math.ceil(thinkingChars / 4);
-    }
-    // The SDK ends the iteration quietly when its signal aborts, so an abort or a stall shows up here.
-    if (signal.aborted) throw abortError();
-    if (stalled) throw new AttemptFailure(`timed out after ${this.timeoutMs} ms without a response`, true);
+    });
     if (!stopped) throw new AttemptFailure("the response stream ended before message_stop", true);
     const broken = toolUses.find((t) => t.input === undefined);
     if (broken) {
@@ -244,23 +180,10 @@ export class AnthropicProvider implements ModelProvider {
     return { ok: true, text, toolUses, usage, contextMax: CONTEXT_MAX };
   }
 
-  /** retryBaseMs·2^n, or what the server asks for in `retry-after`; never more than 30 s. */
-  private backoff(err: unknown, n: number): number {
-    const asked = err instanceof APIError ? retryAfterMs(err.headers) : undefined;
-    return Math.min(asked ?? this.retryBaseMs * 2 ** n, MAX_BACKOFF_MS);
-  }
-
   /** The key never appears in a message, even if some layer were to echo it. */
   private redact(message: string): string {
     return this.apiKey ? message.split(this.apiKey).join("[redacted]") : message;
   }
-}
-
-function addUsage(total: TokenUsage, call: TokenUsage): void {
-  total.input += call.input;
-  total.output += call.output;
-  total.cache_read += call.cache_read;
-  total.cache_write += call.cache_write;
 }
 
 /** A tool's input from its accumulated JSON; `{}` when the model sent none, undefined when cut off. */

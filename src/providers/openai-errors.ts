@@ -4,18 +4,7 @@
  * error), any other ends the call; and how each is described in the turn's error message.
  */
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from "openai";
-
-/** A failure found by the provider itself inside an attempt. */
-export class AttemptFailure extends Error {
-  constructor(
-    message: string,
-    readonly transient: boolean,
-    /** The message is the whole error, not a detail under "failed after…" or "refused…". */
-    readonly complete = false,
-  ) {
-    super(message);
-  }
-}
+import { AttemptFailure } from "./stream-attempt.js";
 
 /** Error codes or types a server sends inside a stream that mean "the request itself is wrong". */
 const REQUEST_ERRORS = /invalid_request|not_found|authentication|permission|invalid_api_key|model_not_found|context_length/;

@@ -8,9 +8,7 @@ import type { ChatCompletionChunk } from "openai/resources/chat/completions";
 import type { CompletionUsage } from "openai/resources/completions";
 import { newId } from "../ids.js";
 import type { StreamHandlers, TokenUsage, ToolUse } from "./provider.js";
-
-/** Runs a handler; `provisional` frames (a tool call being written) do not bar a retry. */
-export type Emit = (fn: () => Promise<void>, provisional?: boolean) => Promise<void>;
+import type { Emit } from "./stream-attempt.js";
 
 /** The reasoning fields compatible servers add to a delta (vLLM, DeepSeek, Ollama, OpenRouter, LiteLLM). */
 interface ReasoningDelta {

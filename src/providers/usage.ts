@@ -10,6 +10,15 @@ export interface SnapshotOptions {
   included?: boolean;
 }
 
+/** Adds one call's tokens to a running total. */
+export function addUsage(total: TokenUsage, call: TokenUsage): void {
+  total.input += call.input;
+  total.output += call.output;
+  total.cache_read += call.cache_read;
+  total.cache_write += call.cache_write;
+  total.reasoning += call.reasoning;
+}
+
 /** What a call held in its window: everything it read, cached or not, plus what it wrote. */
 export function contextTokens(call: TokenUsage): number {
   return call.input + call.cache_read + call.cache_write + call.output;
