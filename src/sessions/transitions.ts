@@ -69,6 +69,8 @@ export interface Transition<T> {
   applied: Appended | null;
   /** The state the final plan was made from. */
   state: RuntimeState;
+  /** The state as this transition left it: after its commit, or as read when it changed nothing (a later read's stand-in). */
+  known: Snapshot;
   /** Set instead of `applied` when a commit under the same Idempotency-Key was made before. */
   doneBefore?: DoneBefore;
 }
@@ -126,7 +128,7 @@ export class SessionTransitions {
       if (!snapshot) throw notFound("session");
       const { view, read } = trackReads(snapshot.state);
       const planned = planner(view);
-      if (!planned.plan) return { value: planned.value, applied: null, state: snapshot.state };
+      if (!planned.plan) return { value: planned.value, applied: null, state: snapshot.state, known: snapshot };
       const plan = planned.plan;
       const changesRecord = projectionOf(plan.state, 0) !== null;
       const projection = changesRecord ? `${sessionId} ${randomBytes(6).toString("base64url")}` : null;
@@ -139,9 +141,10 @@ export class SessionTransitions {
         once: opts.once && { field: onceField(opts.once.request), value: markValue(opts.once.request, places(plan, opts.once.answers(planned.value))) },
       });
       if (result.ok) {
-        lane.known = snapshotOf({ ...fields, ...encodeState(plan.state), v: String(result.version) });
+        const known = snapshotOf({ ...fields, ...encodeState(plan.state), v: String(result.version) })!;
+        lane.known = known;
         if (changesRecord) this.projector.project(sessionId, projectionOf(plan.state, result.version)!, projection!);
-        return { value: planned.value, applied: result, state: snapshot.state };
+        return { value: planned.value, applied: result, state: snapshot.state, known };
       }
       switch (result.reason) {
         case "missing":
@@ -151,7 +154,7 @@ export class SessionTransitions {
         case "rate_limited":
           throw allowanceExhausted(opts.allowance!.kind, result.standing);
         case "done":
-          return { value: planned.value, applied: null, state: snapshot.state, doneBefore: doneBefore(result.mark) };
+          return { value: planned.value, applied: null, state: snapshot.state, known: snapshot, doneBefore: doneBefore(result.mark) };
         case "stale":
           snapshot = lane.known = snapshotOf(result.fields);
       }

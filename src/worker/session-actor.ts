@@ -5,6 +5,7 @@
  * it is run again from the log, or ended with an error once it has failed to finish too often.
  */
 import { stirred, waitsOnThreadsOnly, type RuntimeState } from "../sessions/domain/session-state.js";
+import { parseState } from "../sessions/redis/log-entries.js";
 import type { Delegations } from "./delegations.js";
 import { planNextQueued, planTurnAttempt } from "./domain/turn-plans.js";
 import { isAppError, unavailable } from "../errors.js";
@@ -40,6 +41,9 @@ export interface ActorDeps {
 
 /** A turn that waits only on its child threads has nothing to run until one of them stirs it, or it is interrupted. */
 const waitsOnThreads = (state: RuntimeState) => state.turn !== null && state.interrupt !== state.turn.id && waitsOnThreadsOnly(state.turn);
+
+/** A session without runtime state (deleted): nothing to run. */
+const NO_STATE = parseState({});
 
 export function hasWork(state: RuntimeState): boolean {
   if (state.status === "running" && state.turn !== null) return !waitsOnThreads(state);
@@ -79,20 +83,22 @@ export class SessionActor {
     try {
       for (;;) {
         if (lost.aborted) return true;
-        const state = await log.state(sessionId);
+        // One read serves both the decision and the commit planned from it (its check catches a change between).
+        const snapshot = await log.snapshot(sessionId);
+        const state = snapshot?.state ?? NO_STATE;
         if (state.status === "waiting_on_human" && state.turn && state.interrupt === state.turn.id) {
           // Interrupted while waiting for the human: the turn ends; its open questions stay unanswered.
           await ending.endEarly(session, state, { type: "end_turn" }, fence);
         } else if (state.status === "waiting_on_human" && state.turn?.calls.some(stirred)) {
           await this.deps.delegations.look(session, fence);
         } else if (state.status === "running" && state.turn && !waitsOnThreads(state)) {
-          const { value: taken } = await transitions.run(
+          const { value: taken, known } = await transitions.run(
             sessionId,
             (s) => {
               const attempt = s.status === "running" ? planTurnAttempt(s) : null;
               return attempt ? change(attempt, { ...s, turn: { ...s.turn!, attempts: s.turn!.attempts + 1 } }) : unchanged(null);
             },
-            { fence },
+            { fence, from: snapshot },
           );
           if (!taken) continue;
           if (taken.turn!.attempts > MAX_TURN_ATTEMPTS) {
@@ -114,7 +120,7 @@ export class SessionActor {
             "gen_ai.agent.id": session.agentId,
             "agent_sessions.turn.id": taken.turn!.id,
           };
-          await withSpan("session.turn", turn, () => turns.run(session, taken, fence, lost));
+          await withSpan("session.turn", turn, () => turns.run(session, known, fence, lost));
         } else if (state.status === "idle" && state.compact) {
           await this.deps.compactor.compactIdle(session, state, fence, lost);
         } else if (state.status === "idle" && state.queue.length > 0) {

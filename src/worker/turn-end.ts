@@ -16,7 +16,7 @@ import type { EventLog } from "../sessions/redis/event-log.js";
 import { spentUsd } from "../sessions/domain/budgets.js";
 import { budgeted, type Budgets } from "../sessions/budgets.js";
 import type { TurnDebits } from "../accounts/credits.js";
-import { change, unchanged, type SessionTransitions } from "../sessions/transitions.js";
+import { change, unchanged, type SessionTransitions, type TransitionOptions } from "../sessions/transitions.js";
 import type { SessionStore } from "../sessions/store/sessions.js";
 import type { AgentVersions } from "./agent-versions.js";
 import type { SessionFacts, SessionFactsCache } from "../sessions/session-facts.js";
@@ -53,7 +53,15 @@ export class TurnEnding {
    * the session's total. A session from before the total was kept in its state reads its record's first.
    */
   /** `threadsUsd`: what the turn's child threads cost, reported in `usage` but debited by the threads. */
-  async end(session: SessionFacts, turnId: string, output: Draft[], stop: StopReason, usage: Usage | undefined, fence: string, threadsUsd = 0): Promise<void> {
+  async end(
+    session: SessionFacts,
+    turnId: string,
+    output: Draft[],
+    stop: StopReason,
+    usage: Usage | undefined,
+    commit: Pick<TransitionOptions, "fence" | "from">,
+    threadsUsd = 0,
+  ): Promise<void> {
     const title = await this.generatedTitle(session, turnId, stop);
     const ending: TurnEnd = { output, stop, ...(usage ? { usage } : {}) };
     // Owed before the commit, applied after it: a worker stopping in between leaves it to the repair.
@@ -72,7 +80,7 @@ export class TurnEnding {
           ended = state;
           return change({ ...plan, drafts: [...plan.drafts, ...title] }, "ended");
         },
-        { fence },
+        commit,
       );
       if (value === "ended") break;
       ending.recorded = (await this.deps.sessions.byId(session._id))?.usage ?? null;
@@ -97,7 +105,7 @@ export class TurnEnding {
       const version = await this.deps.versions.get(session.agentId, session.agentVersion);
       usage = spentUsage(version?.modelName ?? "unknown", turn.spent, turn.startedAt);
     }
-    await this.end(session, turn.id, [], stop, usage, fence, turn.spent?.threads?.costUsd);
+    await this.end(session, turn.id, [], stop, usage, { fence }, turn.spent?.threads?.costUsd);
   }
 
   /** `session.title_updated`, when this turn gave an untitled session its title (the record's write decides). */

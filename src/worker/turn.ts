@@ -9,13 +9,13 @@
 import { spentUsd } from "../sessions/domain/budgets.js";
 import { draft, textBlocks, type Draft } from "../sessions/domain/events.js";
 import type { ToolUse } from "../providers/domain/model-types.js";
-import { blockingEventIds, stirred, waitsOnHuman, waitsOnThreadsOnly, type RuntimeState, type Spent } from "../sessions/domain/session-state.js";
+import { blockingEventIds, stirred, waitsOnHuman, waitsOnThreadsOnly, type Spent } from "../sessions/domain/session-state.js";
 import { decideCalls, messageDraft, streamingUseDraft, type TurnContext } from "./domain/tool-calls.js";
 import { governingTools, wouldAsk } from "./domain/tool-permissions.js";
 import { showsSubjectSkills, turnPrompt } from "./domain/turn-prompt.js";
 import { planPause, planSteersConsumed, planStep } from "./domain/turn-plans.js";
 import { addedTokens } from "../sessions/domain/usage-total.js";
-import { AppError, isAppError, unavailable } from "../errors.js";
+import { AppError, isAppError, notFound, unavailable } from "../errors.js";
 import { unreachableStore } from "../store-errors.js";
 import { newId } from "../ids.js";
 import type { Logger } from "../log.js";
@@ -26,6 +26,7 @@ import { inputProblem } from "../agent-tools/tool-input.js";
 import { contextTokens } from "../providers/usage.js";
 import type { ProviderRegistry } from "../providers/registry.js";
 import type { EventLog } from "../sessions/redis/event-log.js";
+import type { Snapshot } from "../sessions/redis/log-entries.js";
 import type { LiveStream } from "../streaming/redis/live-stream.js";
 import { budgeted, type Budgets } from "../sessions/budgets.js";
 import type { CreditService } from "../accounts/credits.js";
@@ -84,9 +85,10 @@ const lostTurn = (err: unknown) => isAppError(err, "lock_lost", "not_found", "bu
 export class TurnRunner {
   constructor(private readonly deps: TurnDeps) {}
 
-  /** Runs the active turn until it ends or pauses. Throws `lock_lost` when the lock is lost. */
-  async run(session: SessionFacts, initial: RuntimeState, fence: string, lost: AbortSignal): Promise<void> {
+  /** Runs the active turn, from the state its taking commit left (`taken`), until it ends or pauses. Throws `lock_lost` when the lock is lost. */
+  async run(session: SessionFacts, taken: Snapshot, fence: string, lost: AbortSignal): Promise<void> {
     const { log, transitions } = this.deps;
+    const initial = taken.state;
     const turnId = initial.turn!.id;
     const abort = new AbortController();
     const onLost = () => abort.abort();
@@ -112,8 +114,10 @@ export class TurnRunner {
     let threads = spent.threads;
     const usage = () => spentUsage(modelName, { tokens, calls, last: lastCall, contextMax, ...(threads ? { threads } : {}) }, initial.turn!.startedAt);
     const at = (): TurnContext => ({ sessionId: session._id, turnId, now: new Date().toISOString() });
+    // The state as last read or committed: the next step's plan starts from it (its commit checks it still holds).
+    let current: Snapshot | null = taken;
     const end = (output: Draft[], stop: Parameters<TurnEnding["end"]>[3]) =>
-      this.deps.ending.end(session, turnId, output, stop, usage(), fence, threads?.costUsd);
+      this.deps.ending.end(session, turnId, output, stop, usage(), { fence, from: current }, threads?.costUsd);
     let streamed = "";
     try {
       const version = await this.deps.versions.get(session.agentId, session.agentVersion);
@@ -130,8 +134,11 @@ export class TurnRunner {
         : [];
       const prompt = turnPrompt({ systemPrompt: version.systemPrompt, skills: version.skills, subjectSkills }, governing, mcp, this.deps.missingTools);
 
-      for (;;) {
-        const state = await log.state(session._id);
+      // The first pass decides from the state the turn was taken with; each later one reads it afresh.
+      for (let fresh = false; ; fresh = true) {
+        if (fresh) current = await log.snapshot(session._id);
+        if (!current) return;
+        const state = current.state;
         if (state.turn?.id !== turnId) return;
         threads = state.turn.spent?.threads ?? threads;
         if (state.interrupt === turnId) return await end([], { type: "end_turn" });
@@ -262,8 +269,9 @@ export class TurnRunner {
     spent: Spent,
     fence: string,
   ): Promise<void> {
-    const state = await this.deps.log.state(session._id);
-    const granted = new Set(state.grants);
+    const read = await this.deps.log.snapshot(session._id);
+    if (!read) throw notFound("session");
+    const granted = new Set(read.state.grants);
     const asks = uses.some((use) => wouldAsk(governing, use.name, granted));
     const yolo = asks && ((await this.deps.sessions.byId(session._id))?.yoloMode ?? false);
     const always =
@@ -274,7 +282,7 @@ export class TurnRunner {
     await this.deps.transitions.run(
       session._id,
       (s) => change(planStep(s, drafts, calls, { ...spent, ...(s.turn?.spent?.threads ? { threads: s.turn.spent.threads } : {}) }), null),
-      { fence },
+      { fence, from: read },
     );
   }
 
