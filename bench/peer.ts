@@ -3,9 +3,14 @@
  * and installed by `scripts/peer-server.sh`), the same client shape on both, in alternating rounds:
  *   - BENCH_CONCURRENCY clients, each with a session (ours: mock model; POST user.message, then wait on SSE
  *     for `session.status_idle`) or a thread of its own (theirs: `POST /threads/{id}/runs/wait`), turn
- *     after turn for BENCH_SECONDS: turns per second, p50 and p99, and CPU per turn by process (ours: this
- *     process, which is also the client, Redis, FerretDB, PostgreSQL; theirs: the server's process tree);
+ *     after turn for BENCH_SECONDS: turns per second, p50 and p99, and CPU per turn by process (ours: the
+ *     service's process, `node dist/src/main.js` with API and worker, and Redis, FerretDB, PostgreSQL;
+ *     theirs: the server's process tree);
  *   - one client, one turn after another (BENCH_SAMPLES turns): p50 and p99.
+ * Both servers run in processes of their own and the clients in this one, whose CPU is counted for
+ * neither. Each side runs alone: their server is started for its phase and stopped after it, so its idle
+ * poll never shares the cores with ours (and a fresh one each round keeps the rounds alike: it keeps every
+ * run, and its poll scans them).
  * Their queue's poll is shortened to 1 ms for these rounds (it sleeps 0.5 s between polls as shipped,
  * which alone makes a run take about 1 s); one shorter round then runs theirs as shipped. Then the median
  * of the rounds' ratios, beside issue 38's targets (information, not a verdict).
@@ -16,10 +21,11 @@
 import { setMaxListeners } from "node:events";
 import { loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
-import { cpuSeconds, cpuSpent, describeDatabase, redisPids } from "./database.js";
-import { installPeer, PeerServer, PeerThread, type Poll } from "./peer-server.js";
-import { conditions, fixed as f, startService, summary, type Service } from "./support.js";
-import { WatchedSession } from "./watched.js";
+import { describeDatabase, redisPids } from "./database.js";
+import { installPeer, PeerServer } from "./peer-server.js";
+import { client, cpuFrom, ourSide, theirSide, total, type Group, type Part, type Phase, type Side } from "./peer-sides.js";
+import { ServiceProcess } from "./service-process.js";
+import { conditions, fixed as f, startService, summary } from "./support.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
@@ -31,30 +37,6 @@ const WARM_UP_TURNS = 5;
 /** Between one side's phase and the other's: work a side does after its last answer stays its own. */
 const PAUSE_MS = 1000;
 const IDLE_MS = 2000;
-
-/** A session or thread driven one turn at a time: ms of a turn, or null when our message allowance refused it. */
-interface Turner {
-  turn(): Promise<number | null>;
-}
-
-/** CPU per turn of one group of processes; `counted` ones make up the side's total. */
-interface Part {
-  name: string;
-  ms: number;
-  counted: boolean;
-}
-
-interface Group {
-  name: string;
-  pids: () => number[];
-  counted: boolean;
-}
-
-interface Side {
-  name: string;
-  open(label: string): Promise<Turner>;
-  groups: Group[];
-}
 
 interface Load {
   rate: number;
@@ -71,19 +53,11 @@ interface Latency {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const total = (parts: Part[]) => parts.filter((p) => p.counted).reduce((a, p) => a + p.ms, 0);
-
-/** Reads each group's CPU time now; the function returned reads it again (processes afresh) and divides by the turns. */
-function cpuFrom(groups: Group[]): (turns: number) => Part[] {
-  const before = groups.map((g) => cpuSeconds(g.pids()));
-  return (turns) => groups.map((g, i) => ({ name: g.name, counted: g.counted, ms: (cpuSpent(before[i]!, cpuSeconds(g.pids())) * 1000) / turns }));
-}
-
 /** CPU the side's counted processes spend with no turn running, in ms a second (their queue polls meanwhile). */
 async function idle(side: Side): Promise<string> {
   const cpu = cpuFrom(side.groups);
   await sleep(IDLE_MS);
-  return `${side.name} ${f(total(cpu(1)) / (IDLE_MS / 1000), 0, 1)}`;
+  return f(total(cpu(1)) / (IDLE_MS / 1000), 0, 1);
 }
 
 async function load(side: Side, label: string, seconds: number): Promise<Load> {
@@ -134,48 +108,31 @@ interface Round {
   theirsOne: Latency;
 }
 
-async function round(ours: Side, theirs: Side, n: number): Promise<Round> {
-  const phase = async (side: Side) => {
-    const l = await load(side, `round${n}`, SECONDS);
-    await sleep(PAUSE_MS);
-    const one = await latency(side, `round${n}`, SAMPLES);
-    await sleep(PAUSE_MS);
-    return { l, one };
-  };
-  const idleBefore = [await idle(ours), await idle(theirs)];
-  const first = n % 2 === 0 ? ours : theirs;
-  const a = await phase(first);
-  const b = await phase(first === ours ? theirs : ours);
-  const [o, t] = first === ours ? [a, b] : [b, a];
-  console.log(`round ${n + 1} (${first.name} first; their server started afresh)`);
-  print(ours.name, o.l, o.one, SECONDS);
-  print(theirs.name, t.l, t.one, SECONDS);
-  console.log(`  CPU with no turn running (ms a second): before ${idleBefore.join("   ")};   after ${await idle(ours)}   ${await idle(theirs)}`);
+interface Measured {
+  l: Load;
+  one: Latency;
+  idle: string[];
+}
+
+async function measure(side: Side, n: number): Promise<Measured> {
+  const before = await idle(side);
+  const l = await load(side, `round${n}`, SECONDS);
+  await sleep(PAUSE_MS);
+  const one = await latency(side, `round${n}`, SAMPLES);
+  await sleep(PAUSE_MS);
+  return { l, one, idle: [before, await idle(side)] };
+}
+
+async function round(ours: Phase, theirs: Phase, n: number): Promise<Round> {
+  const oursFirst = n % 2 === 0;
+  const a = await (oursFirst ? ours : theirs)((side) => measure(side, n));
+  const b = await (oursFirst ? theirs : ours)((side) => measure(side, n));
+  const [o, t] = oursFirst ? [a, b] : [b, a];
+  console.log(`round ${n + 1} (${oursFirst ? "ours" : "theirs"} first; their server started for its phase and stopped after)`);
+  print("ours", o.l, o.one, SECONDS);
+  print("theirs", t.l, t.one, SECONDS);
+  console.log(`  CPU with no turn running (ms a second), before and after each side's phase: ours ${o.idle.join(", ")}   theirs ${t.idle.join(", ")}`);
   return { ours: o.l, oursOne: o.one, theirs: t.l, theirsOne: t.one };
-}
-
-function ourSide(service: Service, agentId: string, groups: Group[], signal: AbortSignal): Side {
-  return {
-    name: "ours",
-    groups,
-    async open(label) {
-      const session = await WatchedSession.open(service, agentId, label, signal);
-      return { turn: async () => ((t) => (t.limited ? null : t.ms))(await session.turn()) };
-    },
-  };
-}
-
-function theirSide(server: PeerServer, poll: Poll): Side {
-  return {
-    name: poll === "shortened" ? "theirs" : "shipped",
-    groups: [
-      { name: "server", pids: () => server.pids(), counted: true },
-      { name: "this process, the client", pids: () => [process.pid], counted: false },
-    ],
-    async open() {
-      return PeerThread.open(server);
-    },
-  };
 }
 
 const median = (xs: number[]) => summary(xs).p50;
@@ -203,7 +160,7 @@ async function shippedRound(medians: { rate: number; p50: number; cpu: number })
     await sleep(PAUSE_MS);
     const one = await latency(side, "shipped", SHIPPED_SAMPLES);
     console.log(`theirs as shipped (${server.notes}), one shorter round:`);
-    print(side.name, l, one, SHIPPED_SECONDS);
+    print("shipped", l, one, SHIPPED_SECONDS);
     console.log(`          CPU with no turn running (ms a second): ${idleBefore} before the round, ${await idle(side)} after`);
     console.log(
       `  ours (medians above) ÷ shipped: turns/s ${f(medians.rate / l.rate, 0)}x   p50, 1 client ${f(medians.p50 / one.p50, 0, 3)}x   CPU per turn ${f(medians.cpu / total(l.cpu), 0)}x`,
@@ -224,35 +181,53 @@ async function main(): Promise<void> {
       .map((x) => x.toFixed(2))
       .join(" ")}`,
   );
-  const service = await startService("peer");
+  // This process sets the namespace up (organization, key, agent); the service measured runs as deployed.
+  const setup = await startService("peer", { ROLE: "api" });
   const abort = new AbortController();
   setMaxListeners(0, abort.signal); // one listener per open stream
   const rounds: Round[] = [];
+  let service: ServiceProcess | undefined;
   try {
+    service = await ServiceProcess.start(setup);
     const rateLimits = { conversationsPerMinute: 300, messagesPerMinute: 1000 };
-    const agent = await service.post("/v1/agents", { name: "bench", modelName: "mock/bench", systemPrompt: "You answer.", skills: [], tools: [], rateLimits });
-    const database = await describeDatabase(service.runtime.core.connections.mongo.db);
-    const redis = await redisPids(service.runtime.core.connections.redis);
+    const agent = await service.endpoint.post("/v1/agents", {
+      name: "bench",
+      modelName: "mock/bench",
+      systemPrompt: "You answer.",
+      skills: [],
+      tools: [],
+      rateLimits,
+    });
+    const database = await describeDatabase(setup.runtime.core.connections.mongo.db);
+    const redis = await redisPids(setup.runtime.core.connections.redis);
+    const running = service;
     const groups: Group[] = [
-      { name: "this process (client, API, worker)", pids: () => [process.pid], counted: true },
+      { name: "the service (API and worker)", pids: () => running.pids(), counted: true },
       { name: "Redis", pids: () => redis, counted: true },
       ...database.parts().map((p) => ({ name: p.name, pids: () => database.parts().find((d) => d.name === p.name)!.pids, counted: true })),
+      client,
     ];
-    const ours = ourSide(service, String(agent.id), groups, abort.signal);
-    // Their server keeps every run in memory and its poll scans them: a fresh one each round keeps the rounds alike.
-    for (let n = 0; n < ROUNDS; n++) {
+    const oursSide = ourSide(service.endpoint, String(agent.id), groups, abort.signal);
+    const ours: Phase = (work) => work(oursSide);
+    let notes = "";
+    const theirs: Phase = async (work) => {
       const server = await PeerServer.start("shortened");
       try {
-        if (n === 0) console.log(`their queue: ${server.notes}`);
-        rounds.push(await round(ours, theirSide(server, "shortened"), n));
+        notes ||= server.notes;
+        return await work(theirSide(server, "shortened"));
       } finally {
         await server.close();
       }
+    };
+    for (let n = 0; n < ROUNDS; n++) {
+      rounds.push(await round(ours, theirs, n));
+      if (n === 0) console.log(`their queue: ${notes}`);
     }
     printRatios(rounds);
   } finally {
     abort.abort();
-    await service.close();
+    await service?.close();
+    await setup.close();
   }
   await shippedRound({
     rate: median(rounds.map((r) => r.ours.rate)),

@@ -16,10 +16,12 @@
  * BENCH_CONCURRENCY (default 16), BENCH_SEND_CONCURRENCY (default 32), BENCH_BATCH (default 10),
  * BENCH_SEND_ROUNDS (default 5) and BENCH_SEND_SECONDS (each round's, default 4).
  */
-import { constants, performance, PerformanceObserver, type PerformanceEntry } from "node:perf_hooks";
-import { baselineAppendRate, baselineRoundTrip, relayFloor, trivialKoa } from "./baselines.js";
+import { performance } from "node:perf_hooks";
+import { baselineAppendRate, trivialKoa } from "./baselines.js";
+import { firstFrames, LATENCY_ROUNDS, printFrames } from "./first-frames.js";
 import type { FirstFrameOptions, Sample } from "./first-frame-client.js";
 import { loadFromThread } from "./load-client.js";
+import { ServiceProcess } from "./service-process.js";
 import { conditions, fixed, rate, startService, summary, type Service } from "./support.js";
 import { inThread } from "./threads.js";
 
@@ -31,8 +33,8 @@ const BATCH = Number(process.env.BENCH_BATCH ?? 10);
 const SEND_ROUNDS = Number(process.env.BENCH_SEND_ROUNDS ?? 5);
 const SEND_SECONDS = Number(process.env.BENCH_SEND_SECONDS ?? 4);
 const WARM_UP_SECONDS = 2;
-const LATENCY_ROUNDS = 5;
 const WRITERS = 32;
+const RATE_LIMITS = { conversationsPerMinute: 300, messagesPerMinute: 1000 };
 
 /** Runs the raw-TCP client of `first-frame-client.ts` on a thread of its own; its samples. */
 const timedByClient = (options: FirstFrameOptions): Promise<Sample[]> => inThread(new URL("./first-frame-client.js", import.meta.url), options);
@@ -72,9 +74,6 @@ async function sendRounds(urls: string[], koaUrl: string, headers: Record<string
   return rounds;
 }
 
-/** Whether two spans of the client's clock overlap. */
-const overlap = (a: Sample, b: Sample) => a.start < b.start + b.ms && b.start < a.start + a.ms;
-
 const send = async (service: Service, sessionId: string, body: string) => {
   const res = await fetch(`${service.base}/v1/sessions/${sessionId}/events`, {
     method: "POST",
@@ -84,65 +83,6 @@ const send = async (service: Service, sessionId: string, body: string) => {
   await res.arrayBuffer();
   return res.status;
 };
-
-/** The service process's garbage collections, each as a `Sample` on the client's clock. */
-interface Collections {
-  young: Sample[];
-  full: Sample[];
-}
-
-/** Adds this process's (the service's) garbage collections while `work` runs to `into`. */
-async function collecting<T>(into: Collections, work: () => Promise<T>): Promise<T> {
-  // Entries are timed from this thread's origin; the client's samples by `process.hrtime`.
-  const origin = Number(process.hrtime.bigint()) / 1e6 - performance.now();
-  // A gc entry's `detail` says its kind; @types/node does not declare it.
-  const take = (entries: (PerformanceEntry & { detail?: { kind?: number } | null })[]) => {
-    for (const e of entries) {
-      const kind = e.detail?.kind;
-      const pause = { start: origin + e.startTime, ms: e.duration };
-      if (kind === constants.NODE_PERFORMANCE_GC_MINOR) into.young.push(pause);
-      else if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) into.full.push(pause);
-    }
-  };
-  const observer = new PerformanceObserver((list) => take(list.getEntries()));
-  observer.observe({ entryTypes: ["gc"] });
-  try {
-    return await work();
-  } finally {
-    take(observer.takeRecords());
-    observer.disconnect();
-  }
-}
-
-/**
- * (a) POST user.message → its first SSE frame, one prompt at a time, each turn finished before the next;
- * and its baselines, the raw round trip and the minimal relay. All are taken in alternating rounds, so
- * each is sampled across the same stretch of the run (this machine's calm comes and goes).
- */
-async function firstFrames(service: Service, agentId: string): Promise<{ frames: Sample[]; raw: number[]; relayed: number[]; collections: Collections }> {
-  const session = String((await service.post("/v1/sessions", { agentId, subjectId: "latency" })).id);
-  const body = JSON.stringify({ events: [{ type: "user.message", content: [{ type: "text", text: "sample #N#" }] }] });
-  const path = `${service.base}/v1/sessions/${session}/events`;
-  const relay = await relayFloor();
-  const frames: Sample[] = [];
-  const raw: number[] = [];
-  const relayed: number[] = [];
-  const collections: Collections = { young: [], full: [] };
-  const perRound = Math.ceil(SAMPLES / LATENCY_ROUNDS);
-  for (let first = 0; first < SAMPLES; first += perRound) {
-    const samples = Math.min(perRound, SAMPLES - first);
-    frames.push(
-      ...(await collecting(collections, () =>
-        timedByClient({ postUrl: path, streamUrl: `${path}/stream`, key: service.key, samples, body, first, mainThreadWaits: true }),
-      )),
-    );
-    raw.push(...(await baselineRoundTrip(samples)));
-    const floor = await timedByClient({ postUrl: relay.postUrl, streamUrl: relay.streamUrl, key: "none", samples, body, first, startsTurn: false });
-    relayed.push(...floor.map((s) => s.ms));
-  }
-  await relay.close();
-  return { frames, raw, relayed, collections };
-}
 
 /** Sessions of distinct subjects, enough that the per-subject allowance (1,000 a minute) never binds over `seconds` at `perSecond`. */
 async function sessionsFor(service: Service, agentId: string, prefix: string, seconds: number, perSecond: number): Promise<string[]> {
@@ -163,11 +103,28 @@ async function main(): Promise<void> {
     systemPrompt: "",
     skills: [],
     tools: [],
-    rateLimits: { conversationsPerMinute: 300, messagesPerMinute: 1000 },
+    rateLimits: RATE_LIMITS,
   });
   const agentId = String(agent.id);
 
-  const { frames, raw: roundTrips, relayed, collections } = await firstFrames(service, agentId);
+  // (a) also on the service as API pods and workers run apart: the API in this process, a worker in its own.
+  const api = await startService("bench-api", { ROLE: "api" });
+  const worker = await ServiceProcess.start(api, "worker");
+  const apiAgent = await api.post("/v1/agents", { name: "bench", modelName: "mock/bench", systemPrompt: "", skills: [], tools: [], rateLimits: RATE_LIMITS });
+  const {
+    frames: [frames, apartFrames],
+    raw: roundTrips,
+    relayed,
+    collections: [collections, apartCollections],
+  } = await firstFrames(
+    [
+      { service, agentId },
+      { service: api, agentId: String(apiAgent.id) },
+    ],
+    SAMPLES,
+  );
+  await worker.close();
+  await api.close();
 
   // (b) One steer a request (appended, no turn), over sessions of distinct subjects; (a)'s HTTP floor.
   const oneSteer = JSON.stringify({ events: [{ type: "user.steer", message: `steer ${"x".repeat(100)}` }] });
@@ -219,38 +176,22 @@ async function main(): Promise<void> {
   const writersMs = performance.now() - writersStarted;
   await service.close();
 
-  const a = summary(frames.map((s) => s.ms));
   const b = summary(roundTrips);
   const k = summary(koaLatencies);
+  const f = summary(relayed);
   const show = (m: Map<number, number>) => [...m].map(([s, n]) => `${n} × ${s}`).join(", ");
   console.log(await conditions());
   console.log(
     `(a) POST user.message → first SSE frame, ${SAMPLES} samples, in ${LATENCY_ROUNDS} rounds alternating with the raw round trip's and the minimal relay's`,
   );
-  console.log(`    service        p50 ${fixed(a.p50)} ms   p99 ${fixed(a.p99)} ms`);
   console.log(`    raw Redis      p50 ${fixed(b.p50)} ms   p99 ${fixed(b.p99)} ms   (XADD → blocked XREAD)`);
-  console.log(`    ratio          p50 ${fixed(a.p50 / b.p50, 8, 1)}x   p99 ${fixed(a.p99 / b.p99, 8, 1)}x   (target: p99 ≤ 3x)`);
-  const f = summary(relayed);
-  console.log(`    minimal relay  p50 ${fixed(f.p50)} ms   p99 ${fixed(f.p99)} ms   (POST → XADD, SSE ← blocked XREAD, same Koa, client and rounds)`);
   console.log(
-    `                   relay / raw p99 ${fixed(f.p99 / b.p99, 0, 1)}x; service / relay p50 ${fixed(a.p50 / f.p50, 0, 1)}x, p99 ${fixed(a.p99 / f.p99, 0, 1)}x`,
+    `    minimal relay  p50 ${fixed(f.p50)} ms   p99 ${fixed(f.p99)} ms   (POST → XADD, SSE ← blocked XREAD, same Koa, client and rounds; this process)`,
   );
+  console.log(`                   relay / raw p99 ${fixed(f.p99 / b.p99, 0, 1)}x`);
   console.log(`    trivial Koa    p50 ${fixed(k.p50)} ms   p99 ${fixed(k.p99)} ms   (one POST answered, same client: HTTP alone)`);
-  const pauses = (all: Sample[]) =>
-    `${all.length} (${all.reduce((s, p) => s + p.ms, 0).toFixed(0)} ms in all, longest ${Math.max(0, ...all.map((p) => p.ms)).toFixed(1)} ms)`;
-  console.log(`    collections    young ${pauses(collections.young)}, full ${pauses(collections.full)}   (the service's process, during its samples)`);
-  const tail = frames.filter((s) => s.ms >= a.p99).sort((x, y) => y.ms - x.ms);
-  const paused = tail.filter((s) => [...collections.young, ...collections.full].some((p) => overlap(s, p)));
-  const waits = !frames.some((s) => Number.isNaN(s.waited));
-  const tailSample = (s: Sample) =>
-    `${s.ms.toFixed(1)} ms${waits ? ` (service ran ${s.ran!.toFixed(1)}, waited ${s.waited!.toFixed(1)} for a core; client waited ${s.clientWaited!.toFixed(1)})` : ""}`;
-  console.log(`    tail           ${paused.length} of the ${tail.length} samples at or above p99 overlapped a collection: ${tail.map(tailSample).join(", ")}`);
-  const median = (of: (s: Sample) => number) => fixed(summary(frames.map(of)).p50, 0);
-  if (waits)
-    console.log(
-      `                   a sample's p50: the service's thread ran ${median((s) => s.ran!)} ms, waited ${median((s) => s.waited!)} ms for a core; the client's waited ${median((s) => s.clientWaited!)} ms`,
-    );
-  else console.log("                   (waits for a core not measured: Linux's schedstat is not here)");
+  printFrames("service, API and worker in this process", frames, collections, b, f);
+  printFrames("service, the API in this process, its worker in a process of its own (ROLE=worker)", apartFrames, apartCollections, b, f);
   const perRound = (rates: number[]) => rates.map((r) => r.toFixed(0)).join(" ");
   console.log(
     `(b) sends per second, one event a request, ${SEND_CONCURRENCY} connections, ${SEND_ROUNDS} rounds of ${SEND_SECONDS} s after ${WARM_UP_SECONDS} s of warm-up each`,

@@ -46,13 +46,32 @@ export async function conditions(): Promise<string> {
   ].join("\n");
 }
 
-export interface Service {
-  /** The run's name: its Redis key prefix, and (with `_`) its database's. */
-  run: string;
+/** Where a client reaches the service: its address, an API key, and a JSON POST that fails on any status ≥ 300. */
+export interface Endpoint {
   base: string;
   key: string;
-  runtime: Runtime;
   post(path: string, body: unknown): Promise<Record<string, unknown>>;
+}
+
+export function endpoint(base: string, key: string): Endpoint {
+  return {
+    base,
+    key,
+    async post(path, body) {
+      const res = await fetch(base + path, { method: "POST", headers: { "x-api-key": key, "content-type": "application/json" }, body: JSON.stringify(body) });
+      const json = (await res.json()) as Record<string, unknown>;
+      if (res.status >= 300) throw new Error(`${path} → ${res.status} ${JSON.stringify(json)}`);
+      return json;
+    },
+  };
+}
+
+export interface Service extends Endpoint {
+  /** The run's name: its Redis key prefix, and (with `_`) its database's. */
+  run: string;
+  /** Its MongoDB database's address. */
+  mongoUrl: string;
+  runtime: Runtime;
   close(): Promise<void>;
 }
 
@@ -78,16 +97,10 @@ export async function startService(name: string, env: Record<string, string> = {
   const { organizations } = runtime.core.stores;
   const { key } = await organizations.createKey(await organizations.ensureOrganization(run), 10_000_000);
   return {
+    ...endpoint(base, key),
     run,
-    base,
-    key,
+    mongoUrl: mongoUrl.toString(),
     runtime,
-    async post(path, body) {
-      const res = await fetch(base + path, { method: "POST", headers: { "x-api-key": key, "content-type": "application/json" }, body: JSON.stringify(body) });
-      const json = (await res.json()) as Record<string, unknown>;
-      if (res.status >= 300) throw new Error(`${path} → ${res.status} ${JSON.stringify(json)}`);
-      return json;
-    },
     async close() {
       server.closeAllConnections();
       server.close();

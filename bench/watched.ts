@@ -3,7 +3,7 @@
  * wait for the turn's `session.status_idle`.
  */
 import { performance } from "node:perf_hooks";
-import { sse, type Service } from "./support.js";
+import { sse, type Endpoint } from "./support.js";
 
 export interface TurnTiming {
   /** POST sent → `session.status_idle` received, in ms. */
@@ -19,12 +19,12 @@ export class WatchedSession {
   private count = 0;
 
   private constructor(
-    private readonly service: Service,
+    private readonly service: Endpoint,
     readonly id: string,
   ) {}
 
   /** Creates a session and opens its stream from the start of its log, so no frame can be missed. */
-  static async open(service: Service, agentId: string, subjectId: string, signal: AbortSignal): Promise<WatchedSession> {
+  static async open(service: Endpoint, agentId: string, subjectId: string, signal: AbortSignal): Promise<WatchedSession> {
     const session = await service.post("/v1/sessions", { agentId, subjectId });
     const watched = new WatchedSession(service, String(session.id));
     await sse(
