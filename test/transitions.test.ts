@@ -33,7 +33,7 @@ describe("session transitions", () => {
       s.redis.eventLog,
       parts.appender ?? s.redis.appender,
       s.redis.intents,
-      new StatusProjector(records, s.redis.intents, s.process.log),
+      new StatusProjector(records, s.redis.intents, (ids) => s.redis.eventLog.summaries(ids), s.process.log),
       records,
     );
   };

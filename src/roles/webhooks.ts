@@ -53,7 +53,7 @@ export interface ProjectionParts {
 export function buildProjection(p: ProjectionParts): { webhooks: WebhookParts; records: NotifyingProjection; projector: StatusProjector } {
   const webhooks = buildWebhooks(p.db, p.box, p.locks, p.webhookEpochs);
   const records = new NotifyingProjection(p.sessionStore, p.eventLog, webhooks.notices);
-  return { webhooks, records, projector: new StatusProjector(records, p.intents, p.log) };
+  return { webhooks, records, projector: new StatusProjector(records, p.intents, (ids) => p.eventLog.summaries(ids), p.log) };
 }
 
 /** Where a delivery goes: its deployment's filesystem webhook, or its organization's endpoint. */

@@ -43,7 +43,7 @@ export interface WorkerParts {
   connections: Connections;
   stores: Pick<Stores, "sessions" | "agents">;
   redis: Pick<RedisParts, "eventLog" | "live" | "intents" | "wakeups" | "endings" | "locks" | "preparations">;
-  inner: Pick<InnerServices, "transitions" | "mcp" | "budgets" | "credits" | "sessionFacts">;
+  inner: Pick<InnerServices, "transitions" | "mcp" | "budgets" | "credits" | "sessionFacts" | "projector">;
   /** The MCP installations, whose old requests expire from here (the worker and scheduler roles). */
   services: Pick<Services, "mcpInstallations" | "sessions">;
 }
@@ -95,7 +95,17 @@ export async function startWorkerRole(core: WorkerParts, threads: ThreadPlaces, 
   };
   const debits = new TurnDebits(credits, new OwedDebits(redis, keys), eventLog, log);
   const delegations = new Delegations({ log: eventLog, transitions, sessions: core.services.sessions, logger: log });
-  const ending = new TurnEnding({ log: eventLog, transitions, sessions: sessionStore, sessionFacts, versions, debits, budgets: budgets, delegations });
+  const ending = new TurnEnding({
+    log: eventLog,
+    transitions,
+    sessions: sessionStore,
+    sessionFacts,
+    versions,
+    debits,
+    budgets: budgets,
+    delegations,
+    projector: core.inner.projector,
+  });
   const settler = new ToolSettler({
     transitions,
     tools,

@@ -4,15 +4,22 @@
  * status marked its writer's `projections` member in the same script, so a write that fails, or a
  * process that dies first, leaves the mark to the recovery sweep (`SessionTransitions.repairProjection`).
  *
- * Writes are coalesced twice. Per session: later commits only raise the version to write next, and one
- * write of the latest status clears every mark it covers (the record's version guard makes a write of
- * version V stand for all earlier ones), so a status passed through while a write is under way is never
- * written. Across sessions: what gathered meanwhile goes out as one command, so MongoDB parses one
- * request for many sessions' records. Reads never wait for either: a session's
- * status is read from its runtime state, and lists by status merge the sessions whose marks are open.
+ * Writes wait a short tick and are coalesced three ways. Per session: later commits only raise the
+ * version to write next, and one write of the latest status clears every mark it covers (the record's
+ * version guard makes a write of version V stand for all earlier ones), so a status passed through within
+ * the tick, or while a write is under way, is never written. Across processes: a status another
+ * process's commit has since changed (a turn a worker ended, after an API pod's `running`) is not
+ * written either; that commit marked its own writer, which writes the record. Across sessions: what
+ * gathered goes out as one command, so MongoDB parses one request for many sessions' records. Reads
+ * never wait for any of it: a session's status is read from its runtime state, and lists by status merge
+ * the sessions whose marks are open.
+ *
+ * Other writes of a session's record in this process that MongoDB-wire servers without atomic updates
+ * could lose beside a projection (the generated title) take their turn with its writes (`exclusive`).
  */
 import type { Logger } from "../log.js";
 import type { Intents } from "./redis/intents.js";
+import type { StateSummary } from "./redis/log-entries.js";
 import type { StateProjection } from "./store/sessions.js";
 
 export interface ProjectionWrite {
@@ -34,6 +41,9 @@ interface Due {
   members: string[];
 }
 
+/** Each session's runtime status now; undefined for one without runtime state (deleted). */
+export type RuntimeSummaries = (sessionIds: string[]) => Promise<Map<string, StateSummary | undefined>>;
+
 /** The later of two parts of a projection, by state version. */
 function later<P extends { version: number }>(a: P | undefined, b: P | undefined): P | undefined {
   if (!a || !b) return a ?? b;
@@ -41,12 +51,11 @@ function later<P extends { version: number }>(a: P | undefined, b: P | undefined
 }
 
 /**
- * How long commits' projections gather before one write takes them. None beyond the event loop's turn:
- * on FerretDB a record write is a read and a whole-document write, so a projection held back lands
- * later in a turn and more often beside the worker's title write, one of which is then lost
- * (docs/decisions/storage-and-ferretdb.md). Batches still form from what commits while writes are under way.
+ * How long commits' projections gather before one write takes them: long enough that a short turn's
+ * `running` is overwritten by its end before it is written, and that many sessions' writes share one
+ * command; short beside what a status list or a webhook receiver would notice (both merge or follow the log).
  */
-const TICK_MS = 0;
+const TICK_MS = 25;
 /** Sessions one write covers at most. */
 const BATCH = 200;
 /** Writes under way at once, so a burst of commits cannot flood MongoDB. */
@@ -54,8 +63,8 @@ const CONCURRENCY = 4;
 
 export class StatusProjector {
   private readonly due = new Map<string, Due>();
-  /** Sessions whose write is under way: a later projection of one waits for it, so its writes land in order. */
-  private readonly writing = new Set<string>();
+  /** Sessions whose write (or `exclusive` work) is under way: a later projection of one waits for it, so its writes land in order. */
+  private readonly writing = new Map<string, Promise<unknown>>();
   private batches = 0;
   private timer: NodeJS.Timeout | undefined;
   private idle: (() => void)[] = [];
@@ -63,6 +72,7 @@ export class StatusProjector {
   constructor(
     private readonly records: StatusProjection,
     private readonly intents: Intents,
+    private readonly runtime: RuntimeSummaries,
     private readonly logger: Logger,
   ) {}
 
@@ -76,6 +86,22 @@ export class StatusProjector {
       due.projection = { ...(status ? { status } : {}), ...(usage ? { usage } : {}) };
     }
     this.tick();
+  }
+
+  /**
+   * Runs `work` (another write of the session's record) when no projection of the session is being
+   * written, and holds its projections back until `work` is done.
+   */
+  async exclusive<T>(sessionId: string, work: () => Promise<T>): Promise<T> {
+    for (let under = this.writing.get(sessionId); under; under = this.writing.get(sessionId)) await under.catch(() => undefined);
+    const done = work();
+    this.writing.set(sessionId, done);
+    try {
+      return await done;
+    } finally {
+      if (this.writing.get(sessionId) === done) this.writing.delete(sessionId);
+      this.next();
+    }
   }
 
   /** Writes what is due at once and resolves once every scheduled write has been tried (at shutdown). */
@@ -96,6 +122,13 @@ export class StatusProjector {
     }, TICK_MS);
   }
 
+  /** After a write or `exclusive` work: what is due goes out at once while draining, else after a tick. */
+  private next(): void {
+    if (this.idle.length > 0) this.pump();
+    else this.tick();
+    if (this.due.size === 0 && this.batches === 0) this.idle.splice(0).forEach((resolve) => resolve());
+  }
+
   private pump(): void {
     while (this.batches < CONCURRENCY) {
       const batch: [string, Due][] = [];
@@ -104,32 +137,49 @@ export class StatusProjector {
         if (!this.writing.has(entry[0])) batch.push(entry);
       }
       if (batch.length === 0) break;
+      const written = this.write(batch);
       for (const [sessionId] of batch) {
         this.due.delete(sessionId);
-        this.writing.add(sessionId);
+        this.writing.set(sessionId, written);
       }
       this.batches++;
-      void this.write(batch).finally(() => {
+      void written.finally(() => {
         this.batches--;
-        for (const [sessionId] of batch) this.writing.delete(sessionId);
-        if (this.idle.length > 0) this.pump();
-        else this.tick();
-        if (this.due.size === 0 && this.batches === 0) this.idle.splice(0).forEach((resolve) => resolve());
+        for (const [sessionId] of batch) if (this.writing.get(sessionId) === written) this.writing.delete(sessionId);
+        this.next();
       });
     }
   }
 
   private async write(batch: [string, Due][]): Promise<void> {
     let done: ReadonlySet<string>;
+    let writes: ProjectionWrite[];
     try {
-      done = await this.records.projectStates(batch.map(([sessionId, due]) => ({ sessionId, projection: due.projection })));
+      writes = await this.stillDue(batch);
+      done = await this.records.projectStates(writes);
     } catch (err) {
       this.logger.warn("session records not updated; the recovery sweep will", { sessions: batch.length, err });
       return;
     }
-    if (done.size < batch.length) this.logger.warn("some sessions' notices were not queued; the recovery sweep will", { sessions: batch.length - done.size });
-    const members = batch.filter(([sessionId]) => done.has(sessionId)).flatMap(([, due]) => due.members);
+    if (done.size < writes.length) this.logger.warn("some sessions' notices were not queued; the recovery sweep will", { sessions: writes.length - done.size });
+    const left = new Set(writes.map((w) => w.sessionId));
+    const members = batch.filter(([sessionId]) => done.has(sessionId) || !left.has(sessionId)).flatMap(([, due]) => due.members);
     if (members.length === 0) return;
     await this.intents.clearProjections(members).catch((err: unknown) => this.logger.warn("intent marks not cleared", { sessions: batch.length, err }));
+  }
+
+  /**
+   * What of the batch still needs writing: a status whose session's runtime status has since changed is
+   * left to the commit that changed it (it marked its own writer).
+   */
+  private async stillDue(batch: [string, Due][]): Promise<ProjectionWrite[]> {
+    const now = await this.runtime(batch.map(([sessionId]) => sessionId));
+    return batch.flatMap(([sessionId, { projection }]) => {
+      const current = now.get(sessionId);
+      // Without runtime state (a deleted session's record goes with it) the record is written as it was asked.
+      const status = projection.status && (!current || projection.status.status === current.status) ? projection.status : undefined;
+      if (!status && !projection.usage) return [];
+      return [{ sessionId, projection: { ...(status ? { status } : {}), ...(projection.usage ? { usage: projection.usage } : {}) } }];
+    });
   }
 }

@@ -18,6 +18,7 @@ import { budgeted, type Budgets } from "../sessions/budgets.js";
 import type { TurnDebits } from "../accounts/credits.js";
 import { change, unchanged, type SessionTransitions, type TransitionOptions } from "../sessions/transitions.js";
 import type { SessionStore } from "../sessions/store/sessions.js";
+import type { StatusProjector } from "../sessions/status-projector.js";
 import type { AgentVersions } from "./agent-versions.js";
 import type { SessionFacts, SessionFactsCache } from "../sessions/session-facts.js";
 import { turnsEnded } from "../telemetry/metrics.js";
@@ -32,6 +33,8 @@ export interface TurnEndDeps {
   budgets: Pick<Budgets, "record">;
   /** Interrupts the child threads a turn leaves open. */
   delegations: Pick<Delegations, "interruptOpen">;
+  /** The record's status writes, which the title's write takes turns with. */
+  projector: Pick<StatusProjector, "exclusive">;
 }
 
 export const zeroTokens = (): TokenUsage => ({ input: 0, output: 0, cache_read: 0, cache_write: 0, reasoning: 0 });
@@ -114,7 +117,7 @@ export class TurnEnding {
     if (!sessionFacts.mayBeUntitled(session._id) || stop.type !== "end_turn") return [];
     const firstPrompt = await this.deps.log.first(session._id, 50, (e) => e.type === "user.message");
     const title = titleFrom(firstPrompt ? String((firstPrompt.payload.content as { text: string }[])[0]?.text ?? "") : "");
-    const generated = await this.deps.sessions.setGeneratedTitle(session._id, title);
+    const generated = await this.deps.projector.exclusive(session._id, () => this.deps.sessions.setGeneratedTitle(session._id, title));
     sessionFacts.titled(session._id); // ours now, or the record had one already
     if (!generated) return [];
     return [draft(session._id, newId("evt"), { type: "session.title_updated", title }, { turnId, status: "complete", now: new Date().toISOString() })];
