@@ -127,13 +127,14 @@ export class TurnRunner {
       if (calls === 0) await this.deps.credits.requireTurnCredits(session.orgId);
       const governing = governingTools(version, session.role);
       // MCP tools are listed once per turn (the pool caches lists briefly): a turn offers one stable set.
-      const mcp = await this.deps.mcp.offer({ orgId: session.orgId, agentId: session.agentId }, version.mcpServers, governing, abort.signal);
-      // The subject's own skills as the turn starts: a change made during the turn shows from the next one.
-      const subjectSkills = showsSubjectSkills(governing)
-        ? await this.deps.subjectSkills.of({ orgId: session.orgId, agentId: session.agentId, subjectId: session.subjectId })
-        : [];
-      const prompt = turnPrompt({ systemPrompt: version.systemPrompt, skills: version.skills, subjectSkills }, governing, mcp, this.deps.missingTools);
-
+      const where = { orgId: session.orgId, agentId: session.agentId };
+      const mcp = await this.deps.mcp.offer(where, version.mcpServers, governing, abort.signal);
+      // The subject's own skills as the turn starts (a change made during the turn shows from the next one),
+      // read beside the first call's transcript; a turn that ends before its first call leaves it unread.
+      const prompting = (showsSubjectSkills(governing) ? this.deps.subjectSkills.of({ ...where, subjectId: session.subjectId }) : Promise.resolve([])).then(
+        (subjectSkills) => turnPrompt({ systemPrompt: version.systemPrompt, skills: version.skills, subjectSkills }, governing, mcp, this.deps.missingTools),
+      );
+      prompting.catch(() => undefined);
       // The first pass decides from the state the turn was taken with; each later one reads it afresh.
       for (let fresh = false; ; fresh = true) {
         if (fresh) current = await log.snapshot(session._id);
@@ -174,7 +175,7 @@ export class TurnRunner {
           continue;
         }
         const { provider, model } = this.deps.providers.resolve(version.modelName);
-        const { messages, steers } = await this.deps.transcripts.forCall(session._id);
+        const [{ messages, steers }, prompt] = await Promise.all([this.deps.transcripts.forCall(session._id), prompting]);
         streamed = "";
         const deltas = new LiveDeltas(this.deps.live, session._id, fence);
         const callStarted = performance.now();
