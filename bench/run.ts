@@ -1,11 +1,9 @@
 /**
  * The send path, each figure beside a baseline measured in the same run:
- *   (a) latency from POST user.message to its first SSE frame, vs the raw XADD → blocked XREAD round trip
- *       and vs a minimal relay (the least any HTTP service over Redis Streams does: `baselines.ts`), in
- *       alternating rounds (the client is raw TCP on a thread of its own, `first-frame-client.ts`),
- *       with the service process's garbage-collection pauses during its samples, and which of its slowest
- *       samples a pause overlapped, how long the service's thread ran and waited for a core in each, and
- *       how long the client's own thread waited for one;
+ *   (a) latency from POST user.message to its first SSE frame (`first-frames.ts`), on the API and worker
+ *       in this process and on the API here with its worker in a process of its own, vs the raw XADD →
+ *       blocked XREAD round trip and vs a minimal relay (the least any HTTP service over Redis Streams
+ *       does: `baselines.ts`), in alternating rounds, with what the slowest samples overlapped;
  *   (b) sends per second, one event a request, vs a trivial Koa route answering the same requests, in
  *       alternating rounds after a warm-up of each (the ratio is the median of the rounds' ratios, so a
  *       drift of the shared machine during the run weighs on both sides alike);
