@@ -15,9 +15,9 @@ set -euo pipefail
 
 STATE_DIR="${SERVICES_DIR:-${XDG_STATE_HOME:-$HOME/.local/state}/agent-sessions}"
 FERRETDB_VERSION="v1.24.2"
-# The build carries scripts/ferretdb-id-index.patch; the name changes with the patch, so a machine
-# holding an older build builds again.
-FERRETDB_BIN="$STATE_DIR/bin/ferretdb-$FERRETDB_VERSION-id-index"
+# The build carries scripts/ferretdb-*.patch (FERRETDB_PATCHES, in order); the name changes with the
+# patches, so a machine holding an older build builds again.
+FERRETDB_BIN="$STATE_DIR/bin/ferretdb-$FERRETDB_VERSION-id-index-pool-release"
 FERRETDB_BACKEND="${FERRETDB_BACKEND:-postgresql}"
 REDIS_PORT="${REDIS_PORT:-6379}"
 MONGO_PORT="${MONGO_PORT:-27017}"
@@ -25,7 +25,7 @@ MONGO_PORT="${MONGO_PORT:-27017}"
 POSTGRES_PORT="${POSTGRES_PORT:-54329}"
 REDIS_CLUSTER_PORT="${REDIS_CLUSTER_PORT:-7001}"
 SCRIPTS="$(cd "$(dirname "$0")" && pwd)"
-FERRETDB_PATCH="$SCRIPTS/ferretdb-id-index.patch"
+FERRETDB_PATCHES=("$SCRIPTS/ferretdb-id-index.patch" "$SCRIPTS/ferretdb-pool-release.patch")
 
 log() { printf 'services: %s\n' "$*" >&2; }
 answers() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
@@ -176,8 +176,10 @@ build_ferretdb() {
   cp -r "$dir/." "$src"
   chmod -R u+w "$src"
   echo "$FERRETDB_VERSION" > "$src/build/version/version.txt"
-  # Lookups by _id use the _id index on both backends (see the patch's header).
-  (cd "$src" && git apply "$FERRETDB_PATCH")
+  # Lookups by _id use the _id index on both backends; an update gives its query's connection back
+  # before it writes, so a bulk of updates cannot hold the whole pool (see each patch's header).
+  local patch
+  for patch in "${FERRETDB_PATCHES[@]}"; do (cd "$src" && git apply "$patch"); done
   mkdir -p "$STATE_DIR/bin"
   (cd "$src" && go build -trimpath -o "$FERRETDB_BIN" ./cmd/ferretdb)
   rm -rf "$src"
