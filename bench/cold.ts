@@ -48,7 +48,7 @@ function summary(ms: number[]): { p50: number; p99: number } {
 async function seed(db: Db, log: EventLog): Promise<Target[]> {
   await ensureIndexes(db);
   const organizations = new OrganizationStore(db);
-  const agents = new AgentStore(db);
+  const agents = new AgentStore(db, (_id, write) => write()); // seeding: the one writer
   const config = configFromCreateBody({ name: "Bench", modelName: "mock/echo", systemPrompt: "You help.", skills: [], tools: [] } as AgentCreateBody);
   const orgs: { orgId: string; agentId: string; key: string }[] = [];
   for (let i = 0; i < ORGS; i++) {
