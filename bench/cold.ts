@@ -5,12 +5,10 @@
  * key, caches empty, code not yet optimized), then the same requests again (warm). Requests are
  * sequential, so each figure is one request's latency. Uses MONGO_URL/REDIS_URL (defaults: the local
  * services), its own database and Redis namespace, removed when done. BENCH_SERVICE runs another
- * build's entry point (e.g. one from before a change) against the same data.
+ * build's entry point (e.g. one from before a change) against the same data (`service-process.ts`).
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { cpus } from "node:os";
 import { performance } from "node:perf_hooks";
-import { createInterface } from "node:readline";
 import { Redis } from "ioredis";
 import { MongoClient, type Db } from "mongodb";
 import { configFromCreateBody, rateLimitsFrom, type AgentCreateBody } from "../src/agents/domain/agent-config.js";
@@ -22,12 +20,12 @@ import { ensureIndexes } from "../src/mongo/mongo.js";
 import { OrganizationStore } from "../src/accounts/store/organizations.js";
 import { toStored, type SessionDoc, type StoredSession } from "../src/sessions/store/session-shape.js";
 import { describeDatabase } from "./database.js";
+import { ServiceProcess, SERVICE_MAIN } from "./service-process.js";
 import { mongoBase, redisUrl } from "./support.js";
 
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 3000);
 const ORGS = Number(process.env.BENCH_ORGS ?? 10);
 const SAMPLES = Math.min(SESSIONS, Number(process.env.BENCH_SAMPLES ?? 200));
-const SERVICE = process.env.BENCH_SERVICE ?? "dist/src/main.js";
 const run = `cold-${Date.now().toString(36)}`;
 
 interface Target {
@@ -48,7 +46,7 @@ function summary(ms: number[]): { p50: number; p99: number } {
 async function seed(db: Db, log: EventLog): Promise<Target[]> {
   await ensureIndexes(db);
   const organizations = new OrganizationStore(db);
-  const agents = new AgentStore(db);
+  const agents = new AgentStore(db, (_id, write) => write()); // seeding: the one writer
   const config = configFromCreateBody({ name: "Bench", modelName: "mock/echo", systemPrompt: "You help.", skills: [], tools: [] } as AgentCreateBody);
   const orgs: { orgId: string; agentId: string; key: string }[] = [];
   for (let i = 0; i < ORGS; i++) {
@@ -88,21 +86,6 @@ async function seed(db: Db, log: EventLog): Promise<Target[]> {
   return targets;
 }
 
-/** Starts the service on a free port and resolves with its address once it listens. */
-function startService(mongoUrl: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [SERVICE], {
-    env: { ...process.env, MONGO_URL: mongoUrl, REDIS_URL: redisUrl, REDIS_KEY_PREFIX: run, ROLE: "api", PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info" },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  return new Promise((resolve, reject) => {
-    child.once("exit", (code) => reject(new Error(`service exited with ${code}`)));
-    createInterface({ input: child.stdout! }).on("line", (line) => {
-      const entry = JSON.parse(line) as { msg: string; port?: number };
-      if (entry.msg === "listening") resolve({ child, url: `http://127.0.0.1:${entry.port}` });
-    });
-  });
-}
-
 async function timed(url: string, key: string): Promise<number> {
   const t0 = performance.now();
   const res = await fetch(url, { headers: { "x-api-key": key } });
@@ -130,27 +113,25 @@ async function main(): Promise<void> {
   const redis = new Redis(redisUrl);
   const db = mongo.db();
   const server = (await describeDatabase(db)).name;
-  let service: ChildProcess | undefined;
+  let service: ServiceProcess | undefined;
   try {
     const seeding = performance.now();
     const targets = await seed(db, new EventLog(redis, new Keys(run)));
     const seeded = performance.now() - seeding;
-    const started = await startService(url.toString());
-    service = started.child;
-    const cold = await pass(started.url, targets);
-    const warm = await pass(started.url, targets);
+    service = await ServiceProcess.start({ mongoUrl: url.toString(), run }, "api");
+    const cold = await pass(service.url, targets);
+    const warm = await pass(service.url, targets);
     const row = (name: string, c: number[], w: number[]) => {
       const [sc, sw] = [summary(c), summary(w)];
       return `${name.padEnd(34)} cold p50 ${sc.p50.toFixed(1).padStart(7)} p99 ${sc.p99.toFixed(1).padStart(7)}   warm p50 ${sw.p50.toFixed(1).padStart(7)} p99 ${sw.p99.toFixed(1).padStart(7)}   cold/warm p50 ${(sc.p50 / sw.p50).toFixed(2)}`;
     };
     console.log(
-      `cold vs warm API process, ms: ${SESSIONS} sessions in ${ORGS} organizations, ${targets.length} sampled; ${server}; ${cpus().length} CPUs, Node ${process.version}; service ${SERVICE}; seeded in ${(seeded / 1000).toFixed(1)} s`,
+      `cold vs warm API process, ms: ${SESSIONS} sessions in ${ORGS} organizations, ${targets.length} sampled; ${server}; ${cpus().length} CPUs, Node ${process.version}; service ${SERVICE_MAIN}; seeded in ${(seeded / 1000).toFixed(1)} s`,
     );
     console.log(row("GET /v1/sessions/{id}", cold.session, warm.session));
     console.log(row("GET /v1/sessions/{id}/events", cold.events, warm.events));
   } finally {
-    service?.removeAllListeners("exit");
-    service?.kill("SIGTERM");
+    await service?.close();
     await db.dropDatabase();
     await mongo.close();
     let cursor = "0";

@@ -5,40 +5,13 @@
  * the kill to the turn's next attempt being taken (its state's `turn.attempts` becoming 2), beside the
  * claim settings in force (LOCK_TTL_MS, CLAIM_IDLE_MS, SWEEP_INTERVAL_MS: the service's defaults unless set).
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { Redis } from "ioredis";
 import { loadConfig } from "../src/config.js";
+import { ServiceProcess } from "./service-process.js";
 import { conditions, fixed, mongoBase, redisUrl, startService, summary, type Service } from "./support.js";
 
 const KILLS = Number(process.env.TAKEOVER_KILLS ?? 10);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function startWorker(service: Service): Promise<ChildProcess> {
-  const mongoUrl = new URL(mongoBase);
-  mongoUrl.pathname = `/${service.run.replace(/-/g, "_")}`;
-  const child = spawn(process.execPath, ["dist/src/main.js"], {
-    env: {
-      ...process.env,
-      MONGO_URL: mongoUrl.toString(),
-      REDIS_URL: redisUrl,
-      REDIS_KEY_PREFIX: service.run,
-      ROLE: "worker",
-      PORT: "0",
-      HOST: "127.0.0.1",
-      LOG_LEVEL: "info",
-    },
-    stdio: ["ignore", "pipe", "ignore"],
-  });
-  return new Promise((resolve, reject) => {
-    let out = "";
-    child.stdout!.on("data", (d: Buffer) => {
-      out += d.toString();
-      // Ready once its worker has started (a worker process serves no API).
-      if (out.includes('"msg":"worker started"')) resolve(child);
-    });
-    child.once("exit", (code) => reject(new Error(`a worker exited (${code}) before it started`)));
-  });
-}
 
 async function attempts(redis: Redis, service: Service, sessionId: string): Promise<number> {
   const turn = await redis.hget(`${service.run}:{${sessionId}}:state`, "turn");
@@ -61,7 +34,7 @@ async function main() {
   );
   const service = await startService("takeover", { ROLE: "api" });
   const redis = new Redis(redisUrl);
-  const workers: ChildProcess[] = [];
+  const workers: ServiceProcess[] = [];
   const seconds: number[] = [];
   try {
     const agent = await service.post("/v1/agents", {
@@ -72,9 +45,9 @@ async function main() {
       tools: [],
       rateLimits: { conversationsPerMinute: 300, messagesPerMinute: 1000 },
     });
-    workers.push(await startWorker(service));
+    workers.push(await ServiceProcess.start(service, "worker"));
     for (let i = 0; i < KILLS; i++) {
-      const spare = await startWorker(service);
+      const spare = await ServiceProcess.start(service, "worker");
       workers.push(spare);
       const sessionId = String((await service.post("/v1/sessions", { agentId: agent.id, subjectId: `takeover-${i}` })).id);
       // A turn long enough to be running at the kill and after the takeover.
@@ -82,7 +55,7 @@ async function main() {
       await waitFor(async () => (await attempts(redis, service, sessionId)) === 1, 15_000, "the turn to start");
       const victim = workers.shift()!;
       const killedAt = Date.now();
-      victim.kill("SIGKILL");
+      victim.kill();
       await waitFor(async () => (await attempts(redis, service, sessionId)) >= 2, 120_000, "the takeover");
       seconds.push((Date.now() - killedAt) / 1000);
       console.log(`  kill ${i + 1}: taken over after ${fixed(seconds.at(-1)!, 6)} s`);
@@ -92,7 +65,7 @@ async function main() {
       `takeover  kill → turn taken again by another worker: p50 ${fixed(s.p50, 6)} s  p99 ${fixed(s.p99, 6)} s  max ${fixed(Math.max(...seconds), 6)} s  (n=${seconds.length}; target p99 ≤ 5 s)`,
     );
   } finally {
-    for (const w of workers) w.kill("SIGKILL");
+    for (const w of workers) w.kill();
     redis.disconnect();
     await service.close();
   }

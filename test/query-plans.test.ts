@@ -72,7 +72,7 @@ describe("query plans of the hot lookups", () => {
     probe = await PlanProbe.open(env.mongoUrl);
     await ensureIndexes(probe.db);
     sessions = new SessionStore(probe.db);
-    agents = new AgentStore(probe.db);
+    agents = new AgentStore(probe.db, (_id, write) => write());
     const config = configFromCreateBody(agentBody() as AgentCreateBody);
     for (const orgId of orgs) {
       const created = await agents.create(orgId, config, rateLimitsFrom(undefined));

@@ -78,9 +78,10 @@ export async function buildCore(config: Config, log: Logger, mongoOptions: Mongo
   const { redis, keys, readers } = connectRedis(config);
   await redis.ping();
 
+  const locks = new Locks(redis, keys);
   const stores = {
     organizations: new OrganizationStore(mongo.db),
-    agents: new AgentStore(mongo.db),
+    agents: new AgentStore(mongo.db, (id, write) => locks.withRecord("agents", id, write)),
     sessions: new SessionStore(mongo.db),
     automations: new AutomationStore(mongo.db),
   };
@@ -93,10 +94,10 @@ export async function buildCore(config: Config, log: Logger, mongoOptions: Mongo
     wakeups: new Wakeups(redis, keys),
     endings: new SessionEndings(redis, keys),
     preparations: new Preparations(redis, keys),
-    locks: new Locks(redis, keys),
+    locks,
     automationQueue: new AutomationQueue(redis, keys),
   };
-  const { eventLog, intents, locks } = redisParts;
+  const { eventLog, intents } = redisParts;
   const allowances = new Allowances(redis, keys);
   const limitsCache = new AgentLimitsCache(redis, keys);
   const budgets = new Budgets(stores.sessions, stores.agents, limitsCache, new SubjectSpend(redis, keys));

@@ -92,15 +92,16 @@ export class SessionActor {
         } else if (state.status === "waiting_on_human" && state.turn?.calls.some(stirred)) {
           await this.deps.delegations.look(session, fence);
         } else if (state.status === "running" && state.turn && !waitsOnThreads(state)) {
-          const { value: taken, known } = await transitions.run(
+          const { value: took, known } = await transitions.run(
             sessionId,
             (s) => {
               const attempt = s.status === "running" ? planTurnAttempt(s) : null;
-              return attempt ? change(attempt, { ...s, turn: { ...s.turn!, attempts: s.turn!.attempts + 1 } }) : unchanged(null);
+              return attempt ? change(attempt, true) : unchanged(false);
             },
             { fence, from: snapshot },
           );
-          if (!taken) continue;
+          if (!took) continue;
+          const taken = known.state;
           if (taken.turn!.attempts > MAX_TURN_ATTEMPTS) {
             logger.warn("turn abandoned after repeated worker failures", { sessionId, turnId: taken.turn!.id });
             await ending.endEarly(

@@ -167,9 +167,9 @@ export const sessionAgentCases: ContractCase[] = [
   {
     title:
       "AgentStore create and publish: versions inserted, the pointer moved forward with the version embedded, a renamed metadata key and rate limits landing",
-    sites: ["AgentStore.create", "AgentStore.publish", "AgentStore.pointAt"],
+    sites: ["AgentStore.create", "AgentStore.publish", "AgentStore.pointAt", "AgentStore.update"],
     async run(t) {
-      const s = new AgentStore(t.db);
+      const s = new AgentStore(t.db, deps.turns);
       const limits = { conversationsPerMinute: 5, messagesPerMinute: 100 };
       const agent = await s.create("org_contract", config({ a: "x" }), limits);
       const v1 = {
@@ -204,9 +204,9 @@ export const sessionAgentCases: ContractCase[] = [
   },
   {
     title: "AgentStore setRateLimits (dotted paths), setSubjectBudget, archive and delete",
-    sites: ["AgentStore.setRateLimits", "AgentStore.setSubjectBudget", "AgentStore.archive", "AgentStore.delete"],
+    sites: ["AgentStore.update", "AgentStore.delete"],
     async run(t) {
-      const s = new AgentStore(t.db);
+      const s = new AgentStore(t.db, deps.turns);
       const agent = await s.create("org_contract", config({}), { conversationsPerMinute: 5, messagesPerMinute: 100 });
       await s.setRateLimits("org_contract", agent._id, { messagesPerMinute: 7 });
       await s.setSubjectBudget("org_contract", agent._id, 1.25);

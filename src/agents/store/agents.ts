@@ -7,7 +7,8 @@
  * it as read, modify, write of the whole document, and two of them can both succeed. The agent
  * document then points at the newest version (`current`, embedded for one-query reads); that pointer
  * only moves forward, and a writer that finds its number taken moves it forward first, which also
- * repairs a writer that died between the two steps.
+ * repairs a writer that died between the two steps. Every update of an agent document takes the
+ * record's turn (`RecordTurns`): on FerretDB two at once could each write the whole document.
  *
  * Lookups name one document by `_id` (the one filter FerretDB v1 pushes down; see docs/decisions/storage-and-ferretdb.md,
  * issue 8): an agent of another organization reads as absent, and a version's id is derived from its
@@ -21,6 +22,7 @@ import type { FromSchemas } from "../../../schemas/index.js";
 import { callableAgentsOf, type AgentConfig, type Metadata, type RateLimits, type ToolConfig } from "../domain/agent-config.js";
 import { newId } from "../../ids.js";
 import { decode, encode } from "../../mongo/caller-json.js";
+import type { RecordTurns } from "../../mongo/record-turns.js";
 
 /** An agent's status: the values the list's `status` filter accepts. */
 export type AgentStatus = NonNullable<FromSchemas<typeof agentsListQuerySchema>["status"]>;
@@ -118,7 +120,10 @@ export class AgentStore {
   private readonly agents: Collection<AgentDoc>;
   private readonly versions: Collection<VersionDoc>;
 
-  constructor(db: Db) {
+  constructor(
+    db: Db,
+    private readonly turns: RecordTurns,
+  ) {
     this.agents = db.collection<AgentDoc>("agents");
     this.versions = db.collection<VersionDoc>("agent_versions");
   }
@@ -203,9 +208,7 @@ export class AgentStore {
       return this.refused(read);
     }
     let agent = await this.pointAt(next);
-    if (agent && rateLimits) {
-      agent = loadAgent(await this.agents.findOneAndUpdate({ _id: read._id }, { $set: { rateLimits } }, { returnDocument: "after" }));
-    }
+    if (agent && rateLimits) agent = await this.update(read._id, { rateLimits });
     if (!agent) return { ok: false, reason: "not_found" };
     // A later writer may already have built on this version; the answer still shows the one published here.
     return { ok: true, agent: { ...agent, version: next.version, current: next, updatedAt: next.createdAt } };
@@ -226,33 +229,38 @@ export class AgentStore {
    * the pointer and the document it embeds cannot be one `$max`.
    */
   private async pointAt(version: VersionDoc): Promise<AgentDoc | null> {
-    const moved = await this.agents.findOneAndUpdate(
-      { _id: version.agentId, version: { $lt: version.version } },
-      { $set: { version: version.version, current: storeVersion(version), updatedAt: version.createdAt } },
-      { returnDocument: "after" },
+    const moved = await this.turns(version.agentId, () =>
+      this.agents.findOneAndUpdate(
+        { _id: version.agentId, version: { $lt: version.version } },
+        { $set: { version: version.version, current: storeVersion(version), updatedAt: version.createdAt } },
+        { returnDocument: "after" },
+      ),
     );
     return moved ? loadAgent(moved) : this.get(version.orgId, version.agentId);
+  }
+
+  /** Sets fields of an agent document in the record's turn; the agent as it then is. */
+  private async update(id: string, set: Record<string, unknown>): Promise<AgentDoc | null> {
+    return loadAgent(await this.turns(id, () => this.agents.findOneAndUpdate({ _id: id }, { $set: set }, { returnDocument: "after" })));
   }
 
   async setRateLimits(orgId: string, id: string, limits: Partial<RateLimits>): Promise<AgentDoc | null> {
     if (!(await this.get(orgId, id))) return null;
     const set: Record<string, unknown> = { updatedAt: new Date() };
     for (const [k, v] of Object.entries(limits)) set[`rateLimits.${k}`] = v;
-    return loadAgent(await this.agents.findOneAndUpdate({ _id: id }, { $set: set }, { returnDocument: "after" }));
+    return this.update(id, set);
   }
 
   async setSubjectBudget(orgId: string, id: string, limitUsd: number | null): Promise<AgentDoc | null> {
     if (!(await this.get(orgId, id))) return null;
-    return loadAgent(
-      await this.agents.findOneAndUpdate({ _id: id }, { $set: { subjectBudgetUsd: limitUsd, updatedAt: new Date() } }, { returnDocument: "after" }),
-    );
+    return this.update(id, { subjectBudgetUsd: limitUsd, updatedAt: new Date() });
   }
 
   /** Idempotent: an archived agent is returned unchanged (two concurrent archives both write the same status). */
   async archive(orgId: string, id: string): Promise<AgentDoc | null> {
     const agent = await this.get(orgId, id);
     if (!agent || agent.status === "archived") return agent;
-    return loadAgent(await this.agents.findOneAndUpdate({ _id: id }, { $set: { status: "archived", updatedAt: new Date() } }, { returnDocument: "after" }));
+    return this.update(id, { status: "archived", updatedAt: new Date() });
   }
 
   /**

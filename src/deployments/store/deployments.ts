@@ -9,6 +9,7 @@
 import type { Collection, Db, Filter } from "mongodb";
 import type { DeploymentSandbox, DeploymentSettings, DeploymentStatus } from "../domain/deployments.js";
 import { loadedSettings, storedSettings, type StoredSettings } from "./shape.js";
+import type { RecordTurns } from "../../mongo/record-turns.js";
 
 export interface StatusTransition {
   status: DeploymentStatus;
@@ -44,9 +45,6 @@ export interface DeploymentDoc {
   createdAt: Date;
   updatedAt: Date;
 }
-
-/** Runs one read-modify-write of the record while no other writer of it runs (a Redis lock: `src/redis/locks.ts`). */
-export type RecordTurns = <T>(id: string, write: () => Promise<T>) => Promise<T>;
 
 export interface DeploymentFilter {
   customerId?: string;

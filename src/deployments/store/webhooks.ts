@@ -3,7 +3,7 @@
  * workspace manifest its changes are found against. One record each per deployment, by `_id`.
  */
 import type { Collection, Db } from "mongodb";
-import type { RecordTurns } from "./deployments.js";
+import type { RecordTurns } from "../../mongo/record-turns.js";
 import type { SecretBox, Sealed } from "../../vaults/store/secret-box.js";
 
 interface EndpointDoc {
