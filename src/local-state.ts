@@ -48,7 +48,8 @@ function localStores(env: Env): { set: Env; notes: LocalNote[] } {
   const values = parseEnv(text);
   const set = Object.fromEntries(unset.flatMap((name) => (values[name] ? [[name, values[name]]] : [])));
   const names = Object.keys(set);
-  return { set, notes: names.length > 0 ? [{ message: `${names.join(" and ")} (with their passwords) from the local services' credentials`, file }] : [] };
+  const their = names.length > 1 ? "their passwords" : "its password";
+  return { set, notes: names.length > 0 ? [{ message: `${names.join(" and ")} (with ${their}) from the local services' credentials`, file }] : [] };
 }
 
 const BASE64_KEY = /^[A-Za-z0-9+/]{43}=$/;

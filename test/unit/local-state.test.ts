@@ -36,6 +36,7 @@ describe("local state (the state directory of scripts/services.sh)", () => {
 
     const explicit = withLocalState({ SERVICES_DIR: dir, MONGO_URL: "mongodb://db.example:27017/x" }, { vaultKey: false });
     expect([explicit.env.MONGO_URL, explicit.env.REDIS_URL]).to.deep.equal(["mongodb://db.example:27017/x", REDIS]);
+    expect(explicit.notes.map((n) => n.message)).to.deep.equal(["REDIS_URL (with its password) from the local services' credentials"]);
   });
 
   it("without a credentials file leaves the defaults, and reads no file for variables the environment sets", () => {

@@ -11,7 +11,7 @@
  * processes on the host's own network reach that port; a sandbox's loopback is its own.
  */
 import type { lookup } from "node:dns";
-import { chmod, mkdir, mkdtemp, rm } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readdir, rm } from "node:fs/promises";
 import { connect, createServer, type AddressInfo, type Server as NetServer, type Socket } from "node:net";
 import { join } from "node:path";
 import { RequestError, Server } from "proxy-chain";
@@ -23,6 +23,38 @@ export const EGRESS_PORT = 3128;
 
 /** Where the proxies' sockets are: outside every directory a sandbox has covered or replaced (/tmp, the workspace root). */
 const RUN_DIR = "/run/agent-sessions";
+
+/**
+ * A proxy's directory names the process that made it (`egress-<pid>-…`), so a later start removes those of
+ * processes that ended without closing theirs (killed): each holds a socket nothing listens on.
+ */
+const PROXY_DIR = /^egress-(\d+)-/;
+
+/** Whether a process of that id runs (one of another user's too). */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** The directories of the proxies this process runs (a process may run several: tests, a service per interface). */
+const ours = new Set<string>();
+
+/**
+ * Removes the directories of proxies whose process has ended. One bearing this process's id that it did
+ * not make is an earlier process's of the same id (a container's restart reuses its ids).
+ */
+export async function removeOrphanedProxies(dir = RUN_DIR): Promise<string[]> {
+  const orphans = (await readdir(dir).catch(() => [])).filter((name) => {
+    const pid = Number(PROXY_DIR.exec(name)?.[1] ?? NaN);
+    return Number.isInteger(pid) && (pid === process.pid ? !ours.has(join(dir, name)) : !running(pid));
+  });
+  await Promise.all(orphans.map((name) => rm(join(dir, name), { recursive: true, force: true })));
+  return orphans;
+}
 
 /** The variables that send a sandbox's HTTP clients (curl, pip, npm, git, Node's fetch) through its bridge. */
 export function proxyVariables(): Record<string, string> {
@@ -52,7 +84,10 @@ export class EgressProxy {
     const target = (proxy.server.address() as AddressInfo).port;
     await mkdir(RUN_DIR, { recursive: true, mode: 0o711 });
     await chmod(RUN_DIR, 0o711);
-    const dir = await mkdtemp(join(RUN_DIR, "egress-"));
+    const orphans = await removeOrphanedProxies();
+    if (orphans.length > 0) logger.info("removed the sockets of egress proxies whose process had ended", { count: orphans.length });
+    const dir = await mkdtemp(join(RUN_DIR, `egress-${process.pid}-`));
+    ours.add(dir);
     await chmod(dir, 0o711);
     const socket = join(dir, "proxy.sock");
     const relay = createServer((client) => carry(client, connect(target, "127.0.0.1")));
@@ -68,6 +103,7 @@ export class EgressProxy {
     await new Promise<void>((resolve) => this.relay.close(() => resolve()));
     await this.proxy.close(true);
     await rm(this.dir, { recursive: true, force: true });
+    ours.delete(this.dir);
   }
 }
 
