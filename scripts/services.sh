@@ -5,7 +5,8 @@
 # The passwords are made once into the state directory's secrets/credentials.env (0600), with the URLs
 # that carry them (scripts/services-credentials.sh); npm start, npm test and the CLI read them from there.
 # Idempotent: a server it started that already answers is left running, and one that an earlier version
-# started open is locked with its data kept (Redis in place; FerretDB started again). FERRETDB_BACKEND=sqlite
+# started open is locked with its data kept (Redis in place; FerretDB started again), and a FerretDB of an
+# earlier build is started again as the current one. FERRETDB_BACKEND=sqlite
 # keeps FerretDB's data in SQLite instead, where FerretDB v1 has no authentication: that one stays open.
 #   scripts/services.sh cluster   a local Redis Cluster of 3 masters (ports REDIS_CLUSTER_PORT..+2, 7001 by
 #                                 default; no replicas), for the tests' cluster run, with the same password
@@ -207,29 +208,39 @@ stop_pid() {
 
 # On PostgreSQL, the FerretDB that answers must be one that connects as the service's role with each
 # client's password: one started by an earlier version (as `postgres`, open) is stopped and started
-# again, as is any after a rotation (its pools hold connections made with the old password). A running
-# one keeps its backend and PostgreSQL port, where its data is; on SQLite it is left as it is.
+# again, as is any after a rotation (its pools hold connections made with the old password), and one of
+# an earlier build (without the current patches). A running one keeps its backend and PostgreSQL port,
+# where its data is; on SQLite it is otherwise left as it is.
 start_ferretdb() {
   [ -x "$FERRETDB_BIN" ] || build_ferretdb
   mkdir -p "$STATE_DIR/ferretdb"
   chmod 700 "$STATE_DIR/ferretdb"
-  local pid cmd user= backend re='--postgresql-url=postgres://([^@]*)@127\.0\.0\.1:([0-9]+)/'
+  local pid cmd user= outdated= backend re='--postgresql-url=postgres://([^@]*)@127\.0\.0\.1:([0-9]+)/'
   if answers "$MONGO_PORT"; then
     pid=$(ferretdb_pid) || { log "a MongoDB-wire server this script did not start answers on 127.0.0.1:$MONGO_PORT; stop it, or set MONGO_URL to it"; exit 1; }
     cmd=$(tr '\0' ' ' <"/proc/$pid/cmdline")
+    # A build without the current patches (an earlier version of this script's) is started again as this one.
+    [ "$(readlink "/proc/$pid/exe")" = "$FERRETDB_BIN" ] || outdated=1
     if [[ "$cmd" == *--sqlite-url=* ]]; then
       FERRETDB_BACKEND=sqlite
-      log "FerretDB (SQLite) already answers on 127.0.0.1:$MONGO_PORT"
-      return
+      if [ -z "$outdated" ]; then
+        log "FerretDB (SQLite) already answers on 127.0.0.1:$MONGO_PORT"
+        return
+      fi
+    else
+      FERRETDB_BACKEND=postgresql
+      if [[ "$cmd" =~ $re ]]; then user=${BASH_REMATCH[1]} POSTGRES_PORT=${BASH_REMATCH[2]}; fi
+      if [ "$user" = "$MONGO_USERNAME" ] && [ ! -f "$PREVIOUS_CREDENTIALS" ] && [ -z "$outdated" ]; then
+        start_postgres
+        log "FerretDB already answers on 127.0.0.1:$MONGO_PORT"
+        return
+      fi
     fi
-    FERRETDB_BACKEND=postgresql
-    if [[ "$cmd" =~ $re ]]; then user=${BASH_REMATCH[1]} POSTGRES_PORT=${BASH_REMATCH[2]}; fi
-    if [ "$user" = "$MONGO_USERNAME" ] && [ ! -f "$PREVIOUS_CREDENTIALS" ]; then
-      start_postgres
-      log "FerretDB already answers on 127.0.0.1:$MONGO_PORT"
-      return
+    if [ -n "$outdated" ]; then
+      log "stopping FerretDB (pid $pid), an earlier build, to start $(basename "$FERRETDB_BIN"); its data stays"
+    else
+      log "stopping FerretDB (pid $pid) to start it again locked, with the passwords of $CREDENTIALS; its data stays in PostgreSQL"
     fi
-    log "stopping FerretDB (pid $pid) to start it again locked, with the passwords of $CREDENTIALS; its data stays in PostgreSQL"
     stop_pid "$pid"
   fi
   case "$FERRETDB_BACKEND" in

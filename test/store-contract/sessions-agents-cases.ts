@@ -139,6 +139,21 @@ export const sessionAgentCases: ContractCase[] = [
     },
   },
   {
+    // FerretDB v1.24 unpatched held each update's query connection while it took another to write: a bulk
+    // of 50 updates, or 50 at once, held its whole PostgreSQL pool (50) and it answered nothing again.
+    title: "SessionStore.projectStates and projectState, more at once than FerretDB's PostgreSQL pool has connections: every record lands",
+    sites: ["SessionStore.projectStates", "SessionStore.projectState"],
+    async run(t) {
+      const s = new SessionStore(t.db);
+      const docs = Array.from({ length: 120 }, () => session());
+      for (const doc of docs) await s.insert(doc);
+      await s.projectStates(docs.map((d) => ({ sessionId: d._id, projection: { status: { version: 2, status: "running" } } })));
+      await Promise.all(docs.map((d) => s.projectState(d._id, { status: { version: 3, status: "idle" } })));
+      for (const doc of docs)
+        await expectDoc(t, "sessions", doc._id, { ...storedSession(doc), projected: { version: 3, status: "idle" }, updatedAt: any.date });
+    },
+  },
+  {
     title: "SessionStore setGeneratedTitle and delete: the first title tells, beside the caller's",
     sites: ["SessionStore.setGeneratedTitle", "SessionStore.delete"],
     async run(t) {
