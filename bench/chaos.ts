@@ -219,9 +219,12 @@ async function main(): Promise<void> {
   for (const line of [...findings.missing, ...findings.duplicated, ...findings.readers, ...api.unexpected, ...api.unanswered, ...tally.stuck].slice(0, 10))
     console.log(`    ${line}`);
   const errors = processes.flatMap((p) => p.errors);
+  // Each line by its message and its error's name and message, so a failure is told without CHAOS_VERBOSE.
   const messages = new Map<string, number>();
   for (const line of errors) {
-    const msg = /"msg":"([^"]*)"/.exec(line)?.[1] ?? "?";
+    const entry = JSON.parse(line) as { msg?: string; err?: { name?: string; message?: string } };
+    const why = entry.err ? `: ${entry.err.name ?? "?"} ${String(entry.err.message ?? "").slice(0, 160)}` : "";
+    const msg = `${entry.msg ?? "?"}${why}`;
     messages.set(msg, (messages.get(msg) ?? 0) + 1);
   }
   console.log(`  error lines logged: ${errors.length}${errors.length ? ` (${[...messages].map(([m, n]) => `${n} × ${m}`).join(", ")})` : ""}`);
