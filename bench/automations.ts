@@ -8,9 +8,9 @@
  * it would), then counts the finished runs until all are there.
  * Options: BENCH_AUTOMATIONS (default 10000), SCHEDULER_CONCURRENCY (default 16).
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { setTimeout as delay } from "node:timers/promises";
 import pLimit from "p-limit";
+import { ServiceProcess } from "./service-process.js";
 import { conditions, fixed as f, startService, type Service } from "./support.js";
 
 const COUNT = Number(process.env.BENCH_AUTOMATIONS ?? 10_000);
@@ -21,33 +21,6 @@ interface Round {
   seconds: number;
   duplicates: number;
   failed: number;
-}
-
-function startScheduler(service: Service, n: number): Promise<ChildProcess> {
-  const { config } = service.runtime.core.process;
-  const child = spawn(process.execPath, ["dist/src/main.js"], {
-    // No recovery of turns during the round (no worker runs them here): wake-ups stay pending.
-    env: {
-      ...process.env,
-      ROLE: "scheduler",
-      MONGO_URL: config.mongoUrl,
-      REDIS_URL: config.redisUrl,
-      REDIS_KEY_PREFIX: config.redisKeyPrefix,
-      PORT: "0",
-      LOG_LEVEL: "info",
-      CLAIM_IDLE_MS: "3600000",
-      SCHEDULER_CONCURRENCY: String(CONCURRENCY),
-    },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  return new Promise((resolve, reject) => {
-    let out = "";
-    child.stdout!.on("data", (d: Buffer) => {
-      out += d.toString();
-      if (out.includes("scheduler started")) resolve(child);
-    });
-    child.once("exit", (code) => reject(new Error(`scheduler ${n} exited with ${code}`)));
-  });
 }
 
 /** Makes every automation due now (its one-time occurrence moved to this moment), records and due set alike. */
@@ -81,14 +54,15 @@ async function settle(service: Service, at: Date, started: number): Promise<Omit
 }
 
 async function round(service: Service, schedulers: number): Promise<Round> {
-  const children = await Promise.all(Array.from({ length: schedulers }, (_, i) => startScheduler(service, i)));
+  // No recovery of turns during the round (no worker runs them here): wake-ups stay pending.
+  const env = { CLAIM_IDLE_MS: "3600000", SCHEDULER_CONCURRENCY: String(CONCURRENCY) };
+  const children = await Promise.all(Array.from({ length: schedulers }, () => ServiceProcess.start(service, "scheduler", env)));
   try {
     const started = performance.now();
     const at = await makeDue(service);
     return { label: `${schedulers} scheduler process${schedulers > 1 ? "es" : ""}`, ...(await settle(service, at, started)) };
   } finally {
-    for (const child of children) child.kill("SIGTERM");
-    await Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once("exit", r)))));
+    await Promise.all(children.map((c) => c.close()));
   }
 }
 
