@@ -67,6 +67,10 @@ export class ServiceProcess {
       });
     });
     child.removeAllListeners("exit");
+    // A benchmark that fails leaves no service behind (an orphaned worker would keep consuming its stream).
+    const orphaned = () => child.kill("SIGKILL");
+    process.once("exit", orphaned);
+    child.once("exit", () => process.off("exit", orphaned));
     return new ServiceProcess(port ? `http://127.0.0.1:${port}` : null, place.key, child);
   }
 
