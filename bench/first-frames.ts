@@ -65,12 +65,9 @@ export async function firstFrames(
   samplesInAll: number,
 ): Promise<{ frames: Sample[][]; raw: number[]; relayed: number[]; collections: Collections[] }> {
   const body = JSON.stringify({ events: [{ type: "user.message", content: [{ type: "text", text: "sample #N#" }] }] });
-  const paths = await Promise.all(
-    targets.map(
-      async ({ service, agentId }) =>
-        `${service.base}/v1/sessions/${String((await service.post("/v1/sessions", { agentId, subjectId: "latency" })).id)}/events`,
-    ),
-  );
+  // A session, of a subject of its own, for each round: one subject's allowance (1,000 messages a minute) never binds.
+  const sessionPath = async ({ service, agentId }: FrameTarget, round: number) =>
+    `${service.base}/v1/sessions/${String((await service.post("/v1/sessions", { agentId, subjectId: `latency-${round}` })).id)}/events`;
   const relay = await relayFloor();
   const frames: Sample[][] = targets.map(() => []);
   const collections: Collections[] = targets.map(() => ({ young: [], full: [] }));
@@ -79,8 +76,9 @@ export async function firstFrames(
   const perRound = Math.ceil(samplesInAll / LATENCY_ROUNDS);
   for (let first = 0; first < samplesInAll; first += perRound) {
     const samples = Math.min(perRound, samplesInAll - first);
-    for (const [i, { service }] of targets.entries()) {
-      const path = paths[i]!;
+    for (const [i, target] of targets.entries()) {
+      const { service } = target;
+      const path = await sessionPath(target, first / perRound);
       frames[i]!.push(
         ...(await collecting(collections[i]!, () =>
           timedByClient({ postUrl: path, streamUrl: `${path}/stream`, key: service.key, samples, body, first, mainThreadWaits: true }),

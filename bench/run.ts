@@ -10,7 +10,7 @@
  *   (c) events per second in batches, vs pipelined XADD at the same concurrency and batch;
  *   (d) concurrent writers to one session: every send served (no 503).
  * Uses MONGO_URL/REDIS_URL (defaults: the local services), its own database and Redis namespace, and
- * removes both when done. Options: BENCH_SAMPLES (default 300), BENCH_SECONDS (default 10),
+ * removes both when done. Options: BENCH_SAMPLES (default 1500), BENCH_SECONDS (default 10),
  * BENCH_CONCURRENCY (default 16), BENCH_SEND_CONCURRENCY (default 32), BENCH_BATCH (default 10),
  * BENCH_SEND_ROUNDS (default 5) and BENCH_SEND_SECONDS (each round's, default 4).
  */
@@ -23,7 +23,7 @@ import { ServiceProcess } from "./service-process.js";
 import { conditions, fixed, rate, startService, summary, type Service } from "./support.js";
 import { inThread } from "./threads.js";
 
-const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 300);
+const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 1500);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const SEND_CONCURRENCY = Number(process.env.BENCH_SEND_CONCURRENCY ?? 32);
