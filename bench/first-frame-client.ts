@@ -29,6 +29,8 @@ export interface FirstFrameOptions {
    * Linux's `schedstat`, read before and after the sample.
    */
   mainThreadWaits?: boolean;
+  /** With `mainThreadWaits`: the Redis server's pid, when it runs on this machine, to note how long its main thread waited for a core too. */
+  redisPid?: number;
 }
 
 /** One sample: when its POST was written (`process.hrtime`, ms) and how long until its frame (or answer), ms. */
@@ -41,6 +43,8 @@ export interface Sample {
   ran?: number;
   /** With `mainThreadWaits`: ms this client's thread was ready to run but not running, during the sample (NaN off Linux). */
   clientWaited?: number;
+  /** With `redisPid`: ms the Redis server's main thread was ready to run but not running, during the sample. */
+  redisWaited?: number;
 }
 
 const nowMs = (): number => Number(process.hrtime.bigint()) / 1e6;
@@ -61,6 +65,7 @@ function threadTimes(path: string): ThreadTimes {
 }
 const mainThreadTimes = () => threadTimes(`/proc/${process.pid}/task/${process.pid}/schedstat`);
 const clientThreadTimes = () => threadTimes("/proc/thread-self/schedstat");
+const redisThreadTimes = (pid: number | undefined) => (pid ? threadTimes(`/proc/${pid}/task/${pid}/schedstat`) : undefined);
 const IDLE = Buffer.from("event: session.status_idle");
 const HEADER_END = Buffer.from("\r\n\r\n");
 
@@ -145,6 +150,7 @@ async function main(options: FirstFrameOptions): Promise<Sample[]> {
     const idle = options.streamUrl && options.startsTurn !== false ? new Promise<void>((resolve) => (onIdle = resolve)) : answer;
     const mainBefore = options.mainThreadWaits ? mainThreadTimes() : undefined;
     const clientBefore = options.mainThreadWaits ? clientThreadTimes() : undefined;
+    const redisBefore = options.mainThreadWaits ? redisThreadTimes(options.redisPid) : undefined;
     const t0 = nowMs();
     posts.write(request);
     await frame;
@@ -154,6 +160,7 @@ async function main(options: FirstFrameOptions): Promise<Sample[]> {
       sample.waited = main.waited - mainBefore.waited;
       sample.ran = main.ran - mainBefore.ran;
       sample.clientWaited = clientThreadTimes().waited - clientBefore.waited;
+      if (redisBefore) sample.redisWaited = redisThreadTimes(options.redisPid)!.waited - redisBefore.waited;
     }
     samples.push(sample);
     await Promise.all([answer, idle]);

@@ -6,9 +6,11 @@
  * process's thread ran and waited for a core in each (Linux's `schedstat`).
  */
 import { constants, performance, PerformanceObserver, type PerformanceEntry } from "node:perf_hooks";
+import { Redis } from "ioredis";
 import { baselineRoundTrip, relayFloor } from "./baselines.js";
+import { redisPids } from "./database.js";
 import type { FirstFrameOptions, Sample } from "./first-frame-client.js";
-import { fixed, summary, type Endpoint } from "./support.js";
+import { fixed, redisUrl, summary, type Endpoint } from "./support.js";
 import { inThread } from "./threads.js";
 
 export const LATENCY_ROUNDS = 5;
@@ -69,6 +71,9 @@ export async function firstFrames(
   const sessionPath = async ({ service, agentId }: FrameTarget, round: number) =>
     `${service.base}/v1/sessions/${String((await service.post("/v1/sessions", { agentId, subjectId: `latency-${round}` })).id)}/events`;
   const relay = await relayFloor();
+  const redis = new Redis(redisUrl);
+  const [redisPid] = await redisPids(redis);
+  redis.disconnect();
   const frames: Sample[][] = targets.map(() => []);
   const collections: Collections[] = targets.map(() => ({ young: [], full: [] }));
   const raw: number[] = [];
@@ -81,7 +86,7 @@ export async function firstFrames(
       const path = await sessionPath(target, first / perRound);
       frames[i]!.push(
         ...(await collecting(collections[i]!, () =>
-          timedByClient({ postUrl: path, streamUrl: `${path}/stream`, key: service.key, samples, body, first, mainThreadWaits: true }),
+          timedByClient({ postUrl: path, streamUrl: `${path}/stream`, key: service.key, samples, body, first, mainThreadWaits: true, redisPid }),
         )),
       );
     }
@@ -109,13 +114,19 @@ export function printFrames(label: string, frames: Sample[], collections: Collec
   const tail = frames.filter((s) => s.ms >= a.p99).sort((x, y) => y.ms - x.ms);
   const paused = tail.filter((s) => [...collections.young, ...collections.full].some((p) => overlap(s, p)));
   const waits = !frames.some((s) => Number.isNaN(s.waited));
+  const redisWaited = (s: Sample) => (s.redisWaited === undefined ? "" : `; Redis waited ${s.redisWaited.toFixed(1)}`);
   const tailSample = (s: Sample) =>
-    `${s.ms.toFixed(1)} ms${waits ? ` (this thread ran ${s.ran!.toFixed(1)}, waited ${s.waited!.toFixed(1)} for a core; client waited ${s.clientWaited!.toFixed(1)})` : ""}`;
+    `${s.ms.toFixed(1)} ms${waits ? ` (this thread ran ${s.ran!.toFixed(1)}, waited ${s.waited!.toFixed(1)} for a core; client waited ${s.clientWaited!.toFixed(1)}${redisWaited(s)})` : ""}`;
   console.log(`      tail         ${paused.length} of the ${tail.length} samples at or above p99 overlapped a collection: ${tail.map(tailSample).join(", ")}`);
   const median = (of: (s: Sample) => number) => fixed(summary(frames.map(of)).p50, 0);
-  if (waits)
+  if (waits) {
+    // A sample waited on the machine when any thread it needs was kept from a core for 1 ms or more.
+    const crowded = tail.filter((s) => Math.max(s.waited!, s.clientWaited!, s.redisWaited ?? 0) >= 1).length;
     console.log(
-      `                   a sample's p50: this process's thread ran ${median((s) => s.ran!)} ms, waited ${median((s) => s.waited!)} ms for a core; the client's waited ${median((s) => s.clientWaited!)} ms`,
+      `                   of those, ${crowded} waited ≥ 1 ms for a core (this thread, the client${tail.some((s) => s.redisWaited !== undefined) ? " or Redis" : ""})`,
     );
-  else console.log("                   (waits for a core not measured: Linux's schedstat is not here)");
+    console.log(
+      `                   a sample's p50: this process's thread ran ${median((s) => s.ran!)} ms, waited ${median((s) => s.waited!)} ms for a core; the client's waited ${median((s) => s.clientWaited!)} ms${frames.some((s) => s.redisWaited !== undefined) ? `; Redis's ${median((s) => s.redisWaited!)} ms` : ""}`,
+    );
+  } else console.log("                   (waits for a core not measured: Linux's schedstat is not here)");
 }
