@@ -3,7 +3,8 @@
  * XADD → blocked XREAD round trip and a minimal relay (`baselines.ts`), in alternating rounds; the client
  * is raw TCP on a thread of its own (`first-frame-client.ts`). For each shape: this process's garbage
  * collections during its samples, which of its slowest samples one overlapped, and how long this
- * process's thread ran and waited for a core in each (Linux's `schedstat`).
+ * process's thread ran and waited for a core in each, and the client's and Redis's threads waited for
+ * one (Linux's `schedstat`).
  */
 import { constants, performance, PerformanceObserver, type PerformanceEntry } from "node:perf_hooks";
 import { Redis } from "ioredis";
