@@ -5,7 +5,7 @@
  * it is run again from the log, or ended with an error once it has failed to finish too often.
  */
 import { stirred, waitsOnThreadsOnly, type RuntimeState } from "../sessions/domain/session-state.js";
-import { parseState } from "../sessions/redis/log-entries.js";
+import { parseState, type Snapshot } from "../sessions/redis/log-entries.js";
 import type { Delegations } from "./delegations.js";
 import { planNextQueued, planTurnAttempt } from "./domain/turn-plans.js";
 import { isAppError, unavailable } from "../errors.js";
@@ -57,13 +57,23 @@ export class SessionActor {
   /** Processes everything waiting for the session; returns when the mailbox is empty or another worker has it. */
   async process(sessionId: string): Promise<void> {
     const { log, intents, locks, shutdown } = this.deps;
+    // What a pass decides from first: read beside taking the lock (both in one round trip), then the
+    // read that follows each release. Either may be older than the lock; every commit planned from it
+    // checks what it read, and a refused one answers with the state as it is. Pending marks are cleared
+    // up to when the read was made, so none is cleared whose work the pass could have missed.
+    let seenAt = Date.now();
+    let read = log.snapshot(sessionId);
     while (!shutdown.aborted) {
-      const seenAt = Date.now();
-      const outcome = await locks.withSessionLock(sessionId, this.deps.lockTtlMs, shutdown, (fence, lost) => this.drain(sessionId, fence, lost));
+      read.catch(() => undefined); // awaited by the drain; unread when the lock is busy
+      const first = read;
+      const outcome = await locks.withSessionLock(sessionId, this.deps.lockTtlMs, shutdown, (fence, lost) => this.drain(sessionId, fence, lost, first));
       if (!outcome.acquired || shutdown.aborted) return;
-      await intents.clearPending(sessionId, seenAt);
+      const readAt = Date.now();
+      const [, after] = await Promise.all([intents.clearPending(sessionId, seenAt), log.snapshot(sessionId)]);
       // Another pass only when this one could act: a session without a record has nothing to run.
-      if (!outcome.value || !hasWork(await log.state(sessionId))) return;
+      if (!outcome.value || !hasWork(after?.state ?? NO_STATE)) return;
+      seenAt = readAt;
+      read = Promise.resolve(after);
     }
   }
 
@@ -72,19 +82,21 @@ export class SessionActor {
    * session this worker already knows is not looked up again: deleting one also removes its runtime
    * state, which then holds nothing to run.
    */
-  private async drain(sessionId: string, fence: string, lost: AbortSignal): Promise<boolean> {
+  private async drain(sessionId: string, fence: string, lost: AbortSignal, first: Promise<Snapshot | null>): Promise<boolean> {
     const { log, sessionFacts, transitions, turns, ending, logger } = this.deps;
     const session = await sessionFacts.facts(sessionId);
     if (!session) {
       // A log with work but no record: a replica behind the write (a deleted session's log holds nothing to run).
-      if (hasWork(await log.state(sessionId))) throw unavailable("the session's record is not readable yet");
+      if (hasWork((await first)?.state ?? NO_STATE)) throw unavailable("the session's record is not readable yet");
       return false;
     }
+    let next: Promise<Snapshot | null> | null = first;
     try {
       for (;;) {
         if (lost.aborted) return true;
         // One read serves both the decision and the commit planned from it (its check catches a change between).
-        const snapshot = await log.snapshot(sessionId);
+        const snapshot = await (next ?? log.snapshot(sessionId));
+        next = null;
         const state = snapshot?.state ?? NO_STATE;
         if (state.status === "waiting_on_human" && state.turn && state.interrupt === state.turn.id) {
           // Interrupted while waiting for the human: the turn ends; its open questions stay unanswered.
