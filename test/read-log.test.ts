@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 import type { RedisClient } from "../src/redis/client.js";
 import { EventLog } from "../src/sessions/redis/event-log.js";
 import type { Keys } from "../src/redis/keys.js";
-import { testKeys, testRedis } from "./support/redis.js";
+import { masters, testKeys, testRedis } from "./support/redis.js";
 
 const SMALL = 100;
 const REPLACED = "user.custom_tool_result";
@@ -77,6 +77,57 @@ describe("a page of the log, cut by bytes before it is read", () => {
     expect(upTo.more).to.equal(false);
     expect(await read(5, 3)).to.deep.equal({ more: false, events: [] });
     expect(await read(9, 3)).to.deep.equal({ more: false, events: [] });
+  });
+
+  /** The commands `work` sends about this session, by name, as Redis receives them (MONITOR; a script's own commands left out). */
+  async function commandsOf(work: () => Promise<unknown>): Promise<string[]> {
+    const monitors = await Promise.all(masters(redis).map((node) => node.monitor()));
+    const seen: string[] = [];
+    const done = `${sessionId}:done`;
+    const received = new Promise<void>((resolve) => {
+      for (const monitor of monitors)
+        monitor.on("monitor", (_time: string, args: string[], source: string) => {
+          if (args.includes(done)) resolve();
+          else if (source !== "lua" && args.some((a) => a.includes(sessionId))) seen.push(args[0]!.toLowerCase());
+        });
+    });
+    try {
+      await work();
+      await redis.get(done);
+      await received;
+      return seen;
+    } finally {
+      for (const monitor of monitors) monitor.disconnect();
+    }
+  }
+
+  it("reads a page of a few small events in one round trip, and a longer page on with plain commands", async () => {
+    await write(Array.from({ length: 20 }, () => 80));
+    await read(0, 1); // Redis has the script from then on (a first EVALSHA may be answered NOSCRIPT)
+    const short = await commandsOf(() => read(0, 5));
+    expect(short).to.deep.equal(["evalsha"]);
+    const long = await commandsOf(async () => expect(sequences(await read(0, 20))).to.have.length(10));
+    expect(long).to.deep.equal(["evalsha", "xrange", "hmget"]);
+    // Either way the events are the same.
+    expect((await read(0, 5)).events).to.deep.equal((await read(0, 20)).events.slice(0, 5));
+  });
+
+  it("reads an envelope's id whole when its JSON does not start with it", async () => {
+    await redis.xadd(
+      keys.sessionLog(sessionId),
+      "1-0",
+      "type",
+      "user.steer",
+      "seq",
+      "1",
+      "live",
+      "1-1",
+      "env",
+      '{"type":"user.steer","id":"evt_late","sequence":1}',
+    );
+    await redis.set(keys.sessionSeq(sessionId), "1");
+    await redis.hset(keys.sessionOverlay(sessionId), "evt_late:turn", "turn_late");
+    expect((await read(0, 5)).events[0]!.envelope).to.include({ id: "evt_late", turnId: "turn_late" });
   });
 
   it("holds no more events than the budget has room for at the small bound", async () => {

@@ -214,6 +214,10 @@ export class Keys {
       this.sessionLarge(sessionId),
     ];
   }
+  /** KEYS of `read-page-4.lua`, in its header's order. */
+  readPageKeys(sessionId: string): string[] {
+    return [this.sessionSeq(sessionId), this.sessionLarge(sessionId), this.sessionLog(sessionId), this.sessionOverlay(sessionId)];
+  }
   /** KEYS of `append-live-2.lua`, in its header's order. */
   appendLiveKeys(sessionId: string): string[] {
     return [this.sessionLive(sessionId), this.sessionLock(sessionId)];

@@ -7,7 +7,7 @@
 import type { Envelope, EventStatus, LiveEnvelope, Payload } from "../domain/events.js";
 import { REPLACED_PAYLOAD_TYPE } from "../domain/inbound-plan.js";
 import type { RuntimeState } from "../domain/session-state.js";
-import type { RedisClient } from "../../redis/client.js";
+import { runScript, type RedisClient } from "../../redis/client.js";
 import type { Keys } from "../../redis/keys.js";
 import { keptWithPayloads, PAGE_BOUNDS, pageEnd, type PageBounds } from "./large-events.js";
 import { IDENTITY_FIELDS, identityOf, parseEntry, parseState, snapshotOf, type SessionIdentity, type Snapshot, type StateSummary } from "./log-entries.js";
@@ -30,8 +30,14 @@ function largeMember(member: string): [number, number] {
   return [Number(member.slice(0, at)), Number(member.slice(at + 1))];
 }
 
+/** The sequence of a durable log entry, from its id (`<sequence>-0`). */
+const sequenceOf = (entryId: string) => Number(entryId.slice(0, entryId.indexOf("-")));
+
 /** Events a read of the log takes at a time when it reads on to an end (`events`). */
 const READ_PAGE = 200;
+
+/** Events a page reads whole in its first round trip, when none of them is large (`read-page-4.lua`). */
+const SHORT_PAGE = 16;
 
 /** An envelope with what the overlay holds of it: its current status, the turn it joined, a replacement payload. */
 function overlaid(envelope: Envelope, patch: string | null, turn: string | null, payload: string | null): Envelope {
@@ -100,27 +106,37 @@ export class EventLog {
    * Durable events with `sequence > after`, up to `upTo`, with their current statuses merged in: at most
    * `limit`, fewer when their bytes would pass the page's budget, which is known before they are read
    * (`large-events.ts`); `more` says whether the log holds events after the page (up to `upTo`).
-   * Plain commands in three round trips (a fourth for a replacement payload), not one script: a
-   * script's XRANGE costs Redis several times the plain command's time in converting the reply
-   * (docs/decisions/sessions-and-events.md, "Large events").
+   * The first round trip (`read-page-4.lua`) reads the counter and the index of large events, and a
+   * page of a few small events whole (a warm transcript's tail, a live reader's catch-up). A longer page
+   * takes plain commands after it: the entries, then the overlay (and a replacement payload), as a
+   * script's long reply costs Redis several times the plain command's (docs/decisions/sessions-and-events.md,
+   * "Large events").
    */
   async page(sessionId: string, after: number, limit: number, upTo?: number): Promise<LogPage> {
     const overlayKey = this.keys.sessionOverlay(sessionId);
-    // Issued together, so they travel as one round trip; the counter first, so an event appended
-    // between the two is past the page's end rather than counted small.
-    const [counter, named] = await Promise.all([
-      this.redis.get(this.keys.sessionSeq(sessionId)),
-      this.redis.zrangebyscore(this.keys.sessionLarge(sessionId), `(${after}`, after + limit),
-    ]);
+    const [counter, named, short, shortOverlay] = (await runScript(this.redis, "readPage", this.keys.readPageKeys(sessionId), [
+      after,
+      limit,
+      upTo ?? "",
+      SHORT_PAGE,
+      REPLACED_PAYLOAD_TYPE,
+    ])) as [string | null, string[], [string, string[]][] | null, (string | number | null)[] | null];
     const last = Math.min(Number(counter ?? 0), upTo ?? Number.MAX_SAFE_INTEGER);
     const { end, spent } = pageEnd(after, last, limit, named.map(largeMember), this.bounds);
     if (end <= after) return { events: [], more: false };
-    const entries = (await this.redis.xrange(this.keys.sessionLog(sessionId), `(${after}-0`, `${end}-0`)).map(([, fields]) => parseEntry(fields));
+    // A short page read whole may reach past a tighter budget's end (small bounds): it is cut there.
+    const fetched = short?.filter(([id]) => sequenceOf(id) <= end) ?? (await this.redis.xrange(this.keys.sessionLog(sessionId), `(${after}-0`, `${end}-0`));
+    const entries = fetched.map(([, fields]) => parseEntry(fields));
     const envelopes = entries.map((f) => JSON.parse(f.env!) as Envelope);
-    const [overlay, payloadBytes] = await Promise.all([
-      envelopes.length ? this.redis.hmget(overlayKey, ...envelopes.flatMap((e) => [e.id, `${e.id}:turn`])) : [],
-      Promise.all(envelopes.map((e) => (e.type === REPLACED_PAYLOAD_TYPE ? this.redis.hstrlen(overlayKey, `${e.id}:payload`) : 0))),
-    ]);
+    const [overlay, payloadBytes] = shortOverlay
+      ? [
+          envelopes.flatMap((_, i) => [shortOverlay[3 * i] as string | null, shortOverlay[3 * i + 1] as string | null]),
+          envelopes.map((_, i) => Number(shortOverlay[3 * i + 2])),
+        ]
+      : await Promise.all([
+          envelopes.length ? this.redis.hmget(overlayKey, ...envelopes.flatMap((e) => [e.id, `${e.id}:turn`])) : [],
+          Promise.all(envelopes.map((e) => (e.type === REPLACED_PAYLOAD_TYPE ? this.redis.hstrlen(overlayKey, `${e.id}:payload`) : 0))),
+        ]);
     const kept = envelopes.slice(0, keptWithPayloads(spent, payloadBytes, this.bounds));
     const payloads = await Promise.all(kept.map((e, i) => (payloadBytes[i]! > 0 ? this.redis.hget(overlayKey, `${e.id}:payload`) : null)));
     const events = kept.map((e, i) => ({
