@@ -44,6 +44,37 @@ describe("a session's turn lock and the process's shutdown (Redis)", () => {
     expect(getEventListeners(shutdown.signal, "abort")).to.have.length(0);
   });
 
+  it("what is sent after the release runs once the lock is let go; nothing is sent when the work fails", async () => {
+    const shutdown = new AbortController();
+    const lockKey = keys.sessionLock("ses_lock");
+    const outcome = await locks.withSessionLock(
+      "ses_lock",
+      5_000,
+      shutdown.signal,
+      async () => "done",
+      () => redis.exists(lockKey),
+    );
+    expect(outcome).to.deep.equal({ acquired: true, value: "done", after: 0 });
+    let sent = false;
+    const failing = locks.withSessionLock(
+      "ses_lock",
+      5_000,
+      shutdown.signal,
+      async () => {
+        throw new Error("the work failed");
+      },
+      async () => (sent = true),
+    );
+    expect(
+      await failing.then(
+        () => "resolved",
+        (err: Error) => err.message,
+      ),
+    ).to.equal("the work failed");
+    expect(sent).to.equal(false);
+    expect(await locks.turnLock("ses_lock")).to.equal(null);
+  });
+
   it("a shutdown that came before the lock was taken hands the work an aborted signal", async () => {
     const shutdown = new AbortController();
     shutdown.abort(new Error("already stopping"));

@@ -10,7 +10,8 @@ import Redlock, { ExecutionError, type Lock } from "redlock";
 import { unavailable } from "../errors.js";
 import type { Keys } from "./keys.js";
 
-export type LockOutcome<T> = { acquired: false } | { acquired: true; value: T };
+/** `after`: what the holder read once the lock was let go (`afterRelease`). */
+export type LockOutcome<T, A = undefined> = { acquired: false } | { acquired: true; value: T; after?: A };
 
 /** A refresh is one HTTP request with a 10 s timeout: the lock outlives it, and a waiter gives up after about as long. */
 const REFRESH_LOCK_TTL_MS = 20_000;
@@ -75,13 +76,16 @@ export class Locks {
    * fails or `stop` (the process's shutdown) aborts. `stop` is linked by a listener removed on release,
    * not by `AbortSignal.any`, which leaves on the process-long signal a weak reference and a finalizer
    * entry for every turn's signal until a full collection (about 1,400 of them between two, measured).
+   * When `work` succeeds, what `afterRelease` sends goes right behind the release, in its round trip:
+   * Redis runs it once the lock is let go (one connection keeps their order).
    */
-  async withSessionLock<T>(
+  async withSessionLock<T, A = undefined>(
     sessionId: string,
     ttlMs: number,
     stop: AbortSignal,
     work: (fence: string, lost: AbortSignal) => Promise<T>,
-  ): Promise<LockOutcome<T>> {
+    afterRelease?: () => Promise<A>,
+  ): Promise<LockOutcome<T, A>> {
     let lock: Lock;
     try {
       lock = await this.redlock.acquire([this.keys.sessionLock(sessionId)], ttlMs);
@@ -101,13 +105,24 @@ export class Locks {
       },
       Math.max(100, Math.floor(ttlMs / 3)),
     );
-    try {
-      return { acquired: true, value: await work(lock.value, lost.signal) };
-    } finally {
+    const letGo = () => {
       stop.removeEventListener("abort", onStop);
       clearInterval(extender);
-      await lock.release().catch(() => undefined);
+      return lock.release().catch(() => undefined);
+    };
+    let value: T;
+    try {
+      value = await work(lock.value, lost.signal);
+    } catch (err) {
+      await letGo();
+      throw err;
     }
+    // redlock sends the release before its first await, so what `afterRelease` sends next follows it.
+    const released = letGo();
+    const after = afterRelease?.();
+    after?.catch(() => undefined); // awaited below, once the release is answered
+    await released;
+    return after ? { acquired: true, value, after: await after } : { acquired: true, value };
   }
 
   /**
