@@ -13,7 +13,7 @@ import type { Logger } from "../log.js";
 import type { EventLog } from "../sessions/redis/event-log.js";
 import type { Intents } from "../sessions/redis/intents.js";
 import type { Locks } from "../redis/locks.js";
-import { change, unchanged, type SessionTransitions } from "../sessions/transitions.js";
+import { change, unchanged, type SessionTransitions, type Transition } from "../sessions/transitions.js";
 import type { Compactor } from "./compactor.js";
 import type { SessionFactsCache } from "../sessions/session-facts.js";
 import type { TurnRunner } from "./turn.js";
@@ -58,22 +58,31 @@ export class SessionActor {
   async process(sessionId: string): Promise<void> {
     const { log, intents, locks, shutdown } = this.deps;
     // What a pass decides from first: read beside taking the lock (both in one round trip), then the
-    // read that follows each release. Either may be older than the lock; every commit planned from it
-    // checks what it read, and a refused one answers with the state as it is. Pending marks are cleared
-    // up to when the read was made, so none is cleared whose work the pass could have missed.
+    // read sent behind each release (in its round trip). Either may be older than the lock; every commit
+    // planned from it checks what it read, and a refused one answers with the state as it is. Pending
+    // marks are cleared up to when the pass's first read was sent, so none is cleared whose work the
+    // pass could have missed.
     let seenAt = Date.now();
     let read = log.snapshot(sessionId);
     while (!shutdown.aborted) {
       read.catch(() => undefined); // awaited by the drain; unread when the lock is busy
       const first = read;
-      const outcome = await locks.withSessionLock(sessionId, this.deps.lockTtlMs, shutdown, (fence, lost) => this.drain(sessionId, fence, lost, first));
+      const cleared = seenAt;
+      const afterRelease = () => {
+        seenAt = Date.now();
+        return Promise.all([log.snapshot(sessionId), intents.clearPending(sessionId, cleared)]).then(([state]) => state);
+      };
+      const outcome = await locks.withSessionLock(
+        sessionId,
+        this.deps.lockTtlMs,
+        shutdown,
+        (fence, lost) => this.drain(sessionId, fence, lost, first),
+        afterRelease,
+      );
       if (!outcome.acquired || shutdown.aborted) return;
-      const readAt = Date.now();
-      const [, after] = await Promise.all([intents.clearPending(sessionId, seenAt), log.snapshot(sessionId)]);
       // Another pass only when this one could act: a session without a record has nothing to run.
-      if (!outcome.value || !hasWork(after?.state ?? NO_STATE)) return;
-      seenAt = readAt;
-      read = Promise.resolve(after);
+      if (!outcome.value || !hasWork(outcome.after?.state ?? NO_STATE)) return;
+      read = Promise.resolve(outcome.after ?? null);
     }
   }
 
@@ -90,21 +99,23 @@ export class SessionActor {
       if (hasWork((await first)?.state ?? NO_STATE)) throw unavailable("the session's record is not readable yet");
       return false;
     }
-    let next: Promise<Snapshot | null> | null = first;
+    // The state the next decision starts from when it is known without a read: what the pass began
+    // with, or what a turn's ending committed.
+    let next: Promise<Snapshot | null> | Snapshot | undefined = first;
     try {
       for (;;) {
         if (lost.aborted) return true;
         // One read serves both the decision and the commit planned from it (its check catches a change between).
-        const snapshot = await (next ?? log.snapshot(sessionId));
-        next = null;
+        const snapshot: Snapshot | null = next === undefined ? await log.snapshot(sessionId) : await next;
+        next = undefined;
         const state = snapshot?.state ?? NO_STATE;
         if (state.status === "waiting_on_human" && state.turn && state.interrupt === state.turn.id) {
           // Interrupted while waiting for the human: the turn ends; its open questions stay unanswered.
-          await ending.endEarly(session, state, { type: "end_turn" }, fence);
+          next = await ending.endEarly(session, state, { type: "end_turn" }, fence);
         } else if (state.status === "waiting_on_human" && state.turn?.calls.some(stirred)) {
           await this.deps.delegations.look(session, fence);
         } else if (state.status === "running" && state.turn && !waitsOnThreads(state)) {
-          const { value: took, known } = await transitions.run(
+          const attempt: Transition<boolean> = await transitions.run(
             sessionId,
             (s) => {
               const attempt = s.status === "running" ? planTurnAttempt(s) : null;
@@ -112,11 +123,12 @@ export class SessionActor {
             },
             { fence, from: snapshot },
           );
-          if (!took) continue;
-          const taken = known.state;
+          if (!attempt.value) continue;
+          const known: Snapshot = attempt.known;
+          const taken: RuntimeState = known.state;
           if (taken.turn!.attempts > MAX_TURN_ATTEMPTS) {
             logger.warn("turn abandoned after repeated worker failures", { sessionId, turnId: taken.turn!.id });
-            await ending.endEarly(
+            next = await ending.endEarly(
               session,
               taken,
               { type: "error", message: "the worker running this turn stopped before it finished; the turn was ended" },
@@ -133,7 +145,8 @@ export class SessionActor {
             "gen_ai.agent.id": session.agentId,
             "agent_sessions.turn.id": taken.turn!.id,
           };
-          await withSpan("session.turn", turn, () => turns.run(session, known, fence, lost));
+          const left: Snapshot | null = await withSpan("session.turn", turn, () => turns.run(session, known, fence, lost));
+          next = left ?? undefined;
         } else if (state.status === "idle" && state.compact) {
           await this.deps.compactor.compactIdle(session, state, fence, lost);
         } else if (state.status === "idle" && state.queue.length > 0) {

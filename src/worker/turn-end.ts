@@ -13,6 +13,7 @@ import { needsRecordedUsage, planTurnEnd, type TurnEnd } from "./domain/turn-pla
 import { newId } from "../ids.js";
 import { usageSnapshot } from "../providers/usage.js";
 import type { EventLog } from "../sessions/redis/event-log.js";
+import type { Snapshot } from "../sessions/redis/log-entries.js";
 import { spentUsd } from "../sessions/domain/budgets.js";
 import { budgeted, type Budgets } from "../sessions/budgets.js";
 import type { TurnDebits } from "../accounts/credits.js";
@@ -54,8 +55,9 @@ export class TurnEnding {
   /**
    * Generates a title after the first turn, then appends the end of the turn, which adds its usage to
    * the session's total. A session from before the total was kept in its state reads its record's first.
+   * `threadsUsd`: what the turn's child threads cost, reported in `usage` but debited by the threads.
+   * Answers the state as the ending's commit left it (as read, when the turn had ended already).
    */
-  /** `threadsUsd`: what the turn's child threads cost, reported in `usage` but debited by the threads. */
   async end(
     session: SessionFacts,
     turnId: string,
@@ -64,7 +66,7 @@ export class TurnEnding {
     usage: Usage | undefined,
     commit: Pick<TransitionOptions, "fence" | "from">,
     threadsUsd = 0,
-  ): Promise<void> {
+  ): Promise<Snapshot> {
     const title = await this.generatedTitle(session, turnId, stop);
     const ending: TurnEnd = { output, stop, ...(usage ? { usage } : {}) };
     // Owed before the commit, applied after it: a worker stopping in between leaves it to the repair.
@@ -72,8 +74,9 @@ export class TurnEnding {
     const debit = usage ? await this.deps.debits.owe(session.orgId, session._id, turnId, withoutThreadSpend(usage, threadsUsd)) : null;
     let total: Usage | null | undefined;
     let ended: RuntimeState | undefined;
+    let left: Snapshot;
     for (;;) {
-      const { value } = await this.deps.transitions.run(
+      const { value, known } = await this.deps.transitions.run(
         session._id,
         (state) => {
           if (state.turn?.id !== turnId) return unchanged("ended");
@@ -85,6 +88,7 @@ export class TurnEnding {
         },
         commit,
       );
+      left = known;
       if (value === "ended") break;
       ending.recorded = (await this.deps.sessions.byId(session._id))?.usage ?? null;
     }
@@ -94,6 +98,7 @@ export class TurnEnding {
     if (debit) await this.deps.debits.settle(debit);
     // After the commit: a worker stopping before it leaves this spend to the session's next report.
     if (usage?.cost_usd) await this.deps.budgets.record(budgeted(session), spentUsd(total));
+    return left;
   }
 
   /**
@@ -101,14 +106,14 @@ export class TurnEnding {
    * after repeated worker failures). The model calls it made were spent and are reported, on the
    * terminal event and in the session's aggregate.
    */
-  async endEarly(session: SessionFacts, state: RuntimeState, stop: StopReason, fence: string): Promise<void> {
+  async endEarly(session: SessionFacts, state: RuntimeState, stop: StopReason, fence: string): Promise<Snapshot> {
     const turn = state.turn!;
     let usage: Usage | undefined;
     if (turn.spent && turn.spent.calls > 0) {
       const version = await this.deps.versions.get(session.agentId, session.agentVersion);
       usage = spentUsage(version?.modelName ?? "unknown", turn.spent, turn.startedAt);
     }
-    await this.end(session, turn.id, [], stop, usage, { fence }, turn.spent?.threads?.costUsd);
+    return this.end(session, turn.id, [], stop, usage, { fence }, turn.spent?.threads?.costUsd);
   }
 
   /** `session.title_updated`, when this turn gave an untitled session its title (the record's write decides). */

@@ -85,8 +85,8 @@ const lostTurn = (err: unknown) => isAppError(err, "lock_lost", "not_found", "bu
 export class TurnRunner {
   constructor(private readonly deps: TurnDeps) {}
 
-  /** Runs the active turn, from the state its taking commit left (`taken`), until it ends or pauses. Throws `lock_lost` when the lock is lost. */
-  async run(session: SessionFacts, taken: Snapshot, fence: string, lost: AbortSignal): Promise<void> {
+  /** Runs the active turn from the state its taking commit left, until it ends (answering the state its end left) or pauses (null). Throws `lock_lost` when the lock is lost. */
+  async run(session: SessionFacts, taken: Snapshot, fence: string, lost: AbortSignal): Promise<Snapshot | null> {
     const { log, transitions } = this.deps;
     const initial = taken.state;
     const turnId = initial.turn!.id;
@@ -138,9 +138,9 @@ export class TurnRunner {
       // The first pass decides from the state the turn was taken with; each later one reads it afresh.
       for (let fresh = false; ; fresh = true) {
         if (fresh) current = await log.snapshot(session._id);
-        if (!current) return;
+        if (!current) return null;
         const state = current.state;
-        if (state.turn?.id !== turnId) return;
+        if (state.turn?.id !== turnId) return null;
         threads = state.turn.spent?.threads ?? threads;
         if (state.interrupt === turnId) return await end([], { type: "end_turn" });
         if (state.turn.calls.some((c) => UNSETTLED.has(c.state))) {
@@ -153,11 +153,11 @@ export class TurnRunner {
           continue;
         }
         if (state.turn.calls.some(waitsOnHuman)) {
-          if (await this.pause(session, fence)) return;
+          if (await this.pause(session, fence)) return null;
           continue; // answered in the meantime
         }
         // Delegated: the lock is let go; each child thread stirs this turn when it changes.
-        if (waitsOnThreadsOnly(state.turn)) return;
+        if (waitsOnThreadsOnly(state.turn)) return null;
         const overBudget = await this.deps.budgets.stopBefore(budgeted(session), spentUsd(state.usage, usage()));
         if (overBudget) return await end([], overBudget);
         if (calls >= MAX_MODEL_CALLS) return await end([], { type: "error", message: `the turn made ${MAX_MODEL_CALLS} model calls without finishing` });
@@ -241,13 +241,13 @@ export class TurnRunner {
       if (isAbort(err)) {
         if (lost.aborted) throw new AppError("lock_lost", "the turn lock was lost");
         // Interrupted: what was streamed so far stays as the turn's message.
-        await end(streamed ? [messageDraft(at(), streamed)] : [], { type: "end_turn" });
+        return await end(streamed ? [messageDraft(at(), streamed)] : [], { type: "end_turn" });
       } else if (isAppError(err)) {
         this.deps.logger.warn("turn failed", { sessionId: session._id, turnId, err });
-        await end([], { type: "error", message: err.message });
+        return await end([], { type: "error", message: err.message });
       } else {
         this.deps.logger.error("turn failed", { sessionId: session._id, turnId, err });
-        await end([], { type: "error", message: "the turn failed unexpectedly" });
+        return await end([], { type: "error", message: "the turn failed unexpectedly" });
       }
     } finally {
       clearInterval(watcher);
