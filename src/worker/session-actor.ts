@@ -64,8 +64,8 @@ export class SessionActor {
     // pass could have missed.
     let seenAt = Date.now();
     let read = log.snapshot(sessionId);
+    read.catch(() => undefined); // awaited by the drain; unread when the lock is busy
     while (!shutdown.aborted) {
-      read.catch(() => undefined); // awaited by the drain; unread when the lock is busy
       const first = read;
       const cleared = seenAt;
       const afterRelease = () => {
