@@ -17,12 +17,15 @@ const MONGO_UNREACHABLE = new Set([
 
 /**
  * ioredis's errors of a connection that is down: retries run out, or the connection closed under the
- * command; on a Redis Cluster also no node answering, and a cluster down or moving a slot (CLUSTERDOWN, TRYAGAIN).
+ * command (also a pipelined one whose first commands were answered before the close); on a Redis Cluster
+ * also no node answering, and a cluster down or moving a slot (CLUSTERDOWN, TRYAGAIN).
  */
 const redisUnreachable = (e: Error) =>
   e.name === "MaxRetriesPerRequestError" ||
   e.name === "ClusterAllFailedError" ||
-  /^(Connection is closed|Stream isn't writeable|None of startup nodes is available|CLUSTERDOWN |TRYAGAIN )/.test(e.message);
+  /^(Connection is closed|Stream isn't writeable|Command aborted due to connection close|None of startup nodes is available|CLUSTERDOWN |TRYAGAIN )/.test(
+    e.message,
+  );
 
 function* chain(err: unknown): Generator<Error> {
   for (let e = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) yield e;

@@ -86,6 +86,10 @@ describe("which store a failed request failed on (store_errors_total)", () => {
     cluster.disconnect();
     expect(String(none)).to.include("None of startup nodes is available");
     expect(unreachableStore(none)).to.equal("redis");
+    // What ioredis rejects the rest of a pipeline with when the connection closes after its first answers.
+    const aborted = Object.assign(new Error("Command aborted due to connection close"), { name: "AbortError" });
+    expect(unreachableStore(aborted)).to.equal("redis");
+    expect(unreachableStore(Object.assign(new Error("This operation was aborted"), { name: "AbortError" }))).to.equal(undefined);
     const down = Object.assign(new Error("CLUSTERDOWN The cluster is down"), { name: "ReplyError" });
     expect(unreachableStore(down)).to.equal("redis");
     expect(failedStore(down)).to.equal("redis");
