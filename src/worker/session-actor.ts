@@ -115,7 +115,7 @@ export class SessionActor {
         } else if (state.status === "waiting_on_human" && state.turn?.calls.some(stirred)) {
           await this.deps.delegations.look(session, fence);
         } else if (state.status === "running" && state.turn && !waitsOnThreads(state)) {
-          const attempt: Transition<boolean> = await transitions.run(
+          const taking: Transition<boolean> = await transitions.run(
             sessionId,
             (s) => {
               const attempt = s.status === "running" ? planTurnAttempt(s) : null;
@@ -123,8 +123,8 @@ export class SessionActor {
             },
             { fence, from: snapshot },
           );
-          if (!attempt.value) continue;
-          const known: Snapshot = attempt.known;
+          if (!taking.value) continue;
+          const known: Snapshot = taking.known;
           const taken: RuntimeState = known.state;
           if (taken.turn!.attempts > MAX_TURN_ATTEMPTS) {
             logger.warn("turn abandoned after repeated worker failures", { sessionId, turnId: taken.turn!.id });
