@@ -107,7 +107,7 @@ export class EventLog {
    * `limit`, fewer when their bytes would pass the page's budget, which is known before they are read
    * (`large-events.ts`); `more` says whether the log holds events after the page (up to `upTo`).
    * The first round trip (`read-page-4.lua`) reads the counter and the index of large events, and a
-   * page of a few small events whole (a warm transcript's tail, a live reader's catch-up). A longer page
+   * page of a few small events whole (a warm transcript's tail, a stream's catch-up). A longer page
    * takes plain commands after it: the entries, then the overlay (and a replacement payload), as a
    * script's long reply costs Redis several times the plain command's (docs/decisions/sessions-and-events.md,
    * "Large events").
