@@ -95,6 +95,7 @@ describe("deployments: provisioning survives its process dying", () => {
     const second = await serviceProcess();
     const ready = await settled(client(second.url, key, "bearer"), created.body.deployment_id, 20_000);
     expect(ready).to.include({ status: "ready", thread_id: created.body.thread_id });
-    expect(second.proc.output()).to.include('"msg":"deployment provisioned"');
+    // The record turns ready before the line is logged and reaches this process through the pipe.
+    await second.proc.waitForLog('"msg":"deployment provisioned"', 5_000);
   });
 });
