@@ -55,6 +55,11 @@ async function collecting<T>(into: Collections, work: () => Promise<T>): Promise
 export interface FrameTarget {
   service: Endpoint;
   agentId: string;
+  /**
+   * Post a `user.steer` instead of a `user.message`: appended to an idle session it starts no turn, so its
+   * samples time the send path alone, as the relay's do, and show how much of a message's figure is the turn.
+   */
+  steer?: boolean;
 }
 
 /**
@@ -67,10 +72,11 @@ export async function firstFrames(
   targets: FrameTarget[],
   samplesInAll: number,
 ): Promise<{ frames: Sample[][]; raw: number[]; relayed: number[]; collections: Collections[] }> {
-  const body = JSON.stringify({ events: [{ type: "user.message", content: [{ type: "text", text: "sample #N#" }] }] });
+  const message = JSON.stringify({ events: [{ type: "user.message", content: [{ type: "text", text: "sample #N#" }] }] });
+  const steer = JSON.stringify({ events: [{ type: "user.steer", message: "sample #N#" }] });
   // A session, of a subject of its own, for each round: one subject's allowance (1,000 messages a minute) never binds.
-  const sessionPath = async ({ service, agentId }: FrameTarget, round: number) =>
-    `${service.base}/v1/sessions/${String((await service.post("/v1/sessions", { agentId, subjectId: `latency-${round}` })).id)}/events`;
+  const sessionPath = async ({ service, agentId, steer }: FrameTarget, round: number) =>
+    `${service.base}/v1/sessions/${String((await service.post("/v1/sessions", { agentId, subjectId: `latency-${steer ? "steer-" : ""}${round}` })).id)}/events`;
   const relay = await relayFloor();
   const redis = new Redis(redisUrl);
   const [redisPid] = await redisPids(redis);
@@ -85,14 +91,15 @@ export async function firstFrames(
     for (const [i, target] of targets.entries()) {
       const { service } = target;
       const path = await sessionPath(target, first / perRound);
+      const shape = target.steer ? { body: steer, startsTurn: false } : { body: message };
       frames[i]!.push(
         ...(await collecting(collections[i]!, () =>
-          timedByClient({ postUrl: path, streamUrl: `${path}/stream`, key: service.key, samples, body, first, mainThreadWaits: true, redisPid }),
+          timedByClient({ postUrl: path, streamUrl: `${path}/stream`, key: service.key, samples, ...shape, first, mainThreadWaits: true, redisPid }),
         )),
       );
     }
     raw.push(...(await baselineRoundTrip(samples)));
-    const floor = await timedByClient({ postUrl: relay.postUrl, streamUrl: relay.streamUrl, key: "none", samples, body, first, startsTurn: false });
+    const floor = await timedByClient({ postUrl: relay.postUrl, streamUrl: relay.streamUrl, key: "none", samples, body: message, first, startsTurn: false });
     relayed.push(...floor.map((s) => s.ms));
   }
   await relay.close();

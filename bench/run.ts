@@ -1,7 +1,8 @@
 /**
  * The send path, each figure beside a baseline measured in the same run:
  *   (a) latency from POST user.message to its first SSE frame (`first-frames.ts`), on the API and worker
- *       in this process and on the API here with its worker in a process of its own, vs the raw XADD →
+ *       in this process and on the API here with its worker in a process of its own, and of a user.steer,
+ *       which starts no turn (the send path alone, as the relay's samples are), vs the raw XADD →
  *       blocked XREAD round trip and vs a minimal relay (the least any HTTP service over Redis Streams
  *       does: `baselines.ts`), in alternating rounds, with what the slowest samples overlapped;
  *   (b) sends per second, one event a request, vs a trivial Koa route answering the same requests, in
@@ -110,14 +111,15 @@ async function main(): Promise<void> {
   const worker = await ServiceProcess.start(api, "worker");
   const apiAgent = await api.post("/v1/agents", { name: "bench", modelName: "mock/bench", systemPrompt: "", skills: [], tools: [], rateLimits: RATE_LIMITS });
   const {
-    frames: [frames, apartFrames],
+    frames: [frames, apartFrames, steerFrames],
     raw: roundTrips,
     relayed,
-    collections: [collections, apartCollections],
+    collections: [collections, apartCollections, steerCollections],
   } = await firstFrames(
     [
       { service, agentId },
       { service: api, agentId: String(apiAgent.id) },
+      { service, agentId, steer: true },
     ],
     SAMPLES,
   );
@@ -190,6 +192,7 @@ async function main(): Promise<void> {
   console.log(`    trivial Koa    p50 ${fixed(k.p50)} ms   p99 ${fixed(k.p99)} ms   (one POST answered, same client: HTTP alone)`);
   printFrames("service, API and worker in this process", frames, collections, b, f);
   printFrames("service, the API in this process, its worker in a process of its own (ROLE=worker)", apartFrames, apartCollections, b, f);
+  printFrames("service, a user.steer to an idle session (no turn: the send path alone), API and worker in this process", steerFrames, steerCollections, b, f);
   const perRound = (rates: number[]) => rates.map((r) => r.toFixed(0)).join(" ");
   console.log(
     `(b) sends per second, one event a request, ${SEND_CONCURRENCY} connections, ${SEND_ROUNDS} rounds of ${SEND_SECONDS} s after ${WARM_UP_SECONDS} s of warm-up each`,
